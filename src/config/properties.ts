@@ -1,0 +1,286 @@
+import * as path from 'node:path';
+import { safeLog } from '../logger';
+
+/**
+ * Every setting has three spellings: a Spring-style property name (the contract's), a field of the
+ * constructor options, and an environment variable derived from the property name. Precedence:
+ * environment, then options, then default. A malformed value is a warning and the default — configuration
+ * never throws into the host application.
+ */
+
+/** The validated configuration everything else receives. Resolved once, then read-only. */
+export interface DiagConfig {
+  readonly ghostTracking: {
+    /** `diag.ghost-tracking.enabled`: turns on Phase 2 (first-touch tracking). */
+    readonly enabled: boolean;
+    /** `diag.ghost-tracking.exclude`: bean names never wrapped, reported as `excluded`. */
+    readonly exclude: readonly string[];
+  };
+  readonly report: {
+    /** `diag.report.dir`: absolute directory both report files are written to. */
+    readonly dir: string;
+    /** `diag.report.flush-interval-ms`: how often the ghost report is rewritten while the app runs (0 = never). */
+    readonly flushIntervalMs: number;
+  };
+  readonly telemetry: {
+    /** `diag.telemetry.bean-spans`: one child span per bean instantiation under the start-up span. */
+    readonly beanSpans: boolean;
+  };
+  readonly actuator: {
+    /** `management.endpoints.web.exposure.include`: exposed endpoint ids (lower-cased), `*` for all; unset = no server. */
+    readonly include: readonly string[] | undefined;
+    /** `management.endpoints.web.exposure.exclude`: ids never exposed; exclude wins over include. */
+    readonly exclude: readonly string[];
+    /** `management.endpoints.web.base-path` */
+    readonly basePath: string;
+    /** `management.server.port` (0 = any free port) */
+    readonly port: number;
+    /** `management.server.address` */
+    readonly address: string;
+    /** `management.server.auth-token`: when set, every request needs `Authorization: Bearer <token>`. */
+    readonly authToken: string | undefined;
+  };
+}
+
+/** Constructor options: every field optional, the same names grouped as the properties are. */
+export interface DiagOptions {
+  ghostTracking?: { enabled?: boolean; exclude?: string[] | string };
+  report?: { dir?: string; flushIntervalMs?: number };
+  telemetry?: { beanSpans?: boolean };
+  actuator?: {
+    include?: string[] | string;
+    exclude?: string[] | string;
+    basePath?: string;
+    port?: number;
+    address?: string;
+    authToken?: string;
+  };
+}
+
+type Kind = 'boolean' | 'list' | 'path' | 'basePath' | 'port' | 'nonNegativeInt' | 'host' | 'string';
+
+interface PropertyDef {
+  /** Spring-style name, as in the SPEC. */
+  readonly property: string;
+  /** Where the value sits in DiagOptions / DiagConfig: [group, field]. */
+  readonly at: readonly [string, string];
+  readonly kind: Kind;
+  readonly defaultValue: () => unknown;
+  readonly description: string;
+}
+
+/** The one table of settings: README's configuration table mirrors it. */
+export const PROPERTIES: readonly PropertyDef[] = [
+  {
+    property: 'diag.ghost-tracking.enabled',
+    at: ['ghostTracking', 'enabled'],
+    kind: 'boolean',
+    defaultValue: () => false,
+    description: 'Turns on Phase 2 (first-touch tracking)',
+  },
+  {
+    property: 'diag.ghost-tracking.exclude',
+    at: ['ghostTracking', 'exclude'],
+    kind: 'list',
+    defaultValue: () => [],
+    description: 'Bean names never wrapped; reported as `excluded`',
+  },
+  {
+    property: 'diag.report.dir',
+    at: ['report', 'dir'],
+    kind: 'path',
+    defaultValue: () => process.cwd(),
+    description: 'Where both report files are written (created if missing)',
+  },
+  {
+    property: 'diag.report.flush-interval-ms',
+    at: ['report', 'flushIntervalMs'],
+    kind: 'nonNegativeInt',
+    defaultValue: () => 30_000,
+    description: 'How often the ghost report is rewritten while the app runs, so a crash leaves a recent one (0 = only at close)',
+  },
+  {
+    property: 'diag.telemetry.bean-spans',
+    at: ['telemetry', 'beanSpans'],
+    kind: 'boolean',
+    defaultValue: () => true,
+    description: 'A child span per bean instantiation under the container start-up span',
+  },
+  {
+    property: 'management.endpoints.web.exposure.include',
+    at: ['actuator', 'include'],
+    kind: 'list',
+    defaultValue: () => undefined,
+    description: 'Endpoint ids the actuator serves (`health`, `diag`, `sketches`, or `*`); the server listens only when set',
+  },
+  {
+    property: 'management.endpoints.web.exposure.exclude',
+    at: ['actuator', 'exclude'],
+    kind: 'list',
+    defaultValue: () => [],
+    description: 'Endpoint ids never served; exclude wins over include',
+  },
+  {
+    property: 'management.endpoints.web.base-path',
+    at: ['actuator', 'basePath'],
+    kind: 'basePath',
+    defaultValue: () => '/actuator',
+    description: 'Path prefix of every actuator endpoint',
+  },
+  {
+    property: 'management.server.port',
+    at: ['actuator', 'port'],
+    kind: 'port',
+    defaultValue: () => 8081,
+    description: 'Actuator port (0 = any free port)',
+  },
+  {
+    property: 'management.server.address',
+    at: ['actuator', 'address'],
+    kind: 'host',
+    defaultValue: () => '127.0.0.1',
+    description: 'Actuator bind address (loopback by default: bean names are internal information)',
+  },
+  {
+    property: 'management.server.auth-token',
+    at: ['actuator', 'authToken'],
+    kind: 'string',
+    defaultValue: () => undefined,
+    description: 'Optional shared secret: requests must send `Authorization: Bearer <token>`',
+  },
+];
+
+/** `diag.ghost-tracking.enabled` → `DIAG_GHOST_TRACKING_ENABLED`. */
+export function envVarName(property: string): string {
+  return property.toUpperCase().replace(/[.-]/g, '_');
+}
+
+class InvalidValue {
+  constructor(readonly reason: string) {}
+}
+
+function parseList(raw: unknown): string[] | InvalidValue {
+  const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : undefined;
+  if (items === undefined) return new InvalidValue('expected a comma-separated list or an array of strings');
+  const out: string[] = [];
+  for (const item of items) {
+    if (typeof item !== 'string') return new InvalidValue('expected a comma-separated list or an array of strings');
+    const trimmed = item.trim();
+    if (trimmed !== '') out.push(trimmed);
+  }
+  return out;
+}
+
+function parse(kind: Kind, raw: unknown): unknown {
+  switch (kind) {
+    case 'boolean': {
+      if (typeof raw === 'boolean') return raw;
+      const text = String(raw).trim().toLowerCase();
+      if (text === 'true') return true;
+      if (text === 'false') return false;
+      return new InvalidValue('expected true or false');
+    }
+    case 'list':
+      return parseList(raw);
+    case 'path': {
+      if (typeof raw !== 'string' || raw.trim() === '') return new InvalidValue('expected a non-empty path');
+      if (raw.includes('\0')) return new InvalidValue('a path cannot contain a null byte');
+      return path.resolve(raw.trim());
+    }
+    case 'basePath': {
+      if (typeof raw !== 'string') return new InvalidValue('expected a path such as /actuator');
+      let p = raw.trim();
+      if (!p.startsWith('/')) p = `/${p}`;
+      p = p.replace(/\/+$/, '');
+      if (!/^[A-Za-z0-9\-._~/]*$/.test(p) || p.includes('//')) {
+        return new InvalidValue('expected a path of letters, digits, "-", ".", "_", "~" and single "/"');
+      }
+      return p;
+    }
+    case 'port':
+    case 'nonNegativeInt': {
+      const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
+      if (!/^\d+$/.test(text)) return new InvalidValue('expected a whole number');
+      const n = Number(text);
+      if (kind === 'port' && n > 65535) return new InvalidValue('expected a port from 0 to 65535');
+      if (!Number.isSafeInteger(n)) return new InvalidValue('number too large');
+      return n;
+    }
+    case 'host': {
+      if (typeof raw !== 'string' || raw.trim() === '' || /[\s/]/.test(raw.trim())) {
+        return new InvalidValue('expected a host name or IP address');
+      }
+      return raw.trim();
+    }
+    case 'string': {
+      if (typeof raw !== 'string' || raw === '') return new InvalidValue('expected a non-empty string');
+      return raw;
+    }
+  }
+}
+
+function describe(raw: unknown): string {
+  if (typeof raw === 'string') return JSON.stringify(raw);
+  try {
+    return JSON.stringify(raw) ?? String(raw);
+  } catch {
+    return String(raw);
+  }
+}
+
+/**
+ * Resolves the configuration from options and the environment. Problems are reported through `warn`
+ * (the package logger by default) and never thrown.
+ */
+export function resolveConfig(
+  options: DiagOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+  warn: (message: string) => void = (m) => safeLog('warn', m),
+): DiagConfig {
+  const groups: Record<string, Record<string, unknown>> = {};
+  const optionGroups = (options ?? {}) as Record<string, Record<string, unknown> | undefined>;
+  for (const def of PROPERTIES) {
+    const [group, field] = def.at;
+    const target = (groups[group] ??= {});
+    const envName = envVarName(def.property);
+    const envRaw = env[envName];
+    let optionGroup: Record<string, unknown> | undefined;
+    try {
+      optionGroup = optionGroups[group];
+    } catch {
+      optionGroup = undefined;
+    }
+    const optionRaw = optionGroup && typeof optionGroup === 'object' ? optionGroup[field] : undefined;
+
+    let value: unknown = def.defaultValue();
+    // Options first, then the environment on top of them: env wins.
+    for (const [source, raw] of [
+      [`option ${group}.${field}`, optionRaw],
+      [`environment variable ${envName}`, envRaw],
+    ] as const) {
+      if (raw === undefined) continue;
+      const parsed = parse(def.kind, raw);
+      if (parsed instanceof InvalidValue) {
+        warn(
+          `ignoring ${source} for ${def.property}: ${describe(raw)} is not valid (${parsed.reason}); ` +
+            `using ${describe(value)}`,
+        );
+        continue;
+      }
+      value = parsed;
+    }
+    target[field] = value;
+  }
+  const actuator = groups.actuator;
+  if (Array.isArray(actuator.include)) actuator.include = actuator.include.map((id: string) => id.toLowerCase());
+  if (Array.isArray(actuator.exclude)) actuator.exclude = actuator.exclude.map((id: string) => id.toLowerCase());
+  return deepFreeze(groups) as unknown as DiagConfig;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
