@@ -1,0 +1,248 @@
+import * as http from 'node:http';
+import type { Socket } from 'node:net';
+import { createHttpTerminator } from 'http-terminator';
+import { safeLog } from '../logger';
+import { ActuatorListenError } from './errors';
+import { resolveExposure } from './exposure';
+import { ActuatorRouter, type ActuatorResponse } from './routes';
+import type { ActuatorConfig, ActuatorHandle, ActuatorOptions, ActuatorSources } from './types';
+
+const DEFAULTS = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 15_000,
+  keepAliveTimeoutMs: 5_000,
+  idleSocketTimeoutMs: 30_000,
+  gracefulStopTimeoutMs: 3_000,
+  maxHeaderBytes: 16_384,
+  maxConnections: 256,
+} satisfies Required<ActuatorOptions>;
+
+// Every response is JSON, never cached by intermediaries, never sniffed into something a browser would run.
+const BASE_HEADERS = {
+  'Content-Type': 'application/json; charset=utf-8',
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+} as const;
+
+/**
+ * Starts the actuator side server, or does nothing when `config.include` is unset.
+ *
+ * Never rejects and never throws: a port in use, an address that cannot be bound or any other start-up
+ * failure is logged as a warning and resolves `undefined`, and the application carries on without the
+ * actuator. The server never keeps the process alive by itself (listening handle and sockets are unref'd).
+ *
+ * @param config the resolved `management.*` settings (`DiagConfig['actuator']`)
+ * @param sources where responses are read from, at request time
+ * @param options timeouts and limits; the defaults suit production
+ */
+export async function startActuator(
+  config: ActuatorConfig,
+  sources: ActuatorSources,
+  options: ActuatorOptions = {},
+): Promise<ActuatorHandle | undefined> {
+  try {
+    if (config.include === undefined) return undefined;
+    return await start(config, sources, { ...DEFAULTS, ...definedOnly(options) });
+  } catch (error) {
+    safeLog('warn', `actuator not started: ${describe(error)}; the application continues without it`);
+    return undefined;
+  }
+}
+
+async function start(
+  config: ActuatorConfig,
+  sources: ActuatorSources,
+  opts: Required<ActuatorOptions>,
+): Promise<ActuatorHandle | undefined> {
+  const exposure = resolveExposure(config.include, config.exclude);
+  if (exposure.unknown.length > 0) {
+    safeLog(
+      'warn',
+      `actuator: ignoring unknown endpoint id(s) ${exposure.unknown.join(', ')} in management.endpoints.web.exposure; ` +
+        'known ids are health, diag, sketches',
+    );
+  }
+  const address = config.address;
+  let boundPort = config.port;
+  const hostForLinks = () => `${address.includes(':') ? `[${address}]` : address}:${boundPort}`;
+  const failures = new Set<string>();
+  const router = new ActuatorRouter({
+    basePath: config.basePath,
+    exposure,
+    sources,
+    authToken: config.authToken,
+    fallbackHost: hostForLinks,
+    onSourceError: (endpoint, error) => {
+      // Once per endpoint at WARN: a broken source under polling must not flood the host's log.
+      const level = failures.has(endpoint) ? 'debug' : 'warn';
+      failures.add(endpoint);
+      safeLog(level, `actuator: ${endpoint} failed: ${describe(error)}`);
+    },
+  });
+
+  const server = http.createServer(
+    {
+      maxHeaderSize: opts.maxHeaderBytes,
+      headersTimeout: opts.headersTimeoutMs,
+      requestTimeout: opts.requestTimeoutMs,
+      // The timeouts above are only enforced when this check runs; Node's default (30 s) would make them loose.
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(opts.headersTimeoutMs / 2))),
+      insecureHTTPParser: false,
+      noDelay: true,
+    },
+    (req, res) => onRequest(router, req, res),
+  );
+  server.keepAliveTimeout = opts.keepAliveTimeoutMs;
+  server.timeout = opts.idleSocketTimeoutMs;
+  server.maxConnections = opts.maxConnections;
+  // A keep-alive socket is a handle of its own; unref'd, an open client connection cannot hold the host up.
+  server.on('connection', (socket: Socket) => socket.unref());
+  server.on('clientError', onClientError);
+
+  try {
+    await listen(server, config.port, address);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException)?.code;
+    const why =
+      code === 'EADDRINUSE'
+        ? `${address}:${config.port} is already in use; set management.server.port to a free port, or 0 for any free port`
+        : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
+          ? `address ${address} is not available on this machine (management.server.address)`
+          : code === 'EACCES'
+            ? `permission denied binding ${address}:${config.port}`
+            : describe(error);
+    const failure = new ActuatorListenError(`actuator not started: ${why}`, code, error);
+    safeLog('warn', `${failure.message} [${failure.code}${code ? `/${code}` : ''}]; the application continues without it`);
+    server.removeAllListeners();
+    return undefined;
+  }
+  server.unref();
+  // After start-up an 'error' event (rare: accept failures) must not become an uncaught exception.
+  server.on('error', (error) => safeLog('warn', `actuator server error: ${describe(error)}`));
+
+  const info = server.address();
+  boundPort = typeof info === 'object' && info !== null ? info.port : config.port;
+  const url = `http://${hostForLinks()}${config.basePath}`;
+  safeLog(
+    'info',
+    `actuator listening on ${url} (port ${boundPort}; endpoints: ${exposure.exposed.join(', ') || 'none'}` +
+      `${config.authToken !== undefined ? '; bearer token required' : ''})`,
+  );
+
+  const terminator = createHttpTerminator({ server, gracefulTerminationTimeout: opts.gracefulStopTimeoutMs });
+  let stopping: Promise<void> | undefined;
+  return {
+    port: boundPort,
+    address,
+    url,
+    exposed: exposure.exposed,
+    stop(): Promise<void> {
+      stopping ??= terminator.terminate().then(
+        () => safeLog('info', `actuator on port ${boundPort} stopped`),
+        (error: unknown) => safeLog('warn', `actuator on port ${boundPort} did not stop cleanly: ${describe(error)}`),
+      );
+      return stopping;
+    },
+  };
+}
+
+function onRequest(router: ActuatorRouter, req: http.IncomingMessage, res: http.ServerResponse): void {
+  let response: ActuatorResponse;
+  try {
+    response = router.respond(req.method ?? 'GET', req.url ?? '/', req.headers.host, req.headers.authorization);
+  } catch (error) {
+    safeLog('warn', `actuator: request failed: ${describe(error)}`);
+    response = { status: 500, body: JSON.stringify({ status: 500, error: 'Internal Server Error' }) };
+  }
+  try {
+    const headers: http.OutgoingHttpHeaders = { ...BASE_HEADERS, ...response.headers };
+    if (response.status !== 204) headers['Content-Length'] = Buffer.byteLength(response.body);
+    // A body we will not read is not drained either: closing is cheaper than reading an arbitrary upload.
+    if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) {
+      if (req.headers['content-length'] !== '0') headers.Connection = 'close';
+    }
+    res.writeHead(response.status, headers);
+    res.end(req.method === 'HEAD' || response.status === 204 ? undefined : response.body);
+  } catch (error) {
+    safeLog('debug', `actuator: could not write a response: ${describe(error)}`);
+    res.destroy();
+  }
+}
+
+/**
+ * Requests the parser rejects never reach the handler. Node's default answer is an empty 400; this one says
+ * what was wrong, in JSON like every other answer, then closes the connection.
+ */
+function onClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
+  const code = error.code;
+  if (code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: http.ServerResponse })._httpMessage?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  let status = 400;
+  let message = 'malformed HTTP request';
+  let extra = '';
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    const raw = error.rawPacket;
+    const lineEnd = raw ? raw.indexOf('\n') : -1;
+    // No end of the request line within the limit: the URL itself is what is too long.
+    if (raw && (lineEnd < 0 || lineEnd >= raw.length - 1)) {
+      status = 414;
+      message = 'request target too long';
+    } else {
+      status = 431;
+      message = 'request headers too large';
+    }
+  } else if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'HPE_HEADER_TIMEOUT') {
+    status = 408;
+    message = 'request not received in time';
+  } else if (code === 'HPE_INVALID_METHOD' && error.rawPacket && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S+ HTTP\/1\.[01]\r?\n/.test(error.rawPacket.toString('latin1', 0, 4096))) {
+    // A well-formed request with a method the parser does not know.
+    status = 501;
+    message = 'method not implemented; use GET';
+    extra = 'Allow: GET, HEAD, OPTIONS\r\n';
+  } else if (code === 'HPE_INVALID_URL') {
+    message = 'malformed request target';
+  }
+  const body = JSON.stringify({ status, error: http.STATUS_CODES[status], message });
+  try {
+    socket.end(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n${extra}Connection: close\r\n\r\n${body}`,
+    );
+  } catch {
+    socket.destroy();
+  }
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => {
+      server.off('listening', onListening);
+      reject(error);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    // exclusive: under cluster, a second worker gets EADDRINUSE (a warning) instead of silently sharing.
+    server.listen({ port, host, exclusive: true });
+  });
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
+  }
+  return String(error);
+}
+
+function definedOnly(options: ActuatorOptions): Partial<ActuatorOptions> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(options ?? {})) if (v !== undefined) out[k] = v;
+  return out as Partial<ActuatorOptions>;
+}

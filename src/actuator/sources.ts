@@ -1,0 +1,47 @@
+import type { GhostReport, GhostSnapshotSource, GhostTrackingDisabled } from '../ghost/types';
+import type { SketchRegistryView } from '../sketch/types';
+import type { ActuatorSources } from './types';
+
+/** A registry with no sketches: what `{base}/sketches` lists before any sketch exists. */
+export const EMPTY_SKETCH_REGISTRY: SketchRegistryView = Object.freeze({
+  list: () => [],
+  get: () => undefined,
+});
+
+/** The snapshot served at `{base}/diag/ghosts` while Phase 2 is off, saying how to turn it on. */
+export function ghostTrackingDisabled(): GhostTrackingDisabled {
+  return {
+    status: 'DISABLED',
+    message:
+      'Ghost tracking (Phase 2, first-touch tracking) is off. Enable it with the property ' +
+      'diag.ghost-tracking.enabled=true: set the environment variable DIAG_GHOST_TRACKING_ENABLED=true, or pass ' +
+      '{ ghostTracking: { enabled: true } } to new DiagInstrumentation(), then restart the application.',
+  };
+}
+
+/** The parts the instrumentation has at hand; any may be missing (not yet created, or turned off). */
+export interface ActuatorSourceParts {
+  /** The Phase 2 tracker; undefined when tracking is off. */
+  readonly ghosts?: GhostSnapshotSource | (() => GhostSnapshotSource | undefined);
+  /** The start-up report once written. */
+  readonly diagReport?: () => object | undefined;
+  /** The sketch registry, looked up per request so it can be created lazily. */
+  readonly sketches?: () => SketchRegistryView | undefined;
+}
+
+/**
+ * Builds {@link ActuatorSources} from whatever exists, filling gaps with the DISABLED snapshot, "no report
+ * yet" and an empty sketch registry.
+ */
+export function actuatorSources(parts: ActuatorSourceParts): ActuatorSources {
+  const ghostSource = (): GhostSnapshotSource | undefined =>
+    typeof parts.ghosts === 'function' ? parts.ghosts() : parts.ghosts;
+  return {
+    ghosts(): GhostReport | GhostTrackingDisabled {
+      const source = ghostSource();
+      return source ? source.ghostSnapshot() : ghostTrackingDisabled();
+    },
+    diagReport: () => (parts.diagReport ? parts.diagReport() : undefined),
+    sketches: () => (parts.sketches ? parts.sketches() : undefined) ?? EMPTY_SKETCH_REGISTRY,
+  };
+}
