@@ -36,3 +36,42 @@ export interface GhostTrackingDisabled {
 export interface GhostSnapshotSource {
   ghostSnapshot(): GhostReport | GhostTrackingDisabled;
 }
+
+/**
+ * How a bean lives in its container, as the tracker needs to know it. Only `singleton` beans are tracked:
+ * one flag per name would misstate beans that have many instances.
+ */
+export type BeanScope = 'singleton' | 'request' | 'transient';
+
+/** What the caller (the framework hook) knows about a bean when it hands it to `GhostTracker.track`. */
+export interface TrackOptions {
+  /** Defaults to `singleton`. Anything else is reported as `non-singleton`. */
+  readonly scope?: BeanScope;
+  /** A bean registered by the framework or a library module: counted in `frameworkSkipped`, never wrapped. */
+  readonly framework?: boolean;
+  /** Container infrastructure (factories, internal providers): reported as `factory-bean`, never wrapped. */
+  readonly infrastructure?: boolean;
+}
+
+/** The result of one `GhostTracker.track` call. The instance is never replaced: there is nothing to swap in. */
+export type TrackOutcome =
+  | {
+      /** Wrapped now, or linked to the flag of an instance the tracker already wraps (`aliasOf`). */
+      readonly status: 'tracked';
+      readonly name: string;
+      /** Number of methods whose first call flips the flag. */
+      readonly methods: number;
+      /** Set when the same object was already tracked under another name: both names now share its touches. */
+      readonly aliasOf?: string;
+    }
+  | {
+      /** The same object was already tracked under this very name; nothing was changed. */
+      readonly status: 'already-tracked';
+      readonly name: string;
+    }
+  | { readonly status: 'untrackable'; readonly name: string; readonly reason: UntrackableReason }
+  | {
+      /** Counted in `frameworkSkipped`, not named in the report. */
+      readonly status: 'framework';
+      readonly name: string;
+    };

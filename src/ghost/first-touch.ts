@@ -1,0 +1,321 @@
+/**
+ * The mechanism behind Phase 2: make the first call of any method of an object observable, without changing
+ * the object's identity and without costing anything on later calls.
+ *
+ * The object is never replaced. Until its first touch it inherits from a private "shadow" prototype (an object
+ * whose own [[Prototype]] is the original one) that holds one wrapper per method; function-valued own properties
+ * are swapped for wrappers in place. The first call through any wrapper puts the original prototype and the
+ * original own properties back, so from then on `bean.method()` is an ordinary call on an ordinary object.
+ * Callers that captured a wrapper earlier (a router stores `instance[method]` at bootstrap) keep it; after the
+ * touch it only forwards. See docs/tracking.md for the reasoning and the measurements.
+ *
+ * Framework-neutral on purpose: nothing here knows about NestJS or OpenTelemetry.
+ */
+import { EventEmitter } from 'node:events';
+import * as stream from 'node:stream';
+
+/** Methods a framework calls on its own during start and shutdown; calling them is not a touch. */
+export const DEFAULT_LIFECYCLE_HOOKS: readonly string[] = Object.freeze([
+  'onModuleInit',
+  'onApplicationBootstrap',
+  'onModuleDestroy',
+  'beforeApplicationShutdown',
+  'onApplicationShutdown',
+]);
+
+/** What `installFirstTouch` needs besides the object. */
+export interface FirstTouchOptions {
+  /** Method names that are never wrapped (framework-called hooks). */
+  readonly ignore: ReadonlySet<string>;
+  /** Extra prototypes at which the walk up the chain stops, in addition to the built-in ones. */
+  readonly stopAt?: ReadonlySet<object>;
+  /** Called once, on the first call through any wrapper, after the object has been restored. */
+  readonly onTouch: () => void;
+}
+
+/** A successfully instrumented object. */
+export interface FirstTouchHandle {
+  /** How many wrappers were installed (prototype methods plus function-valued own properties). */
+  readonly methods: number;
+  /** True until the first call. */
+  readonly pending: boolean;
+}
+
+/** The subset of reflect-metadata's API the wrappers need. Looked up at call time: it may be loaded late or never. */
+interface MetadataApi {
+  getOwnMetadataKeys(target: object, propertyKey?: string | symbol): unknown[];
+  getOwnMetadata(key: unknown, target: object, propertyKey?: string | symbol): unknown;
+  hasOwnMetadata(key: unknown, target: object, propertyKey?: string | symbol): boolean;
+  defineMetadata(key: unknown, value: unknown, target: object, propertyKey?: string | symbol): void;
+}
+
+function metadataApi(): MetadataApi | undefined {
+  const r = Reflect as unknown as Partial<MetadataApi> & { getMetadata?: unknown };
+  return typeof r.getMetadata === 'function' &&
+    typeof r.getOwnMetadataKeys === 'function' &&
+    typeof r.getOwnMetadata === 'function' &&
+    typeof r.hasOwnMetadata === 'function' &&
+    typeof r.defineMetadata === 'function'
+    ? (r as MetadataApi)
+    : undefined;
+}
+
+/**
+ * Prototypes whose methods are runtime machinery rather than the bean's own behaviour: a subclass of Map or
+ * EventEmitter is tracked through the methods its own class (and user-land ancestors) define, not through
+ * `get`, `set`, `on` or `emit`. Native prototypes are recognised by their constructor's source; Node's core
+ * classes written in JavaScript are listed.
+ */
+const CORE_PROTOTYPES: ReadonlySet<object> = new Set<object>(
+  ([
+    EventEmitter.prototype,
+    stream.Stream.prototype,
+    stream.Readable.prototype,
+    stream.Writable.prototype,
+    stream.Duplex.prototype,
+    stream.Transform.prototype,
+    stream.PassThrough.prototype,
+    typeof EventTarget === 'function' ? EventTarget.prototype : undefined,
+  ] as Array<object | undefined>).filter((p): p is object => p !== undefined),
+);
+
+const fnToString = Function.prototype.toString;
+
+function isBuiltinPrototype(proto: object, extra: ReadonlySet<object> | undefined): boolean {
+  if (proto === Object.prototype || CORE_PROTOTYPES.has(proto) || extra?.has(proto) === true) return true;
+  const ctor = Object.getOwnPropertyDescriptor(proto, 'constructor')?.value;
+  if (typeof ctor !== 'function') return false;
+  try {
+    return /\{\s*\[native code\]\s*\}\s*$/.test(fnToString.call(ctor));
+  } catch {
+    return false;
+  }
+}
+
+function isConstructor(fn: Function): boolean {
+  try {
+    // Only reads fn.prototype, never calls fn: the standard test for [[Construct]].
+    Reflect.construct(String, [], fn);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Mutable per-instance state shared by all wrappers of one object. */
+interface TouchRecord {
+  pending: boolean;
+  touch(): void;
+}
+
+/** Function own properties that `defineProperty` must not copy onto a wrapper (or cannot). */
+const FUNCTION_INTRINSICS = new Set<string | symbol>(['length', 'name', 'prototype', 'arguments', 'caller']);
+
+/**
+ * Builds the wrapper for one method. The body is the whole steady-state cost of a captured callback: one
+ * property read and a forwarding `apply` that returns exactly what the original returned (same promise, same
+ * generator object), so `typeof`, `await` and `for await` see no difference.
+ */
+function makeWrapper(original: Function, rec: TouchRecord, meta: MetadataApi | undefined): Function {
+  let wrapper: Function;
+  if (isConstructor(original)) {
+    // Old-style `function` methods and classes stored as properties can be called with `new`.
+    const ctorWrapper = function (this: unknown): unknown {
+      if (rec.pending) rec.touch();
+      return new.target === undefined
+        ? original.apply(this, arguments)
+        : Reflect.construct(original, arguments, new.target === ctorWrapper ? original : new.target);
+    };
+    Object.defineProperty(ctorWrapper, 'prototype', { value: (original as { prototype?: unknown }).prototype });
+    wrapper = ctorWrapper;
+  } else {
+    // Method shorthand: like the class methods it stands for, it has no `prototype` and cannot be `new`-ed.
+    wrapper = {
+      forward(this: unknown): unknown {
+        if (rec.pending) rec.touch();
+        return original.apply(this, arguments);
+      },
+    }.forward;
+  }
+  // `fn.constructor === AsyncFunction`, `Object.prototype.toString` tags and inherited metadata follow the
+  // original's [[Prototype]].
+  const fnProto = Object.getPrototypeOf(original) as object | null;
+  if (Object.getPrototypeOf(wrapper) !== fnProto) Object.setPrototypeOf(wrapper, fnProto);
+  for (const key of Reflect.ownKeys(original)) {
+    if (key === 'name' || key === 'length') {
+      Object.defineProperty(wrapper, key, Object.getOwnPropertyDescriptor(original, key)!);
+    } else if (!FUNCTION_INTRINSICS.has(key)) {
+      // Some libraries mark handlers with plain properties instead of metadata.
+      const desc = Object.getOwnPropertyDescriptor(original, key);
+      if (desc !== undefined) Object.defineProperty(wrapper, key, desc);
+    }
+  }
+  if (meta !== undefined) copyOwnMetadata(meta, original, wrapper);
+  return wrapper;
+}
+
+function copyOwnMetadata(
+  meta: MetadataApi,
+  from: object,
+  to: object,
+  propertyKey?: string,
+  onlyMissing = false,
+): void {
+  for (const key of meta.getOwnMetadataKeys(from, propertyKey)) {
+    if (onlyMissing && meta.hasOwnMetadata(key, to, propertyKey)) continue;
+    meta.defineMetadata(key, meta.getOwnMetadata(key, from, propertyKey), to, propertyKey);
+  }
+}
+
+interface OwnSwap {
+  readonly key: string;
+  readonly original: PropertyDescriptor & { value: Function };
+  readonly wrapper: Function;
+}
+
+interface ProtoWrap {
+  readonly original: Function;
+  readonly wrapper: Function;
+}
+
+/**
+ * Instruments `target` so that the first call of any of its methods calls `options.onTouch` once.
+ * Returns a handle with `methods === 0` (and the object untouched) when there is nothing to wrap.
+ * Throws when the object cannot be instrumented; by then every partial change has been undone.
+ * The caller is responsible for not instrumenting the same object twice and for skipping Proxies,
+ * functions and non-extensible objects.
+ */
+export function installFirstTouch(target: object, options: FirstTouchOptions): FirstTouchHandle {
+  const { ignore, stopAt, onTouch } = options;
+  const meta = metadataApi();
+  const seen = new Set<string>();
+
+  const ownCandidates: Array<{ key: string; desc: PropertyDescriptor & { value: Function } }> = [];
+  for (const key of Object.getOwnPropertyNames(target)) {
+    seen.add(key);
+    if (key === 'constructor' || ignore.has(key)) continue;
+    const desc = Object.getOwnPropertyDescriptor(target, key);
+    if (desc !== undefined && 'value' in desc && typeof desc.value === 'function') {
+      ownCandidates.push({ key, desc: desc as PropertyDescriptor & { value: Function } });
+    }
+  }
+
+  const originalProto = Object.getPrototypeOf(target) as object | null;
+  const protoCandidates: Array<{ key: string; holder: object; desc: PropertyDescriptor & { value: Function } }> = [];
+  for (let p = originalProto; p !== null && !isBuiltinPrototype(p, stopAt); p = Object.getPrototypeOf(p)) {
+    // Symbol keys are skipped on purpose: iterators and inspection hooks are called by the runtime.
+    for (const key of Object.getOwnPropertyNames(p)) {
+      if (seen.has(key)) continue; // the closest definition is the one a call reaches
+      seen.add(key);
+      if (key === 'constructor' || ignore.has(key)) continue;
+      const desc = Object.getOwnPropertyDescriptor(p, key);
+      if (desc !== undefined && 'value' in desc && typeof desc.value === 'function') {
+        protoCandidates.push({ key, holder: p, desc: desc as PropertyDescriptor & { value: Function } });
+      }
+    }
+  }
+
+  const methods = ownCandidates.length + protoCandidates.length;
+  if (methods === 0) return { methods: 0, pending: false };
+
+  let shadow: object | undefined;
+  const ownSwaps: OwnSwap[] = [];
+  const protoWraps: ProtoWrap[] = [];
+
+  const rec: TouchRecord & { readonly methods: number } = {
+    pending: true,
+    methods,
+    touch(): void {
+      if (!rec.pending) return;
+      rec.pending = false;
+      // A failed restore (say the object was frozen after tracking) leaves the wrappers in place: still
+      // correct, only not free. It must never surface in the caller's method call.
+      try {
+        if (shadow !== undefined && Object.getPrototypeOf(target) === shadow) {
+          Object.setPrototypeOf(target, originalProto);
+        }
+      } catch {
+        /* keep the shadow prototype */
+      }
+      for (const swap of ownSwaps) {
+        try {
+          const current = Object.getOwnPropertyDescriptor(target, swap.key);
+          if (current !== undefined && current.value === swap.wrapper) {
+            Object.defineProperty(target, swap.key, swap.original);
+          }
+        } catch {
+          /* keep this wrapper */
+        }
+      }
+      // Metadata someone attached to a wrapper after tracking must still be found on `bean[method]`.
+      const m = metadataApi();
+      if (m !== undefined) {
+        for (const w of protoWraps) safely(() => copyOwnMetadata(m, w.wrapper, w.original, undefined, true));
+        for (const s of ownSwaps) safely(() => copyOwnMetadata(m, s.wrapper, s.original.value, undefined, true));
+      }
+      // Captured wrappers outlive this moment; they should not keep the shadow or these lists alive.
+      shadow = undefined;
+      ownSwaps.length = 0;
+      protoWraps.length = 0;
+      try {
+        onTouch();
+      } catch {
+        /* the tracker's bookkeeping must not break the call */
+      }
+    },
+  };
+
+  try {
+    if (protoCandidates.length > 0) {
+      const s = Object.create(originalProto) as object;
+      for (const { key, holder, desc } of protoCandidates) {
+        const wrapper = makeWrapper(desc.value, rec, meta);
+        Object.defineProperty(s, key, {
+          value: wrapper,
+          writable: desc.writable,
+          enumerable: desc.enumerable,
+          configurable: desc.configurable,
+        });
+        protoWraps.push({ original: desc.value, wrapper });
+        // Keeps `Reflect.getOwnMetadata(k, Object.getPrototypeOf(bean), method)` answering as before.
+        if (meta !== undefined) copyOwnMetadata(meta, holder, s, key);
+      }
+      if (meta !== undefined && originalProto !== null) {
+        copyOwnMetadata(meta, originalProto, s);
+        for (const key of Object.getOwnPropertyNames(originalProto)) {
+          if (!Object.prototype.hasOwnProperty.call(s, key)) copyOwnMetadata(meta, originalProto, s, key);
+        }
+      }
+      shadow = s;
+    }
+    for (const { key, desc } of ownCandidates) {
+      const wrapper = makeWrapper(desc.value, rec, meta);
+      // Push first: if defineProperty throws half-way, rollback re-defines the original, which is harmless.
+      ownSwaps.push({ key, original: desc, wrapper });
+      Object.defineProperty(target, key, { ...desc, value: wrapper });
+    }
+    // Last, so that nothing else can fail after the object's prototype changed.
+    if (shadow !== undefined) Object.setPrototypeOf(target, shadow);
+  } catch (err) {
+    for (let i = ownSwaps.length - 1; i >= 0; i--) {
+      const swap = ownSwaps[i]!;
+      safely(() => {
+        const current = Object.getOwnPropertyDescriptor(target, swap.key);
+        if (current?.value === swap.wrapper) Object.defineProperty(target, swap.key, swap.original);
+      });
+    }
+    rec.pending = false;
+    shadow = undefined;
+    throw err;
+  }
+
+  return rec;
+}
+
+function safely(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    /* best effort */
+  }
+}

@@ -1,0 +1,273 @@
+/**
+ * Phase 2 state: which beans are tracked, which were touched, which could not be tracked and why.
+ *
+ * The framework hook constructs one `GhostTracker` when `diag.ghost-tracking.enabled` is on and calls `track`
+ * for every bean right after the container created it. With tracking off no tracker exists, so none of this
+ * code runs. The per-call mechanism lives in ./first-touch; this file decides what may be wrapped and keeps
+ * the books. Framework-neutral: nothing here imports NestJS or OpenTelemetry.
+ */
+import { types } from 'node:util';
+import { safeLog } from '../logger';
+import { DEFAULT_LIFECYCLE_HOOKS, installFirstTouch } from './first-touch';
+import type {
+  GhostReport,
+  GhostSnapshotSource,
+  TrackOptions,
+  TrackOutcome,
+  UntrackableReason,
+} from './types';
+
+export { DEFAULT_LIFECYCLE_HOOKS } from './first-touch';
+
+/** The ghost report's disclaimer (SPEC 3): untouched is an observation about one run, not a verdict. */
+export const GHOST_DISCLAIMER =
+  'Heuristic, not proof of dead code: "untouched" means no tracked method of the bean was invoked during this ' +
+  'run (field access, reflection and use as a type marker are not seen), not that the bean is unused. ' +
+  'Confidence grows with the length and realism of the run.';
+
+/** Settings of one tracker. */
+export interface GhostTrackerOptions {
+  /** Bean names never wrapped, reported as `excluded` (`diag.ghost-tracking.exclude`). */
+  readonly exclude?: Iterable<string>;
+  /** Method names the framework itself calls; calling them is not a touch. Defaults to NestJS's lifecycle hooks. */
+  readonly lifecycleHooks?: Iterable<string>;
+  /**
+   * Prototypes at which the walk up a bean's prototype chain stops (their methods are not wrapped), in addition
+   * to `Object.prototype`, native built-ins (Map, Set, Array, Error, Promise…) and Node core classes
+   * (EventEmitter, streams, EventTarget).
+   */
+  readonly stopAt?: Iterable<object>;
+}
+
+/** Called once per bean name, at the first touch. */
+export type FirstTouchListener = (name: string) => void;
+
+/** Flag of one bean name. Instances tracked under the same name share it. */
+interface NameFlag {
+  readonly name: string;
+  touched: boolean;
+}
+
+/** What the tracker remembers about one instrumented object. */
+interface InstanceEntry {
+  readonly flags: NameFlag[];
+  readonly methods: number;
+  readonly handle: { readonly pending: boolean };
+}
+
+/**
+ * Tracks first touches of beans. One flag per bean name: two instances tracked under one name share it, and
+ * the same object tracked under two names (an alias) flips both.
+ */
+export class GhostTracker implements GhostSnapshotSource {
+  private readonly exclude: ReadonlySet<string>;
+  private readonly ignore: ReadonlySet<string>;
+  private readonly stopAt: ReadonlySet<object> | undefined;
+  /** Never double-wrap: every object this tracker instrumented (or linked), weakly held. */
+  private readonly instances = new WeakMap<object, InstanceEntry>();
+  private readonly flags = new Map<string, NameFlag>();
+  private readonly untrackable = new Map<string, UntrackableReason>();
+  private readonly framework = new Set<string>();
+  private readonly listeners: FirstTouchListener[] = [];
+
+  constructor(options: GhostTrackerOptions = {}) {
+    this.exclude = new Set(options.exclude ?? []);
+    this.ignore = new Set(options.lifecycleHooks ?? DEFAULT_LIFECYCLE_HOOKS);
+    const stopAt = options.stopAt === undefined ? [] : [...options.stopAt];
+    this.stopAt = stopAt.length > 0 ? new Set(stopAt) : undefined;
+  }
+
+  /**
+   * Starts tracking `instance` under `name`, or records why it cannot be tracked. Never throws and never
+   * replaces the instance: on success the same object now reports its first method call.
+   */
+  track(name: string, instance: unknown, options: TrackOptions = {}): TrackOutcome {
+    try {
+      return this.trackUnsafe(name, instance, options);
+    } catch (err) {
+      // Only reachable through exotic objects whose introspection throws; the bean is unchanged.
+      return this.fail(name, err);
+    }
+  }
+
+  private trackUnsafe(name: string, instance: unknown, options: TrackOptions): TrackOutcome {
+    if (options.framework === true) {
+      this.framework.add(name);
+      return { status: 'framework', name };
+    }
+    if (this.exclude.has(name)) return this.skip(name, 'excluded');
+    if (options.scope !== undefined && options.scope !== 'singleton') return this.skip(name, 'non-singleton');
+    if (options.infrastructure === true || typeof instance === 'function') return this.skip(name, 'factory-bean');
+    if (instance === null || typeof instance !== 'object') return this.skip(name, 'no-methods');
+    // Before anything that could run a Proxy trap.
+    if (types.isProxy(instance)) return this.skip(name, 'already-proxied');
+
+    const existing = this.instances.get(instance);
+    if (existing !== undefined) return this.link(name, existing);
+    if (!Object.isExtensible(instance)) return this.skip(name, 'final-class');
+
+    // Filled only on success, so a failed attempt leaves no flag behind (the flag is what counts as tracked).
+    const flags: NameFlag[] = [];
+    let handle;
+    try {
+      handle = installFirstTouch(instance, {
+        ignore: this.ignore,
+        stopAt: this.stopAt,
+        onTouch: () => this.touched(flags),
+      });
+    } catch (err) {
+      return this.fail(name, err);
+    }
+    if (handle.methods === 0) return this.skip(name, 'no-methods');
+    flags.push(this.flagFor(name));
+    this.instances.set(instance, { flags, methods: handle.methods, handle });
+    return { status: 'tracked', name, methods: handle.methods };
+  }
+
+  /** The same object handed in again: same name is a no-op, another name shares the object's touches. */
+  private link(name: string, entry: InstanceEntry): TrackOutcome {
+    if (entry.flags.some((f) => f.name === name)) return { status: 'already-tracked', name };
+    const flag = this.flagFor(name);
+    entry.flags.push(flag);
+    if (!entry.handle.pending) this.touched([flag]);
+    return { status: 'tracked', name, methods: entry.methods, aliasOf: entry.flags[0]!.name };
+  }
+
+  private flagFor(name: string): NameFlag {
+    let flag = this.flags.get(name);
+    if (flag === undefined) {
+      flag = { name, touched: false };
+      this.flags.set(name, flag);
+    }
+    return flag;
+  }
+
+  private skip(name: string, reason: UntrackableReason): TrackOutcome {
+    // The first reason recorded for a name is the one reported.
+    if (!this.untrackable.has(name)) this.untrackable.set(name, reason);
+    return { status: 'untrackable', name, reason };
+  }
+
+  private fail(name: string, err: unknown): TrackOutcome {
+    const message = err instanceof Error ? err.message : String(err);
+    safeLog('warn', `ghost tracking: bean "${name}" left unwrapped: ${message}`);
+    return this.skip(name, `proxy-failed: ${message}`);
+  }
+
+  /** Runs once per instance, at its first touch (never again on that instance). */
+  private touched(flags: readonly NameFlag[]): void {
+    for (const flag of flags) {
+      if (flag.touched) continue;
+      flag.touched = true;
+      for (const listener of this.listeners) {
+        try {
+          listener(flag.name);
+        } catch {
+          /* a listener must not break the host's method call */
+        }
+      }
+    }
+  }
+
+  /** True once any method of a bean tracked under `name` has been invoked. */
+  isTouched(name: string): boolean {
+    return this.flags.get(name)?.touched === true;
+  }
+
+  /** True when `name` is reported as tracked (wrapped, and not also recorded as untrackable). */
+  isTracked(name: string): boolean {
+    return this.flags.has(name) && !this.untrackable.has(name);
+  }
+
+  /**
+   * Registers `listener` to be called synchronously, once per bean name, inside the call that first touches
+   * the bean (so an active span of that call is current). Not on any later call. Exceptions are swallowed.
+   * Returns a function that unregisters it.
+   */
+  onFirstTouch(listener: FirstTouchListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  /** Names of touched tracked beans, sorted: what another process needs to merge this one's findings. */
+  touchedNames(): string[] {
+    return this.snapshot().touched;
+  }
+
+  /**
+   * The live snapshot, equal in shape to `diag-ghost-report.json`. Reading it changes nothing.
+   * A name that some instance could not be tracked under is reported as untrackable even if another instance
+   * with that name was wrapped: the unwrapped one could be in use unseen, so "untouched" would overstate.
+   */
+  snapshot(): GhostReport {
+    const touched: string[] = [];
+    const untouched: string[] = [];
+    for (const flag of this.flags.values()) {
+      if (this.untrackable.has(flag.name)) continue;
+      (flag.touched ? touched : untouched).push(flag.name);
+    }
+    return buildReport(touched, untouched, this.untrackable, this.framework.size);
+  }
+
+  /** `GhostSnapshotSource` for the actuator. */
+  ghostSnapshot(): GhostReport {
+    return this.snapshot();
+  }
+}
+
+function buildReport(
+  touched: string[],
+  untouched: string[],
+  untrackable: ReadonlyMap<string, string>,
+  frameworkSkipped: number,
+): GhostReport {
+  touched.sort();
+  untouched.sort();
+  const reasons: Record<string, string> = {};
+  for (const name of [...untrackable.keys()].sort()) reasons[name] = untrackable.get(name)!;
+  return {
+    disclaimer: GHOST_DISCLAIMER,
+    trackedCount: touched.length + untouched.length,
+    touchedCount: touched.length,
+    untouchedCount: untouched.length,
+    untouched,
+    touched,
+    untrackableCount: untrackable.size,
+    untrackable: reasons,
+    frameworkSkipped,
+  };
+}
+
+/**
+ * Combines the reports of several processes running the same application (cluster workers, replicas) into
+ * one: a bean touched in any process is touched; a bean untrackable in any process is untrackable (first
+ * reason in input order wins); `frameworkSkipped` is the largest count, since every process skips the same
+ * framework beans. Pure: the inputs are not modified.
+ */
+export function mergeGhostReports(reports: Iterable<GhostReport>): GhostReport {
+  const tracked = new Set<string>();
+  const touchedAnywhere = new Set<string>();
+  const untrackable = new Map<string, string>();
+  let frameworkSkipped = 0;
+  for (const report of reports) {
+    for (const name of report.touched) {
+      tracked.add(name);
+      touchedAnywhere.add(name);
+    }
+    for (const name of report.untouched) tracked.add(name);
+    for (const [name, reason] of Object.entries(report.untrackable)) {
+      if (!untrackable.has(name)) untrackable.set(name, reason);
+    }
+    frameworkSkipped = Math.max(frameworkSkipped, report.frameworkSkipped);
+  }
+  const touched: string[] = [];
+  const untouched: string[] = [];
+  for (const name of tracked) {
+    if (untrackable.has(name)) continue;
+    (touchedAnywhere.has(name) ? touched : untouched).push(name);
+  }
+  return buildReport(touched, untouched, untrackable, frameworkSkipped);
+}
