@@ -83,7 +83,8 @@ async function start(
   const server = http.createServer(
     {
       maxHeaderSize: opts.maxHeaderBytes,
-      headersTimeout: opts.headersTimeoutMs,
+      // Node refuses a headers timeout longer than the request timeout; the request bound is the outer one.
+      headersTimeout: Math.min(opts.headersTimeoutMs, opts.requestTimeoutMs),
       requestTimeout: opts.requestTimeoutMs,
       // The timeouts above are only enforced when this check runs; Node's default (30 s) would make them loose.
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(opts.headersTimeoutMs / 2))),
