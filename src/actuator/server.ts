@@ -99,6 +99,11 @@ async function start(
   // A keep-alive socket is a handle of its own; unref'd, an open client connection cannot hold the host up.
   server.on('connection', (socket: Socket) => socket.unref());
   server.on('clientError', onClientError);
+  // Without a listener Node drops CONNECT silently; a proxy tunnel is not something this server offers.
+  server.on('connect', (_req: http.IncomingMessage, socket: Socket) => {
+    socket.on('error', () => socket.destroy());
+    writeRawAndClose(socket, 405, 'CONNECT is not supported; use GET', 'Allow: GET, HEAD, OPTIONS\r\n');
+  });
 
   try {
     await listen(server, config.port, address);
@@ -205,12 +210,17 @@ function onClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, so
   } else if (code === 'HPE_INVALID_URL') {
     message = 'malformed request target';
   }
+  writeRawAndClose(socket, status, message, extra);
+}
+
+/** A complete JSON error response written straight to a socket the HTTP layer has given up on, then closed. */
+function writeRawAndClose(socket: Socket, status: number, message: string, extraHeaders = ''): void {
   const body = JSON.stringify({ status, error: http.STATUS_CODES[status], message });
   try {
     socket.end(
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n${extra}Connection: close\r\n\r\n${body}`,
+        `Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n${extraHeaders}Connection: close\r\n\r\n${body}`,
     );
   } catch {
     socket.destroy();

@@ -43,7 +43,7 @@ export function request(
 export function raw(
   port: number,
   data: string | Buffer | undefined,
-  opts: { waitMs?: number; endAfterWrite?: boolean } = {},
+  opts: { waitMs?: number; endAfterWrite?: boolean; responses?: number } = {},
 ): Promise<{ text: string; closed: boolean; ms: number }> {
   return new Promise((resolve) => {
     const started = Date.now();
@@ -62,15 +62,27 @@ export function raw(
       if (data !== undefined) socket.write(data);
       if (opts.endAfterWrite) socket.end();
     });
-    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('data', (c: Buffer) => {
+      chunks.push(c);
+      // Keep-alive answers leave the connection open: stop once the expected responses are complete.
+      if (opts.responses !== undefined && parseResponses(Buffer.concat(chunks).toString('latin1')).length >= opts.responses) {
+        done = true;
+        clearTimeout(timer);
+        socket.destroy();
+        resolve({ text: Buffer.concat(chunks).toString('latin1'), closed: false, ms: Date.now() - started });
+      }
+    });
     socket.on('end', () => finish(true));
     socket.on('close', () => finish(true));
     socket.on('error', () => finish(true));
   });
 }
 
-/** Parses every HTTP/1.1 response in a raw byte stream (Content-Length framed, as the actuator sends). */
-export function parseResponses(text: string): SimpleResponse[] {
+/**
+ * Parses every complete HTTP/1.1 response in a raw byte stream (Content-Length framed, as the actuator sends).
+ * `bodiless` lists the indices of responses to HEAD requests, which carry Content-Length but no body.
+ */
+export function parseResponses(text: string, bodiless: readonly number[] = []): SimpleResponse[] {
   const out: SimpleResponse[] = [];
   let rest = text;
   while (rest.startsWith('HTTP/1.1 ')) {
@@ -83,7 +95,8 @@ export function parseResponses(text: string): SimpleResponse[] {
       const i = line.indexOf(':');
       headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
     }
-    const len = Number(headers['content-length'] ?? 0);
+    const len = bodiless.includes(out.length) ? 0 : Number(headers['content-length'] ?? 0);
+    if (rest.length < headEnd + 4 + len) break;
     out.push({ status, headers, body: rest.slice(headEnd + 4, headEnd + 4 + len) });
     rest = rest.slice(headEnd + 4 + len);
   }
