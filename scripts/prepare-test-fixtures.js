@@ -1,23 +1,54 @@
 'use strict';
-// Jest globalSetup (also runnable by hand): everything the end-to-end tests start as real node processes
-// must exist as JavaScript first — the package's dist/ and the fixture apps.
+// Jest globalSetup (also runnable by hand: `node scripts/prepare-test-fixtures.js`): everything the
+// end-to-end tests start as real node processes must exist as JavaScript first — the package's dist/, the
+// NestJS 12 fixture's own node_modules, and the fixture apps compiled once per loading case.
 const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
+const fixtures = path.join(root, 'test', 'fixtures');
 
 function run(cmd, args, cwd = root) {
   execFileSync(cmd, args, { cwd, stdio: 'inherit' });
 }
 
-function tsc(project) {
-  run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', project]);
+function tsc(args) {
+  run(process.execPath, [require.resolve('typescript/bin/tsc'), ...args]);
+}
+
+/** NestJS 12 lives in its own folder so that the root can keep NestJS 11. */
+function installNest12() {
+  const dir = path.join(fixtures, 'nest12');
+  const stamp = path.join(dir, 'node_modules', '.package-lock.json');
+  const lock = path.join(dir, 'package-lock.json');
+  if (fs.existsSync(stamp) && fs.statSync(stamp).mtimeMs >= fs.statSync(lock).mtimeMs) return;
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  run(npm, ['ci', '--no-audit', '--no-fund', '--loglevel=error'], dir);
+}
+
+/** The same app sources, compiled for each loading case the tests start. */
+const TARGETS = [
+  { out: 'nest11/out-cjs', config: 'tsconfig.cjs.json', type: 'commonjs' },
+  { out: 'nest12/out-cjs', config: 'tsconfig.cjs.json', type: 'commonjs' },
+  { out: 'nest12/out-esm', config: 'tsconfig.esm.json', type: 'module' },
+];
+
+function buildApps() {
+  for (const target of TARGETS) {
+    const out = path.join(fixtures, target.out);
+    fs.rmSync(out, { recursive: true, force: true });
+    tsc(['-p', path.join(fixtures, target.config), '--outDir', out]);
+    fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify({ type: target.type })}\n`);
+  }
 }
 
 module.exports = async function prepare() {
   // Lets one developer run a unit test while another's half-written module would fail the build.
   if (process.env.DIAG_SKIP_PREPARE === '1') return;
-  tsc(path.join(root, 'tsconfig.build.json'));
+  tsc(['-p', path.join(root, 'tsconfig.build.json')]);
+  installNest12();
+  buildApps();
 };
 
 if (require.main === module) module.exports();

@@ -21,6 +21,8 @@ export interface DiagConfig {
     readonly dir: string;
     /** `diag.report.flush-interval-ms`: how often the ghost report is rewritten while the app runs (0 = never). */
     readonly flushIntervalMs: number;
+    /** `diag.report.run-id`: processes with the same run id merge their ghost reports (default: see defaultRunId). */
+    readonly runId: string | undefined;
   };
   readonly telemetry: {
     /** `diag.telemetry.bean-spans`: one child span per bean instantiation under the start-up span. */
@@ -45,7 +47,7 @@ export interface DiagConfig {
 /** Constructor options: every field optional, the same names grouped as the properties are. */
 export interface DiagOptions {
   ghostTracking?: { enabled?: boolean; exclude?: string[] | string };
-  report?: { dir?: string; flushIntervalMs?: number };
+  report?: { dir?: string; flushIntervalMs?: number; runId?: string };
   telemetry?: { beanSpans?: boolean };
   actuator?: {
     include?: string[] | string;
@@ -98,6 +100,14 @@ export const PROPERTIES: readonly PropertyDef[] = [
     kind: 'nonNegativeInt',
     defaultValue: () => 30_000,
     description: 'How often the ghost report is rewritten while the app runs, so a crash leaves a recent one (0 = only at close)',
+  },
+  {
+    property: 'diag.report.run-id',
+    at: ['report', 'runId'],
+    kind: 'string',
+    defaultValue: () => undefined,
+    description:
+      'Processes with the same run id merge their ghost reports; default: the cluster primary for cluster workers, else the process itself',
   },
   {
     property: 'diag.telemetry.bean-spans',

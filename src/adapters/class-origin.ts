@@ -1,0 +1,157 @@
+import * as path from 'node:path';
+import { safeLog } from '../logger';
+
+/**
+ * Where a class comes from: the application's own code, a package under node_modules, or Node itself.
+ * Adapters need this twice: a bean registered by a library module is a framework bean, and a class extending
+ * a library class (`PassportStrategy(Strategy)`, a terminus `HealthIndicator`) is collected by the framework
+ * through its base, so it is an entry point.
+ *
+ * JavaScript keeps no link from a function to its file, so the index learns origins from what the module
+ * loaders hold: every CommonJS module's exports (which includes CommonJS packages imported from ESM), plus
+ * namespaces that hooks hand in. What it never saw is `unknown`, and callers treat unknown as "not proven
+ * external": a missed library base only leaves a candidate on a LOW-confidence list.
+ */
+export type ClassOrigin = 'app' | 'library' | 'builtin' | 'unknown';
+
+const NODE_MODULES = `${path.sep}node_modules${path.sep}`;
+
+// Builtin modules whose exported classes users subclass; requiring them is cheap (they are part of core).
+const BUILTIN_MODULES = [
+  'events',
+  'stream',
+  'net',
+  'http',
+  'https',
+  'tls',
+  'dgram',
+  'child_process',
+  'worker_threads',
+  'async_hooks',
+  'fs',
+  'readline',
+  'zlib',
+  'crypto',
+  'url',
+  'util',
+  'buffer',
+  'string_decoder',
+  'perf_hooks',
+];
+
+type AnyFunction = (...args: unknown[]) => unknown;
+
+function isFunction(value: unknown): value is AnyFunction {
+  return typeof value === 'function';
+}
+
+/**
+ * Own data properties only, unless told otherwise: in `require.cache` a getter may load or compute something,
+ * and reading must not change the app. A module namespace handed in by a hook is safe to read through.
+ */
+function forEachExportedFunction(exports: unknown, visit: (fn: AnyFunction) => void, readGetters = false): void {
+  if (isFunction(exports)) visit(exports);
+  if (exports === null || (typeof exports !== 'object' && typeof exports !== 'function')) return;
+  let descriptors: PropertyDescriptorMap;
+  try {
+    descriptors = Object.getOwnPropertyDescriptors(exports);
+  } catch {
+    return;
+  }
+  for (const key of Object.keys(descriptors)) {
+    const d = descriptors[key];
+    if ('value' in d) {
+      if (isFunction(d.value)) visit(d.value);
+    } else if (readGetters && d.get) {
+      try {
+        const value: unknown = (exports as Record<string, unknown>)[key];
+        if (isFunction(value)) visit(value);
+      } catch {
+        /* a binding not yet initialised (circular import) */
+      }
+    }
+  }
+}
+
+export class ClassOriginIndex {
+  private readonly origins = new WeakMap<object, ClassOrigin>();
+  private scannedModules = new WeakSet<object>();
+  private builtinsIndexed = false;
+
+  /** Records every function exported by a namespace or exports object that a hook saw. */
+  registerExports(exports: unknown, origin: Exclude<ClassOrigin, 'unknown'>): void {
+    forEachExportedFunction(exports, (fn) => this.record(fn, origin), true);
+  }
+
+  /**
+   * Re-reads `require.cache` for modules loaded since the last call. Cheap to repeat: each module object is
+   * visited once.
+   */
+  scanRequireCache(): void {
+    let cache: NodeJS.Dict<NodeJS.Module>;
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      cache = require.cache;
+    } catch {
+      return;
+    }
+    for (const [file, mod] of Object.entries(cache)) {
+      if (!mod || this.scannedModules.has(mod)) continue;
+      this.scannedModules.add(mod);
+      const origin: ClassOrigin = file.includes(NODE_MODULES) ? 'library' : 'app';
+      forEachExportedFunction(mod.exports, (fn) => this.record(fn, origin));
+    }
+  }
+
+  /** The origin of one function, as far as the index knows. */
+  originOf(fn: unknown): ClassOrigin {
+    if (!isFunction(fn)) return 'unknown';
+    this.indexBuiltins();
+    return this.origins.get(fn) ?? 'unknown';
+  }
+
+  /**
+   * The first ancestor of `cls` (its base class, the base's base...) that comes from a library, or undefined.
+   * Builtins (Object, Map, EventEmitter...) do not count: extending them says nothing about the framework.
+   */
+  libraryAncestor(cls: unknown): AnyFunction | undefined {
+    if (!isFunction(cls)) return undefined;
+    this.indexBuiltins();
+    let current: unknown = Object.getPrototypeOf(cls);
+    for (let depth = 0; isFunction(current) && current !== Function.prototype && depth < 64; depth++) {
+      if (this.origins.get(current) === 'library') return current;
+      current = Object.getPrototypeOf(current);
+    }
+    return undefined;
+  }
+
+  private record(fn: AnyFunction, origin: ClassOrigin): void {
+    const known = this.origins.get(fn);
+    // A class re-exported by application code stays a library class; builtins are never overridden.
+    if (known === 'builtin' || known === 'library') return;
+    this.origins.set(fn, origin);
+  }
+
+  private indexBuiltins(): void {
+    if (this.builtinsIndexed) return;
+    this.builtinsIndexed = true;
+    for (const name of Object.getOwnPropertyNames(globalThis)) {
+      let value: unknown;
+      try {
+        const d = Object.getOwnPropertyDescriptor(globalThis, name);
+        value = d && 'value' in d ? d.value : undefined;
+      } catch {
+        continue;
+      }
+      if (isFunction(value)) this.origins.set(value, 'builtin');
+    }
+    for (const name of BUILTIN_MODULES) {
+      try {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        forEachExportedFunction(require(`node:${name}`), (fn) => this.origins.set(fn, 'builtin'));
+      } catch (err) {
+        safeLog('debug', `class origin: builtin module ${name} not indexed: ${String(err)}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,213 @@
+import type { DiagRuntime } from '../../runtime';
+import { safeLog } from '../../logger';
+import { isFrameworkWrapper, readContainer, tokenName, type Instantiation } from './container-reader';
+import { nestEntryPoints } from './entry-points';
+import {
+  NEST_SCOPE,
+  NEST_STATIC_CONTEXT_ID,
+  type NestContainer,
+  type NestInstanceWrapper,
+} from './nest-types';
+
+type AsyncMethod = (this: unknown, ...args: unknown[]) => Promise<unknown>;
+
+/** Bean-level events the telemetry side turns into spans. */
+export interface BeanObserver {
+  bootstrapStarted?(container: object): void;
+  beanInstantiated?(container: object, bean: { name: string; module?: string; scope: string; startTime: number; endTime: number }): void;
+  bootstrapFinished?(container: object, error?: unknown): void;
+}
+
+/** Per container: what happened while it bootstrapped. */
+interface ContainerState {
+  bootstrapping: boolean;
+  readonly instantiations: WeakMap<object, Instantiation>;
+  /** Unique bean names, settled before the first instance exists so that Phase 2 uses the report's names. */
+  readonly beans: Map<NestInstanceWrapper, { readonly name: string; readonly framework: boolean }>;
+  startedAt: number;
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Watches one NestJS process's containers through two patched methods:
+ * - `InstanceLoader.prototype.createInstancesOfDependencies`: the span of bootstrap; when it resolves every
+ *   static instance exists, so Phase 1 runs and `diag-report.json` is written;
+ * - `Injector.prototype.instantiateClass`: each bean's creation, timed; with Phase 2 on, the new instance is
+ *   tracked right here, before any dependent receives it, and after Nest's own `instanceDecorator` (ours is
+ *   applied last).
+ * Neither wrapper changes what the original returns or throws.
+ */
+export class NestContainerObserver {
+  private readonly containers = new WeakMap<object, ContainerState>();
+
+  constructor(
+    private readonly runtime: DiagRuntime,
+    private readonly containerInfo: () => { name: string; version?: string },
+    private readonly beans: BeanObserver = {},
+  ) {}
+
+  wrapCreateInstances(original: AsyncMethod): AsyncMethod {
+    const observer = this;
+    return function createInstancesOfDependencies(this: unknown, ...args: unknown[]) {
+      const container = (this as { container?: NestContainer } | null)?.container;
+      const state = container ? observer.beginBootstrap(container) : undefined;
+      const result = original.apply(this, args);
+      if (!state || !container) return result;
+      // Observe the promise without changing it: the caller gets the very value or error Nest produced.
+      return Promise.resolve(result).then(
+        (value) => {
+          observer.endBootstrap(container, state);
+          return value;
+        },
+        (err: unknown) => {
+          state.bootstrapping = false;
+          observer.safe(() => observer.beans.bootstrapFinished?.(container, err));
+          throw err;
+        },
+      );
+    };
+  }
+
+  wrapInstantiateClass(original: AsyncMethod): AsyncMethod {
+    const observer = this;
+    return function instantiateClass(this: unknown, ...args: unknown[]) {
+      const wrapper = args[1] as NestInstanceWrapper | undefined;
+      const container = wrapper?.host?.container;
+      const state = container ? observer.containers.get(container) : undefined;
+      if (!state) return original.apply(this, args);
+      const start = performance.now();
+      const result = original.apply(this, args);
+      return Promise.resolve(result).then((instance) => {
+        observer.instantiated(container!, state, wrapper!, args[3], instance, start);
+        return instance;
+      });
+    };
+  }
+
+  private beginBootstrap(container: NestContainer): ContainerState | undefined {
+    if (this.containers.has(container)) {
+      // A second call for the same container is LazyModuleLoader loading a module after startup: its beans
+      // are not eager, and the startup report stands.
+      return undefined;
+    }
+    const state: ContainerState = {
+      bootstrapping: true,
+      instantiations: new WeakMap(),
+      beans: new Map(),
+      startedAt: performance.now(),
+    };
+    this.containers.set(container, state);
+    try {
+      this.runtime.origins.scanRequireCache();
+      const { graph, wrappers } = readContainer(container, state.instantiations, this.runtime.origins);
+      for (const [id, wrapper] of wrappers) {
+        const bean = graph.bean(id);
+        state.beans.set(wrapper, { name: bean.name, framework: bean.framework });
+      }
+    } catch (err) {
+      safeLog('debug', `could not pre-read the container: ${errorMessage(err)}`);
+    }
+    this.safe(() => this.beans.bootstrapStarted?.(container));
+    return state;
+  }
+
+  private instantiated(
+    container: NestContainer,
+    state: ContainerState,
+    wrapper: NestInstanceWrapper,
+    context: unknown,
+    instance: unknown,
+    start: number,
+  ): void {
+    try {
+      const end = performance.now();
+      // Nest 11+ passes a resolution context `{ contextId }`; Nest 10 passes the context id itself.
+      const ctx = context as { contextId?: { id?: unknown }; id?: unknown } | undefined;
+      const contextId = ctx?.contextId ?? ctx;
+      const isStatic = contextId === undefined || (contextId as { id?: unknown }).id === NEST_STATIC_CONTEXT_ID;
+      const singleton = wrapper.scope !== NEST_SCOPE.TRANSIENT && wrapper.scope !== NEST_SCOPE.REQUEST;
+      const eager = state.bootstrapping && isStatic && singleton;
+      if (isStatic && !state.instantiations.has(wrapper)) {
+        state.instantiations.set(wrapper, { eager, ms: end - start });
+      }
+      const { name, framework } = this.beanOf(state, wrapper);
+      if (state.bootstrapping && isStatic) {
+        this.safe(() =>
+          this.beans.beanInstantiated?.(container, {
+            name,
+            ...(wrapper.host?.name ? { module: wrapper.host.name } : {}),
+            scope: singleton ? 'singleton' : wrapper.scope === NEST_SCOPE.TRANSIENT ? 'transient' : 'request',
+            startTime: start,
+            endTime: end,
+          }),
+        );
+      }
+      const tracker = this.runtime.tracker;
+      // Per-request and transient instances are reported once, at the end of bootstrap, never per creation.
+      if (tracker && isStatic && singleton) {
+        tracker.track(name, instance, { scope: 'singleton', framework });
+      }
+    } catch (err) {
+      safeLog('debug', `instantiation of a bean not recorded: ${errorMessage(err)}`);
+    }
+  }
+
+  private endBootstrap(container: NestContainer, state: ContainerState): void {
+    state.bootstrapping = false;
+    try {
+      const origins = this.runtime.origins;
+      origins.scanRequireCache();
+      const snapshot = readContainer(container, state.instantiations, origins);
+      const tracker = this.runtime.tracker;
+      if (tracker) {
+        // What instantiateClass never saw: useValue providers, and non-singletons (reported, not wrapped).
+        for (const [id, wrapper] of snapshot.wrappers) {
+          const bean = snapshot.graph.bean(id);
+          if (bean.scope !== 'singleton') {
+            tracker.track(bean.name, undefined, { scope: bean.scope, framework: bean.framework });
+          } else if (bean.kind === 'value') {
+            tracker.track(bean.name, snapshot.facts.get(id)?.instance, { framework: bean.framework });
+          } else if (!state.instantiations.has(wrapper) && bean.framework) {
+            tracker.track(bean.name, undefined, { framework: true });
+          }
+        }
+      }
+      this.runtime.containerReady({
+        graph: snapshot.graph,
+        classify: (bean) => {
+          const facts = snapshot.facts.get(bean.id);
+          return facts ? nestEntryPoints(facts, origins) : [];
+        },
+        container: this.containerInfo(),
+        instantiationMs: performance.now() - state.startedAt,
+      });
+    } catch (err) {
+      safeLog('warn', `ghost analysis of the NestJS container failed: ${errorMessage(err)}`);
+    }
+    this.safe(() => this.beans.bootstrapFinished?.(container));
+  }
+
+  /** A wrapper created after the pre-read (a lazily loaded module) is named by its token, module-qualified. */
+  private beanOf(state: ContainerState, wrapper: NestInstanceWrapper): { name: string; framework: boolean } {
+    const known = state.beans.get(wrapper);
+    if (known !== undefined) return known;
+    const token = tokenName(wrapper.token ?? wrapper.name);
+    const bean = {
+      name: wrapper.host?.name ? `${wrapper.host.name}/${token}` : token,
+      framework: isFrameworkWrapper(wrapper, this.runtime.origins),
+    };
+    state.beans.set(wrapper, bean);
+    return bean;
+  }
+
+  private safe(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      safeLog('debug', `observer callback failed: ${errorMessage(err)}`);
+    }
+  }
+}

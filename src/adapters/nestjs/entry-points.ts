@@ -1,0 +1,168 @@
+import type { ClassOriginIndex } from '../class-origin';
+import type { BeanRole } from '../../ghost/bean-graph';
+
+/**
+ * Signs that NestJS, or a Nest library, calls into a bean on its own. Detection errs broad on purpose: a false
+ * match only shortens a LOW-confidence list, a miss puts a working bean on it.
+ *
+ * Keys are the libraries' own metadata constants, written out here so that none of those packages has to be
+ * installed (or loaded) for the check to run.
+ */
+const METADATA_ENTRY_POINTS: ReadonlyMap<string, string> = new Map([
+  // @nestjs/common
+  ['__controller__', 'controller'],
+  ['__filterCatchExceptions__', 'exception-filter'],
+  // @nestjs/schedule
+  ['SCHEDULER_TYPE', 'scheduled'],
+  ['SCHEDULE_CRON_OPTIONS', 'scheduled:cron'],
+  ['SCHEDULE_INTERVAL_OPTIONS', 'scheduled:interval'],
+  ['SCHEDULE_TIMEOUT_OPTIONS', 'scheduled:timeout'],
+  // @nestjs/event-emitter
+  ['EVENT_LISTENER_METADATA', 'event-listener'],
+  // @nestjs/microservices (also Kafka, RabbitMQ, NATS... transports)
+  ['microservices:pattern', 'message-handler'],
+  ['microservices:handler_type', 'message-handler'],
+  // @nestjs/websockets
+  ['websockets:is_gateway', 'websocket-gateway'],
+  ['websockets:message_mapping', 'websocket-handler'],
+  // @nestjs/graphql
+  ['graphql:resolver_type', 'graphql-resolver'],
+  ['graphql:resolver_name', 'graphql-resolver'],
+  ['graphql:resolve_property', 'graphql-resolver'],
+  ['graphql:resolve_reference', 'graphql-resolver'],
+  // @nestjs/cqrs
+  ['__commandHandler__', 'cqrs-command-handler'],
+  ['__queryHandler__', 'cqrs-query-handler'],
+  ['__eventsHandler__', 'cqrs-events-handler'],
+  ['__saga__', 'cqrs-saga'],
+  // @nestjs/bull
+  ['bull:module_queue', 'bull-processor'],
+  ['bull:module_queue_process', 'bull-processor'],
+  ['bull:module_on_queue_event', 'bull-processor'],
+  // @nestjs/bullmq
+  ['bullmq:processor_metadata', 'bullmq-processor'],
+  ['bullmq:worker_metadata', 'bullmq-processor'],
+  ['bullmq:queue_events_listener_metadata', 'bullmq-listener'],
+  ['bullmq:worker_events_metadata', 'bullmq-listener'],
+  ['bullmq:queue_events_metadata', 'bullmq-listener'],
+]);
+
+/** Namespaces whose every key marks a framework-invoked handler, for keys added after this list was written. */
+const METADATA_PREFIXES: ReadonlyArray<[string, string]> = [
+  ['microservices:', 'message-handler'],
+  ['websockets:', 'websocket-handler'],
+  ['graphql:', 'graphql-resolver'],
+  ['bull:', 'bull-processor'],
+  ['bullmq:', 'bullmq-processor'],
+];
+
+/** Symbol-keyed metadata, matched by description (@golevelup/nestjs-rabbitmq uses `Symbol('RABBIT_HANDLER')`). */
+const SYMBOL_ENTRY_POINTS: ReadonlyMap<string, string> = new Map([['RABBIT_HANDLER', 'rabbitmq-subscriber']]);
+
+/** Methods the framework calls by name: lifecycle hooks and the enhancer and health indicator contracts. */
+const DUCK_TYPED: ReadonlyArray<[string, string]> = [
+  ['onModuleInit', 'lifecycle:onModuleInit'],
+  ['onApplicationBootstrap', 'lifecycle:onApplicationBootstrap'],
+  ['onModuleDestroy', 'lifecycle:onModuleDestroy'],
+  ['beforeApplicationShutdown', 'lifecycle:beforeApplicationShutdown'],
+  ['onApplicationShutdown', 'lifecycle:onApplicationShutdown'],
+  ['canActivate', 'guard'],
+  ['intercept', 'interceptor'],
+  ['transform', 'pipe'],
+  ['catch', 'exception-filter'],
+  ['use', 'middleware'],
+  ['isHealthy', 'health-indicator'],
+];
+
+const ROLE_ENTRY_POINTS: Partial<Record<BeanRole, string>> = {
+  controller: 'controller',
+  module: 'module',
+  injectable: 'enhancer',
+  middleware: 'middleware',
+};
+
+type ReflectWithMetadata = typeof Reflect & { getMetadataKeys?: (target: object, key?: string | symbol) => unknown[] };
+
+function metadataKeys(target: object): unknown[] {
+  const getKeys = (Reflect as ReflectWithMetadata).getMetadataKeys;
+  return typeof getKeys === 'function' ? getKeys.call(Reflect, target) : [];
+}
+
+function reasonForKey(key: unknown): string | undefined {
+  if (typeof key === 'string') {
+    const exact = METADATA_ENTRY_POINTS.get(key);
+    if (exact) return exact;
+    for (const [prefix, reason] of METADATA_PREFIXES) if (key.startsWith(prefix)) return reason;
+    return undefined;
+  }
+  if (typeof key === 'symbol' && key.description !== undefined) return SYMBOL_ENTRY_POINTS.get(key.description);
+  return undefined;
+}
+
+/** What the classifier needs about one Nest bean. */
+export interface NestBeanFacts {
+  readonly role: BeanRole;
+  /** The raw injection token (class, string, symbol). */
+  readonly token: unknown;
+  /** The class Nest instantiated, for class providers. */
+  readonly metatype: unknown;
+  /** The live value, when the container holds one. */
+  readonly instance: unknown;
+  /** Set for `APP_GUARD` and its siblings. */
+  readonly globalEnhancer?: string;
+}
+
+/**
+ * Returns the entry-point reasons for one bean, sorted and without repeats; empty when none was found.
+ * Throws whatever reading the bean throws (a hostile getter, a revoked proxy): the core then excludes the bean.
+ */
+export function nestEntryPoints(facts: NestBeanFacts, origins: ClassOriginIndex): string[] {
+  const reasons = new Set<string>();
+  const roleReason = ROLE_ENTRY_POINTS[facts.role];
+  if (roleReason) reasons.add(roleReason);
+  if (facts.globalEnhancer) reasons.add(`global-enhancer:${facts.globalEnhancer}`);
+
+  const classes = new Set<object>();
+  if (typeof facts.metatype === 'function') classes.add(facts.metatype);
+  const instance = facts.instance;
+  if (instance !== null && typeof instance === 'object') {
+    const ctor = (instance as { constructor?: unknown }).constructor;
+    if (typeof ctor === 'function' && ctor !== Object) classes.add(ctor);
+  }
+
+  for (const cls of classes) {
+    // Reflect.getMetadataKeys on a class walks its base classes too.
+    for (const key of metadataKeys(cls)) {
+      const reason = reasonForKey(key);
+      if (reason) reasons.add(reason);
+    }
+    const base = origins.libraryAncestor(cls);
+    if (base) reasons.add(`extends-library-class:${base.name || 'anonymous'}`);
+  }
+
+  // Methods along the whole prototype chain: a @Cron on an inherited method is still registered by Nest.
+  const seenProtos = new Set<object>();
+  const starts: object[] = [];
+  if (instance !== null && typeof instance === 'object') starts.push(instance);
+  for (const cls of classes) {
+    const proto = (cls as { prototype?: unknown }).prototype;
+    if (proto && typeof proto === 'object') starts.push(proto);
+  }
+  for (const start of starts) {
+    for (let proto: object | null = start; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+      if (seenProtos.has(proto)) break;
+      seenProtos.add(proto);
+      for (const name of Object.getOwnPropertyNames(proto)) {
+        if (name === 'constructor') continue;
+        const d = Object.getOwnPropertyDescriptor(proto, name);
+        if (!d || !('value' in d) || typeof d.value !== 'function') continue;
+        for (const [method, reason] of DUCK_TYPED) if (name === method) reasons.add(reason);
+        for (const key of metadataKeys(d.value)) {
+          const reason = reasonForKey(key);
+          if (reason) reasons.add(reason);
+        }
+      }
+    }
+  }
+  return [...reasons].sort();
+}

@@ -1,0 +1,200 @@
+import { createRequire } from 'node:module';
+import {
+  InstrumentationNodeModuleDefinition,
+  InstrumentationNodeModuleFile,
+  isWrapped,
+} from '@opentelemetry/instrumentation';
+import { safeLog } from '../../logger';
+import type { ClassOriginIndex } from '../class-origin';
+import type { NestContainerObserver } from './container-observer';
+
+/** `@nestjs/core` majors the hooks are written and tested for. */
+export const SUPPORTED_NEST_VERSIONS = ['>=10.0.0 <13'];
+
+/**
+ * Nest packages whose exports are recorded as library classes, so that their modules' providers count as
+ * framework beans even in an ESM application, where `require.cache` holds none of them.
+ */
+export const NEST_LIBRARY_PACKAGES = [
+  '@nestjs/common',
+  '@nestjs/schedule',
+  '@nestjs/event-emitter',
+  '@nestjs/microservices',
+  '@nestjs/websockets',
+  '@nestjs/graphql',
+  '@nestjs/cqrs',
+  '@nestjs/terminus',
+  '@nestjs/bull',
+  '@nestjs/bullmq',
+  '@nestjs/passport',
+  '@nestjs/jwt',
+  '@nestjs/config',
+  '@nestjs/typeorm',
+  '@nestjs/mongoose',
+  '@nestjs/sequelize',
+  '@nestjs/throttler',
+  '@nestjs/axios',
+  '@nestjs/cache-manager',
+  '@nestjs/platform-express',
+  '@nestjs/platform-fastify',
+  '@nestjs/swagger',
+];
+
+/** What the module definitions need from the instrumentation. */
+export interface NestPatcher {
+  readonly observer: NestContainerObserver;
+  readonly origins: ClassOriginIndex;
+  /** shimmer-style wrap and unwrap, from InstrumentationBase. */
+  wrap(target: object, name: string, wrapper: (original: never) => unknown): void;
+  unwrap(target: object, name: string): void;
+  /** Writes the ghost report when a Nest application context closes. */
+  containerClosed(): void;
+  /** Remembers the detected @nestjs/core version for reports and spans. */
+  setNestVersion(version: string | undefined): void;
+}
+
+type Proto = Record<string, unknown>;
+
+function prototypeOf(exports: unknown, className: string): Proto | undefined {
+  const cls = (exports as Record<string, unknown> | undefined)?.[className];
+  const proto = typeof cls === 'function' ? (cls as { prototype?: unknown }).prototype : undefined;
+  return proto && typeof proto === 'object' ? (proto as Proto) : undefined;
+}
+
+/**
+ * One patch of a class method in an internal file of `@nestjs/core`. Patches go on the class prototype,
+ * never on the module's exports: an ESM namespace (and a require(esm) one) cannot be redefined.
+ */
+interface FilePatch {
+  readonly file: string;
+  readonly className: string;
+  readonly method: string;
+  readonly wrapper: (p: NestPatcher) => (original: never) => unknown;
+}
+
+const FILE_PATCHES: readonly FilePatch[] = [
+  {
+    file: 'injector/injector.js',
+    className: 'Injector',
+    method: 'instantiateClass',
+    wrapper: (p) => (original) => p.observer.wrapInstantiateClass(original),
+  },
+  {
+    file: 'injector/instance-loader.js',
+    className: 'InstanceLoader',
+    method: 'createInstancesOfDependencies',
+    wrapper: (p) => (original) => p.observer.wrapCreateInstances(original),
+  },
+  {
+    file: 'nest-application-context.js',
+    className: 'NestApplicationContext',
+    method: 'close',
+    wrapper: (p) => (original: (...args: unknown[]) => Promise<unknown>) =>
+      async function close(this: unknown, ...args: unknown[]) {
+        try {
+          return await original.apply(this, args);
+        } finally {
+          p.containerClosed();
+        }
+      },
+  },
+];
+
+function applyPatch(p: NestPatcher, patch: FilePatch, exports: unknown): void {
+  const proto = prototypeOf(exports, patch.className);
+  if (!proto) {
+    safeLog('warn', `@nestjs/core ${patch.file} has no ${patch.className}; that part of the ghost detector is off`);
+    return;
+  }
+  // In ESM apps a file hook can fire twice for the same class.
+  if (isWrapped(proto[patch.method])) return;
+  if (typeof proto[patch.method] !== 'function') {
+    safeLog('warn', `${patch.className}.${patch.method} not found in @nestjs/core; that part of the ghost detector is off`);
+    return;
+  }
+  p.wrap(proto, patch.method, patch.wrapper(p));
+}
+
+function removePatch(p: NestPatcher, patch: FilePatch, exports: unknown): void {
+  const proto = prototypeOf(exports, patch.className);
+  if (proto && isWrapped(proto[patch.method])) p.unwrap(proto, patch.method);
+}
+
+/**
+ * A CommonJS application that requires `@nestjs/core` 12 goes through require() of ESM: the hooks see the
+ * package root, never its internal files (the ESM loader loads those). Node keeps a `require.cache` entry
+ * for the root, so a require relative to it loads the internal files through the CommonJS hooks — and ESM
+ * keeps one module instance per URL, so these are the very classes the application uses.
+ */
+function reachInternals(p: NestPatcher, rootExports: unknown, applied: Map<FilePatch, unknown>): void {
+  const missing = FILE_PATCHES.filter((patch) => !applied.has(patch));
+  if (missing.length === 0) return;
+  let rootFile: string | undefined;
+  for (const [file, mod] of Object.entries(require.cache)) {
+    if (mod && mod.exports === rootExports) {
+      rootFile = file;
+      break;
+    }
+  }
+  if (!rootFile) return; // not require(esm): the file hooks handle it, or will
+  const requireFromNest = createRequire(rootFile);
+  for (const patch of missing) {
+    try {
+      const exports = requireFromNest(`./${patch.file}`);
+      // The require above usually fired the file hook; patch directly only if it did not.
+      if (!applied.has(patch)) {
+        applyPatch(p, patch, exports);
+        applied.set(patch, exports);
+      }
+    } catch (err) {
+      safeLog('warn', `could not reach @nestjs/core/${patch.file}: ${(err as Error).message}`);
+    }
+  }
+}
+
+/** The module definitions `DiagInstrumentation.init()` returns. */
+export function nestModuleDefinitions(p: NestPatcher): InstrumentationNodeModuleDefinition[] {
+  const applied = new Map<FilePatch, unknown>();
+  const files = FILE_PATCHES.map(
+    (patch) =>
+      new InstrumentationNodeModuleFile(
+        `@nestjs/core/${patch.file}`,
+        SUPPORTED_NEST_VERSIONS,
+        (exports: unknown) => {
+          applyPatch(p, patch, exports);
+          applied.set(patch, exports);
+          return exports;
+        },
+        (exports: unknown) => {
+          removePatch(p, patch, exports);
+          applied.delete(patch);
+          return exports;
+        },
+      ),
+  );
+  const core = new InstrumentationNodeModuleDefinition(
+    '@nestjs/core',
+    SUPPORTED_NEST_VERSIONS,
+    (exports: unknown, version?: string) => {
+      p.setNestVersion(version);
+      p.origins.registerExports(exports, 'library');
+      reachInternals(p, exports, applied);
+      return exports;
+    },
+    (exports: unknown) => {
+      // Patches made through reachInternals have no file hook to undo them.
+      for (const [patch, fileExports] of applied) removePatch(p, patch, fileExports);
+      applied.clear();
+      return exports;
+    },
+    files,
+  );
+  const libraries = NEST_LIBRARY_PACKAGES.map(
+    (name) =>
+      new InstrumentationNodeModuleDefinition(name, ['*'], (exports: unknown) => {
+        p.origins.registerExports(exports, 'library');
+        return exports;
+      }),
+  );
+  return [core, ...libraries];
+}

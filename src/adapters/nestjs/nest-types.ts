@@ -1,0 +1,43 @@
+/**
+ * The few shapes of NestJS internals the adapter reads, written structurally so that the package never
+ * imports `@nestjs/core` (it must work with whichever copy and version the application loaded). Every field
+ * is optional or guarded at the call site: internals move between major versions.
+ */
+
+export interface NestInstanceWrapper {
+  readonly name?: unknown;
+  readonly token?: unknown;
+  readonly metatype?: unknown;
+  readonly inject?: readonly unknown[] | null;
+  readonly isAlias?: boolean;
+  /** `Scope` enum: 0 DEFAULT, 1 TRANSIENT, 2 REQUEST. */
+  readonly scope?: number;
+  readonly host?: NestModule;
+  readonly instance?: unknown;
+  getCtorMetadata?(): ReadonlyArray<NestInstanceWrapper | undefined> | undefined;
+  getPropertiesMetadata?(): ReadonlyArray<{ key: unknown; wrapper: NestInstanceWrapper | undefined }> | undefined;
+  isDependencyTreeStatic?(): boolean;
+}
+
+export interface NestModule {
+  readonly name?: string;
+  readonly metatype?: unknown;
+  readonly container?: NestContainer;
+  readonly providers?: Map<unknown, NestInstanceWrapper>;
+  readonly controllers?: Map<unknown, NestInstanceWrapper>;
+  readonly injectables?: Map<unknown, NestInstanceWrapper>;
+  readonly middlewares?: Map<unknown, NestInstanceWrapper>;
+}
+
+export interface NestContainer {
+  getModules(): Map<string, NestModule>;
+}
+
+/** `Scope` values of `@nestjs/common`. */
+export const NEST_SCOPE = { DEFAULT: 0, TRANSIENT: 1, REQUEST: 2 } as const;
+
+/** `STATIC_CONTEXT.id` in `@nestjs/core/injector/constants`: the context of startup singletons. */
+export const NEST_STATIC_CONTEXT_ID = 1;
+
+/** Tokens Nest gives global enhancers: `APP_GUARD (UUID: ...)`. The UUID changes every run. */
+export const GLOBAL_ENHANCER_TOKEN = /^(APP_GUARD|APP_INTERCEPTOR|APP_PIPE|APP_FILTER) \(UUID: [^)]*\)$/;

@@ -1,0 +1,205 @@
+/**
+ * The resolved dependency graph of one container, in terms any DI framework can produce: beans and the edges
+ * "A needs B". Adapters fill it; the Phase 1 rules and the reports read it.
+ */
+
+/** How the container produces the bean's value. */
+export type BeanKind = 'class' | 'factory' | 'value' | 'alias';
+
+/** `request` and `transient` beans are created per request or per consumer, never as one startup singleton. */
+export type BeanScope = 'singleton' | 'request' | 'transient';
+
+/** What the bean is to its container: plain providers, HTTP/RPC controllers, enhancers, middleware, modules. */
+export type BeanRole = 'provider' | 'controller' | 'injectable' | 'middleware' | 'module';
+
+/** How a dependency reached its dependent. */
+export type EdgeKind = 'constructor' | 'property' | 'factory-inject' | 'alias';
+
+/** What an adapter knows about one bean. */
+export interface BeanInput {
+  /** The token's plain name: class name, string token, or symbol description. */
+  readonly token: string;
+  /** Name of the module (or other grouping) that registered the bean, if the container has one. */
+  readonly module?: string;
+  readonly kind: BeanKind;
+  readonly scope: BeanScope;
+  readonly role: BeanRole;
+  /** Registered by the framework or a library rather than by the application. */
+  readonly framework: boolean;
+  /** Created as a static singleton while the container bootstrapped. */
+  readonly eager: boolean;
+  /** Wall time of the bean's creation (constructor or factory, awaited), when it was observed. */
+  readonly instantiationMs?: number;
+}
+
+/** A bean in the graph: its input plus the unique name the reports use. */
+export interface Bean extends BeanInput {
+  readonly id: number;
+  /**
+   * Unique within the graph: the token's plain name, or `<module>/<token>` when two beans in different
+   * modules share a token name, with `#2`, `#3`... appended if even that collides.
+   */
+  name: string;
+}
+
+export interface Edge {
+  readonly from: number;
+  readonly to: number;
+  readonly kind: EdgeKind;
+}
+
+export class BeanGraph {
+  private readonly beanList: Bean[] = [];
+  private readonly edgeList: Edge[] = [];
+  private readonly edgeKeys = new Set<string>();
+  private readonly inDegrees: number[] = [];
+  private readonly outgoing: number[][] = [];
+  private namesAssigned = false;
+
+  /** Adds a bean and returns its id. */
+  addBean(input: BeanInput): number {
+    const id = this.beanList.length;
+    this.beanList.push({ ...input, id, name: input.token });
+    this.inDegrees.push(0);
+    this.outgoing.push([]);
+    this.namesAssigned = false;
+    return id;
+  }
+
+  /** Adds the edge `from` needs `to`. Repeated edges (same pair and kind) count once. */
+  addEdge(from: number, to: number, kind: EdgeKind): void {
+    this.check(from);
+    this.check(to);
+    const key = `${from}>${to}>${kind}`;
+    if (this.edgeKeys.has(key)) return;
+    this.edgeKeys.add(key);
+    this.edgeList.push({ from, to, kind });
+    // In-degree counts distinct dependents, so one bean injecting another twice is still one dependent.
+    if (!this.outgoing[from].includes(to)) {
+      this.outgoing[from].push(to);
+      this.inDegrees[to] += 1;
+    }
+  }
+
+  get size(): number {
+    return this.beanList.length;
+  }
+
+  bean(id: number): Bean {
+    this.check(id);
+    this.assignNames();
+    return this.beanList[id];
+  }
+
+  beans(): readonly Bean[] {
+    this.assignNames();
+    return this.beanList;
+  }
+
+  edges(): readonly Edge[] {
+    return this.edgeList;
+  }
+
+  /** Number of distinct beans that depend on `id`. */
+  inDegree(id: number): number {
+    this.check(id);
+    return this.inDegrees[id];
+  }
+
+  /** Ids of the beans `id` depends on. */
+  dependencies(id: number): readonly number[] {
+    this.check(id);
+    return this.outgoing[id];
+  }
+
+  /**
+   * Groups of beans that depend on each other in a cycle (forwardRef in NestJS), each group sorted by name.
+   * Tarjan's algorithm, iterative so that a deep chain cannot overflow the stack.
+   */
+  cycles(): string[][] {
+    this.assignNames();
+    const n = this.beanList.length;
+    const index = new Array<number>(n).fill(-1);
+    const low = new Array<number>(n).fill(0);
+    const onStack = new Array<boolean>(n).fill(false);
+    const stack: number[] = [];
+    const out: string[][] = [];
+    let counter = 0;
+    for (let root = 0; root < n; root++) {
+      if (index[root] !== -1) continue;
+      const work: Array<[node: number, next: number]> = [[root, 0]];
+      index[root] = low[root] = counter++;
+      stack.push(root);
+      onStack[root] = true;
+      while (work.length > 0) {
+        const frame = work[work.length - 1];
+        const [v, i] = frame;
+        const deps = this.outgoing[v];
+        if (i < deps.length) {
+          frame[1] = i + 1;
+          const w = deps[i];
+          if (index[w] === -1) {
+            index[w] = low[w] = counter++;
+            stack.push(w);
+            onStack[w] = true;
+            work.push([w, 0]);
+          } else if (onStack[w]) {
+            low[v] = Math.min(low[v], index[w]);
+          }
+          continue;
+        }
+        work.pop();
+        if (work.length > 0) {
+          const parent = work[work.length - 1][0];
+          low[parent] = Math.min(low[parent], low[v]);
+        }
+        if (low[v] === index[v]) {
+          const component: number[] = [];
+          let w: number;
+          do {
+            w = stack.pop()!;
+            onStack[w] = false;
+            component.push(w);
+          } while (w !== v);
+          if (component.length > 1 || this.outgoing[v].includes(v)) {
+            out.push(component.map((id) => this.beanList[id].name).sort());
+          }
+        }
+      }
+    }
+    return out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  }
+
+  private check(id: number): void {
+    if (!Number.isInteger(id) || id < 0 || id >= this.beanList.length) {
+      throw new RangeError(`no bean with id ${id} (graph has ${this.beanList.length})`);
+    }
+  }
+
+  /** Names are settled lazily, once every bean is known, so that a clash found late renames both sides. */
+  private assignNames(): void {
+    if (this.namesAssigned) return;
+    this.namesAssigned = true;
+    const byToken = new Map<string, Bean[]>();
+    for (const bean of this.beanList) {
+      const group = byToken.get(bean.token);
+      if (group) group.push(bean);
+      else byToken.set(bean.token, [bean]);
+    }
+    const taken = new Set<string>();
+    for (const bean of this.beanList) if (byToken.get(bean.token)!.length === 1) taken.add(bean.token);
+    for (const [token, group] of byToken) {
+      if (group.length === 1) {
+        group[0].name = token;
+        continue;
+      }
+      for (const bean of group) {
+        const base = bean.module !== undefined ? `${bean.module}/${token}` : token;
+        let name = base;
+        for (let n = 2; taken.has(name); n++) name = `${base}#${n}`;
+        taken.add(name);
+        bean.name = name;
+      }
+    }
+  }
+}

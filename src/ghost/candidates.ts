@@ -1,0 +1,120 @@
+import type { Bean, BeanGraph } from './bean-graph';
+
+/**
+ * Phase 1: ghost candidates from the resolved graph alone. A candidate is an application bean that was
+ * created eagerly at startup, that no other bean depends on, and that shows no sign of being called by the
+ * framework. The result is advice with LOW confidence, never a verdict.
+ */
+
+export const GHOST_CANDIDATES_DISCLAIMER =
+  'Heuristic, not proof of dead code: a candidate was created at startup, nothing injects it and no entry ' +
+  'point was found in its metadata, but lookups by token (moduleRef.get), reflection and beans collected ' +
+  'by type are invisible to this analysis. Confirm with Phase 2 (diag.ghost-tracking.enabled) over a ' +
+  'realistic run before removing anything.';
+
+/**
+ * Decides whether the framework calls into a bean on its own (a controller, a cron holder, a guard...).
+ * Returns the reasons found, empty when none. May throw: the bean is then excluded, never listed.
+ */
+export type EntryPointClassifier = (bean: Bean) => readonly string[];
+
+/** Why an orphan is not a candidate, per bean. */
+export type OrphanVerdict =
+  | { readonly status: 'candidate' }
+  | { readonly status: 'not-instantiated' }
+  | { readonly status: 'entry-point'; readonly reasons: readonly string[] }
+  | { readonly status: 'classification-failed'; readonly error: string };
+
+/** The `ghostCandidates` section of `diag-report.json`. */
+export interface GhostCandidates {
+  readonly confidence: 'LOW';
+  readonly disclaimer: string;
+  readonly count: number;
+  readonly beans: string[];
+  readonly entryPointsExcluded: number;
+  readonly notInstantiatedExcluded: number;
+  /** Orphans whose classification threw; excluded rather than listed. */
+  readonly classificationFailedExcluded: number;
+}
+
+export interface Phase1Result {
+  /** Application beans with no dependents, whatever else holds: the unfiltered list. */
+  readonly orphans: string[];
+  readonly ghostCandidates: GhostCandidates;
+  /** Verdict for every orphan, by bean name. */
+  readonly verdicts: ReadonlyMap<string, OrphanVerdict>;
+  /** Framework and library beans, never candidates, counted only. */
+  readonly frameworkBeans: number;
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  try {
+    return String(err);
+  } catch {
+    return 'unprintable error';
+  }
+}
+
+/**
+ * Applies the Phase 1 rules. Every orphan ends in exactly one bucket, so
+ * `orphans.length === count + entryPointsExcluded + notInstantiatedExcluded + classificationFailedExcluded`.
+ */
+export function findGhostCandidates(graph: BeanGraph, classify: EntryPointClassifier): Phase1Result {
+  const orphans: string[] = [];
+  const candidates: string[] = [];
+  const verdicts = new Map<string, OrphanVerdict>();
+  let entryPoints = 0;
+  let notInstantiated = 0;
+  let failed = 0;
+  let frameworkBeans = 0;
+
+  for (const bean of graph.beans()) {
+    if (bean.framework) {
+      frameworkBeans += 1;
+      continue;
+    }
+    if (graph.inDegree(bean.id) > 0) continue;
+    orphans.push(bean.name);
+    let verdict: OrphanVerdict;
+    if (!bean.eager || bean.scope !== 'singleton') {
+      verdict = { status: 'not-instantiated' };
+      notInstantiated += 1;
+    } else {
+      let reasons: readonly string[] | undefined;
+      try {
+        reasons = classify(bean);
+      } catch (err) {
+        verdict = { status: 'classification-failed', error: errorText(err) };
+        failed += 1;
+      }
+      if (reasons !== undefined) {
+        if (reasons.length > 0) {
+          verdict = { status: 'entry-point', reasons: [...reasons] };
+          entryPoints += 1;
+        } else {
+          verdict = { status: 'candidate' };
+          candidates.push(bean.name);
+        }
+      }
+    }
+    verdicts.set(bean.name, verdict!);
+  }
+
+  orphans.sort();
+  candidates.sort();
+  return {
+    orphans,
+    ghostCandidates: {
+      confidence: 'LOW',
+      disclaimer: GHOST_CANDIDATES_DISCLAIMER,
+      count: candidates.length,
+      beans: candidates,
+      entryPointsExcluded: entryPoints,
+      notInstantiatedExcluded: notInstantiated,
+      classificationFailedExcluded: failed,
+    },
+    verdicts,
+    frameworkBeans,
+  };
+}

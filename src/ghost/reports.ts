@@ -1,0 +1,156 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { BeanGraph } from './bean-graph';
+import type { Phase1Result, OrphanVerdict } from './candidates';
+
+export const DIAG_REPORT_FILE = 'diag-report.json';
+export const GHOST_REPORT_FILE = 'diag-ghost-report.json';
+
+/** One node of the report's graph. */
+export interface ReportNode {
+  name: string;
+  token: string;
+  module?: string;
+  kind: string;
+  scope: string;
+  role: string;
+  framework: boolean;
+  eager: boolean;
+  instantiationMs?: number;
+  dependents: number;
+  /** For application orphans: why they are or are not candidates. */
+  verdict?: OrphanVerdict['status'];
+  entryPoints?: string[];
+  classificationError?: string;
+}
+
+/** `diag-report.json`: written once the container has created every static instance. */
+export interface DiagReport {
+  reportVersion: 1;
+  generatedAt: string;
+  /** The container and its version, e.g. `{ name: '@nestjs/core', version: '11.1.6' }`. */
+  container: { name: string; version?: string };
+  pid: number;
+  summary: {
+    beans: number;
+    applicationBeans: number;
+    frameworkBeans: number;
+    edges: number;
+    /** Wall time of the container's instance creation, when observed. */
+    instantiationMs?: number;
+    /** Time the Phase 1 analysis itself took. */
+    analysisMs: number;
+  };
+  /** Application beans with 0 incoming edges, unfiltered by the candidate rules. */
+  orphans: string[];
+  ghostCandidates: Phase1Result['ghostCandidates'];
+  /** The ten application beans slowest to create. */
+  slowestBeans: Array<{ name: string; instantiationMs: number }>;
+  /** Groups of beans that depend on each other in a cycle (forwardRef). */
+  cycles: string[][];
+  graph: {
+    nodes: ReportNode[];
+    edges: Array<{ from: string; to: string; kind: string }>;
+  };
+}
+
+export interface DiagReportInput {
+  graph: BeanGraph;
+  phase1: Phase1Result;
+  container: { name: string; version?: string };
+  instantiationMs?: number;
+  analysisMs: number;
+  now?: Date;
+}
+
+const round = (ms: number): number => Math.round(ms * 1000) / 1000;
+
+export function buildDiagReport(input: DiagReportInput): DiagReport {
+  const { graph, phase1 } = input;
+  const beans = graph.beans();
+  const nodes: ReportNode[] = beans.map((bean) => {
+    const node: ReportNode = {
+      name: bean.name,
+      token: bean.token,
+      ...(bean.module !== undefined ? { module: bean.module } : {}),
+      kind: bean.kind,
+      scope: bean.scope,
+      role: bean.role,
+      framework: bean.framework,
+      eager: bean.eager,
+      ...(bean.instantiationMs !== undefined ? { instantiationMs: round(bean.instantiationMs) } : {}),
+      dependents: graph.inDegree(bean.id),
+    };
+    const verdict = phase1.verdicts.get(bean.name);
+    if (verdict && !bean.framework) {
+      node.verdict = verdict.status;
+      if (verdict.status === 'entry-point') node.entryPoints = [...verdict.reasons];
+      if (verdict.status === 'classification-failed') node.classificationError = verdict.error;
+    }
+    return node;
+  });
+  const applicationBeans = beans.filter((b) => !b.framework);
+  const slowestBeans = applicationBeans
+    .filter((b) => b.instantiationMs !== undefined)
+    .sort((a, b) => b.instantiationMs! - a.instantiationMs!)
+    .slice(0, 10)
+    .map((b) => ({ name: b.name, instantiationMs: round(b.instantiationMs!) }));
+  return {
+    reportVersion: 1,
+    generatedAt: (input.now ?? new Date()).toISOString(),
+    container: input.container,
+    pid: process.pid,
+    summary: {
+      beans: beans.length,
+      applicationBeans: applicationBeans.length,
+      frameworkBeans: phase1.frameworkBeans,
+      edges: graph.edges().length,
+      ...(input.instantiationMs !== undefined ? { instantiationMs: round(input.instantiationMs) } : {}),
+      analysisMs: round(input.analysisMs),
+    },
+    orphans: phase1.orphans,
+    ghostCandidates: phase1.ghostCandidates,
+    slowestBeans,
+    cycles: graph.cycles(),
+    graph: {
+      nodes,
+      edges: graph.edges().map((e) => ({ from: graph.bean(e.from).name, to: graph.bean(e.to).name, kind: e.kind })),
+    },
+  };
+}
+
+/**
+ * Writes `data` as JSON so that a reader never sees a torn file: a uniquely named temporary file in the same
+ * directory (created exclusively, so a planted file or link is never followed), then an atomic rename.
+ * Creates the directory if missing. Synchronous on purpose: it also runs from `process.on('exit')`.
+ */
+export function writeJsonAtomic(file: string, data: unknown): void {
+  const dir = path.dirname(file);
+  fs.mkdirSync(dir, { recursive: true });
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const text = `${JSON.stringify(data, null, 2)}\n`;
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(tmp, 'wx', 0o644);
+    fs.writeSync(fd, text);
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fd = undefined;
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    if (fd !== undefined) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        /* already failing */
+      }
+    }
+    try {
+      fs.unlinkSync(tmp);
+    } catch {
+      /* nothing to clean */
+    }
+    throw err;
+  }
+}

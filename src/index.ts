@@ -1,0 +1,16 @@
+/**
+ * diag-instrumentation: an OpenTelemetry instrumentation that finds ghost beans in NestJS applications, and
+ * count-min sketches in native memory (see `diag-instrumentation/sketch`).
+ */
+export { DiagInstrumentation, PACKAGE_NAME } from './instrumentation';
+export type { DiagInstrumentationConfig } from './types';
+export { resolveConfig, envVarName, PROPERTIES } from './config/properties';
+export type { DiagConfig, DiagOptions } from './config/properties';
+export { setLogger, ConsoleLogger } from './logger';
+export type { DiagLogger, LogLevel } from './logger';
+export { DiagError } from './errors';
+export type { DiagReport, ReportNode } from './ghost/reports';
+export type { GhostCandidates } from './ghost/candidates';
+export type { GhostReport, GhostTrackingDisabled, UntrackableReason } from './ghost/types';
+export type { GhostReportFile } from './ghost/ghost-report-file';
+export type { ActuatorHandle } from './actuator';

@@ -1,0 +1,148 @@
+import * as path from 'node:path';
+import type { DiagConfig } from './config/properties';
+import { ClassOriginIndex } from './adapters/class-origin';
+import { findGhostCandidates, type EntryPointClassifier, type Phase1Result } from './ghost/candidates';
+import type { BeanGraph } from './ghost/bean-graph';
+import { buildDiagReport, DIAG_REPORT_FILE, GHOST_REPORT_FILE, writeJsonAtomic, type DiagReport } from './ghost/reports';
+import { defaultRunId, writeGhostReport } from './ghost/ghost-report-file';
+import { GhostTracker } from './ghost/tracker';
+import type { GhostReport, GhostSnapshotSource, GhostTrackingDisabled } from './ghost/types';
+import { safeLog } from './logger';
+import { ghostTrackingDisabled } from './actuator/sources';
+
+/** What an adapter hands over once its container has created every static instance. */
+export interface ContainerReady {
+  readonly graph: BeanGraph;
+  readonly classify: EntryPointClassifier;
+  readonly container: { name: string; version?: string };
+  /** Wall time from the start of instance creation to its end. */
+  readonly instantiationMs?: number;
+}
+
+/** Listeners the telemetry side registers; every call is guarded. */
+export interface RuntimeListener {
+  containerReady?(report: DiagReport, phase1: Phase1Result): void;
+  beanTouched?(name: string): void;
+}
+
+/**
+ * The state of the ghost detector for one instrumentation: configuration, class origins, the Phase 2 tracker
+ * (only when enabled) and the reports. Framework adapters feed it; the actuator and telemetry read it.
+ */
+export class DiagRuntime implements GhostSnapshotSource {
+  readonly origins = new ClassOriginIndex();
+  /** Present only when Phase 2 is enabled: with tracking off, no tracking code runs at all. */
+  readonly tracker: GhostTracker | undefined;
+  private latest: DiagReport | undefined;
+  private readonly listeners = new Set<RuntimeListener>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly onExit = (): void => this.flushGhostReport('exit');
+  private lastFlushed = '';
+  private readonly runId: string;
+
+  constructor(readonly config: DiagConfig) {
+    this.tracker = config.ghostTracking.enabled
+      ? new GhostTracker({ exclude: config.ghostTracking.exclude })
+      : undefined;
+    this.runId = defaultRunId(config.report.runId);
+    this.tracker?.onFirstTouch((name) => {
+      for (const l of this.listeners) this.guard(() => l.beanTouched?.(name));
+    });
+  }
+
+  get diagReportPath(): string {
+    return path.join(this.config.report.dir, DIAG_REPORT_FILE);
+  }
+
+  get ghostReportPath(): string {
+    return path.join(this.config.report.dir, GHOST_REPORT_FILE);
+  }
+
+  /** Starts the periodic ghost report rewrite and the last write at exit (Phase 2 only). */
+  start(): void {
+    if (!this.tracker) return;
+    const every = this.config.report.flushIntervalMs;
+    if (every > 0 && !this.flushTimer) {
+      this.flushTimer = setInterval(() => this.flushGhostReport('interval', true), every);
+      this.flushTimer.unref();
+    }
+    process.on('exit', this.onExit);
+  }
+
+  stop(): void {
+    if (this.flushTimer) clearInterval(this.flushTimer);
+    this.flushTimer = undefined;
+    process.removeListener('exit', this.onExit);
+  }
+
+  addListener(listener: RuntimeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Phase 1: analyses the finished container and writes `diag-report.json`. Never throws. */
+  containerReady(ready: ContainerReady): DiagReport | undefined {
+    try {
+      const t0 = performance.now();
+      const phase1 = findGhostCandidates(ready.graph, ready.classify);
+      const report = buildDiagReport({
+        graph: ready.graph,
+        phase1,
+        container: ready.container,
+        ...(ready.instantiationMs !== undefined ? { instantiationMs: ready.instantiationMs } : {}),
+        analysisMs: performance.now() - t0,
+      });
+      this.latest = report;
+      try {
+        writeJsonAtomic(this.diagReportPath, report);
+        safeLog(
+          'info',
+          `ghost candidates: ${report.ghostCandidates.count} of ${report.summary.applicationBeans} application beans; report written to ${this.diagReportPath}`,
+        );
+      } catch (err) {
+        safeLog('warn', `could not write ${this.diagReportPath}: ${(err as Error).message}`);
+      }
+      for (const l of this.listeners) this.guard(() => l.containerReady?.(report, phase1));
+      return report;
+    } catch (err) {
+      safeLog('warn', `ghost analysis failed, no report written: ${(err as Error)?.message ?? String(err)}`);
+      return undefined;
+    }
+  }
+
+  /** The last startup report, for the actuator's `{base}/diag`. */
+  diagReport(): DiagReport | undefined {
+    return this.latest;
+  }
+
+  ghostSnapshot(): GhostReport | GhostTrackingDisabled {
+    return this.tracker ? this.tracker.snapshot() : ghostTrackingDisabled();
+  }
+
+  /**
+   * Writes `diag-ghost-report.json` (merged with other processes of the same run). A failure is a warning;
+   * `skipUnchanged` lets the periodic rewrite do nothing when no bean was touched since the last write.
+   */
+  flushGhostReport(reason: 'close' | 'interval' | 'exit', skipUnchanged = false): void {
+    const tracker = this.tracker;
+    if (!tracker) return;
+    try {
+      const snapshot = tracker.snapshot();
+      const state = `${snapshot.trackedCount}/${snapshot.touchedCount}/${snapshot.untrackableCount}`;
+      if (skipUnchanged && state === this.lastFlushed) return;
+      writeGhostReport(this.ghostReportPath, snapshot, this.runId);
+      this.lastFlushed = state;
+      if (reason === 'close') safeLog('info', `ghost report written to ${this.ghostReportPath}`);
+    } catch (err) {
+      safeLog('warn', `could not write ${this.ghostReportPath} (${reason}): ${(err as Error)?.message ?? String(err)}`);
+    }
+  }
+
+  private guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      safeLog('debug', `listener failed: ${String(err)}`);
+    }
+  }
+}
