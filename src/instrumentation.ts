@@ -11,6 +11,7 @@ import type { DiagReport } from './ghost/reports';
 import type { GhostReport, GhostTrackingDisabled } from './ghost/types';
 import type { SketchRegistryView } from './sketch/types';
 import { safeLog } from './logger';
+import { DiagTelemetry } from './telemetry';
 
 export const PACKAGE_NAME = 'diag-instrumentation';
 
@@ -27,6 +28,7 @@ function packageVersion(): string {
 interface DiagState {
   config: DiagConfig;
   runtime: DiagRuntime;
+  telemetry: DiagTelemetry;
   observer: NestContainerObserver;
   nestVersion?: string;
   actuator?: Promise<ActuatorHandle | undefined>;
@@ -54,16 +56,28 @@ export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentation
     if (this.state) return this.state;
     const config = resolveConfig(this.getConfig());
     const runtime = new DiagRuntime(config);
+    const telemetry = new DiagTelemetry(
+      runtime,
+      () => this.tracer,
+      () => this.state?.sketches?.(),
+    );
     const state: DiagState = {
       config,
       runtime,
-      observer: new NestContainerObserver(runtime, () => ({
-        name: '@nestjs/core',
-        ...(this.state?.nestVersion ? { version: this.state.nestVersion } : {}),
-      })),
+      telemetry,
+      observer: new NestContainerObserver(
+        runtime,
+        () => ({ name: '@nestjs/core', ...(this.state?.nestVersion ? { version: this.state.nestVersion } : {}) }),
+        telemetry.beanObserver(),
+      ),
     };
     this.state = state;
     return state;
+  }
+
+  /** The InstrumentationBase contract: instruments are (re)created whenever the MeterProvider changes. */
+  protected override _updateMetricInstruments(): void {
+    this.diag.telemetry.updateMetricInstruments(this.meter);
   }
 
   protected init(): InstrumentationNodeModuleDefinition[] {
