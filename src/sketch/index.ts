@@ -1,0 +1,44 @@
+/**
+ * The sketch part of the package (`diag-instrumentation/sketch`): count-min sketches whose counters live in
+ * native memory, a sliding-window variant for rate limiting, the registry of sketches by id, and the
+ * native library loader.
+ */
+export { CountMinSketch, DEFAULT_DEPTH, DEFAULT_WIDTH, type CountMinSketchOptions } from './count-min-sketch';
+export {
+  WindowedCountMinSketch,
+  DEFAULT_MEMORY_BYTES,
+  DEFAULT_SUB_WINDOWS,
+  type WindowedSketchOptions,
+} from './window';
+export {
+  SketchAllocationError,
+  SketchClosedError,
+  SketchConfigError,
+  resolveShape,
+  type SketchShapeOptions,
+} from './counters';
+export {
+  SketchRegistry,
+  sketchRegistry,
+  type RegistrySketchOptions,
+  type SketchRegistryOptions,
+} from './registry';
+export type { SketchInfo, SketchRegistryView } from './types';
+export {
+  loadNativeLibrary,
+  nativeLibrary,
+  resetNativeLibrary,
+  detectLibc,
+  LIBRARY_PATH_ENV,
+  NO_EXTRACT_ENV,
+  type LoaderOptions,
+  type NativeLibrary,
+} from './native/loader';
+export { platformTarget, type Libc, type PlatformTarget } from './native/platform';
+export {
+  UnsatisfiedLinkError,
+  UNSATISFIED_LINK_CODES,
+  type UnsatisfiedLinkReason,
+} from './native/errors';
+export { inspectBinary, type BinaryInfo, type BinaryFormat } from './native/binary-header';
+export { EXPECTED_ABI_VERSION } from './native/bindings';

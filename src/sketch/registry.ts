@@ -1,0 +1,141 @@
+import type { NativeLibrary } from './native/loader';
+import { SketchConfigError, type SketchShapeOptions } from './counters';
+import type { SketchInfo, SketchRegistryView } from './types';
+import { WindowedCountMinSketch, type WindowedSketchOptions } from './window';
+
+/** Per-sketch options a caller of {@link SketchRegistry.getOrCreate} may give (the window comes from the id). */
+export type RegistrySketchOptions = Omit<WindowedSketchOptions, 'windowMs' | 'clock' | 'library'>;
+
+/** Options of a {@link SketchRegistry}. */
+export interface SketchRegistryOptions {
+  /** Clock every sketch of this registry uses (ms, monotonic). Default `performance.now()`. */
+  readonly clock?: () => number;
+  /** Passed to every sketch; false in tests that drive rotation themselves. Default true. */
+  readonly autoRotate?: boolean;
+  /** Library to allocate from; default the process-wide one. */
+  readonly library?: NativeLibrary | (() => NativeLibrary);
+  /** Shape applied when getOrCreate gives none (default: 1 MiB, depth 4, 3 sub-windows). */
+  readonly defaults?: RegistrySketchOptions;
+}
+
+const TYPE_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+/**
+ * The live sketches of a process, one per `<TYPE>_<windowMs>` id (SPEC 5): every decorated method with the
+ * same type and window shares one sketch. The actuator and telemetry read it through
+ * {@link SketchRegistryView}; the decorators create sketches through {@link getOrCreate}.
+ */
+export class SketchRegistry implements SketchRegistryView {
+  private readonly sketches = new Map<string, { sketch: WindowedCountMinSketch; shape: string }>();
+
+  constructor(private readonly options: SketchRegistryOptions = {}) {}
+
+  /** The id of a sketch: `<type>_<windowMs>`, e.g. `LIMIT_60000`. */
+  static idOf(type: string, windowMs: number): string {
+    if (typeof type !== 'string' || !TYPE_PATTERN.test(type)) {
+      throw new SketchConfigError(`sketch type must match ${TYPE_PATTERN}, got ${JSON.stringify(type)}`);
+    }
+    if (!Number.isSafeInteger(windowMs) || windowMs < 1) throw new SketchConfigError(`windowMs must be a positive integer, got ${windowMs}`);
+    return `${type}_${windowMs}`;
+  }
+
+  /**
+   * The sketch for (type, windowMs), created on first request. A later request with a different explicit
+   * shape is a configuration error rather than a silently shared sketch of another precision.
+   *
+   * @throws SketchConfigError for a bad type, window or conflicting shape.
+   * @throws UnsatisfiedLinkError when the native library cannot be loaded.
+   */
+  getOrCreate(type: string, windowMs: number, options?: RegistrySketchOptions): WindowedCountMinSketch {
+    const id = SketchRegistry.idOf(type, windowMs);
+    const merged: RegistrySketchOptions = { ...this.options.defaults, ...options };
+    const existing = this.live(id);
+    if (existing !== undefined) {
+      if (options !== undefined && hasShape(options)) {
+        const wanted = shapeKey(merged);
+        if (wanted !== existing.shape) {
+          throw new SketchConfigError(`sketch ${id} already exists with shape ${existing.shape}; requested ${wanted}`);
+        }
+      }
+      return existing.sketch;
+    }
+    const lib = typeof this.options.library === 'function' ? this.options.library() : this.options.library;
+    const sketch = new WindowedCountMinSketch({
+      autoRotate: this.options.autoRotate,
+      ...merged,
+      windowMs,
+      clock: this.options.clock,
+      library: lib,
+    });
+    this.sketches.set(id, { sketch, shape: shapeKey(merged) });
+    return sketch;
+  }
+
+  /** The live sketch with this id, or undefined. */
+  find(id: string): WindowedCountMinSketch | undefined {
+    return this.live(id)?.sketch;
+  }
+
+  /** Every live sketch's info, in id order. */
+  list(): SketchInfo[] {
+    const ids = [...this.sketches.keys()].sort();
+    const out: SketchInfo[] = [];
+    for (const id of ids) {
+      const info = this.get(id);
+      if (info !== undefined) out.push(info);
+    }
+    return out;
+  }
+
+  /** One sketch's info, or undefined for an unknown (or closed) id. */
+  get(id: string): SketchInfo | undefined {
+    const entry = this.live(id);
+    if (entry === undefined) return undefined;
+    const s = entry.sketch;
+    return { id, epsilon: s.epsilon, deltaPercent: s.deltaPercent, memoryBytes: s.memoryBytes };
+  }
+
+  get size(): number {
+    return this.list().length;
+  }
+
+  /** Closes and forgets one sketch. Returns whether it existed. */
+  delete(id: string): boolean {
+    const entry = this.sketches.get(id);
+    if (entry === undefined) return false;
+    this.sketches.delete(id);
+    entry.sketch.close();
+    return true;
+  }
+
+  /** Closes every sketch (application shutdown). */
+  closeAll(): void {
+    for (const id of [...this.sketches.keys()]) this.delete(id);
+  }
+
+  // A sketch closed directly by its user drops out of the registry.
+  private live(id: string): { sketch: WindowedCountMinSketch; shape: string } | undefined {
+    const entry = this.sketches.get(id);
+    if (entry !== undefined && entry.sketch.closed) {
+      this.sketches.delete(id);
+      return undefined;
+    }
+    return entry;
+  }
+}
+
+function hasShape(o: RegistrySketchOptions): boolean {
+  return o.width !== undefined || o.depth !== undefined || o.epsilon !== undefined || o.delta !== undefined || o.subWindows !== undefined || o.seed !== undefined;
+}
+
+function shapeKey(o: RegistrySketchOptions & SketchShapeOptions): string {
+  return JSON.stringify([o.width, o.depth, o.epsilon, o.delta, o.subWindows ?? 3, o.seed ?? 0]);
+}
+
+let defaultRegistry: SketchRegistry | undefined;
+
+/** The process-wide registry the decorators, the actuator and telemetry share. */
+export function sketchRegistry(): SketchRegistry {
+  defaultRegistry ??= new SketchRegistry();
+  return defaultRegistry;
+}

@@ -1,0 +1,181 @@
+import { performance } from 'node:perf_hooks';
+
+import { checkCount, checkKey, NativeCounters, resolveShape, SketchConfigError, type SketchShapeOptions } from './counters';
+
+/** Default total counter memory of a windowed sketch, all sub-windows included: 1 MiB. */
+export const DEFAULT_MEMORY_BYTES = 1048576;
+export const DEFAULT_SUB_WINDOWS = 3;
+
+/** Options of a {@link WindowedCountMinSketch}. */
+export interface WindowedSketchOptions extends SketchShapeOptions {
+  /** Length of the rate window in milliseconds (a positive integer). */
+  readonly windowMs: number;
+  /**
+   * The window is cut into this many sub-windows of windowMs / subWindows; the sketch keeps one more slot
+   * than that. More sub-windows forget old events sooner (lookback ≤ windowMs · (1 + 1/subWindows)) but
+   * leave fewer counters per slot. Default 3 (4 slots).
+   */
+  readonly subWindows?: number;
+  /** Milliseconds from a monotonic clock. Default `performance.now()`. Inject a fake one in tests. */
+  readonly clock?: () => number;
+  /** Rotate sub-windows from an unref'd timer too (default true); otherwise only on calls and maybeRotate(). */
+  readonly autoRotate?: boolean;
+}
+
+const CHECK_EVERY_MASK = 63;
+
+/**
+ * Count-min sketch over a sliding time window, for rate limiting.
+ *
+ * Slots (one per sub-window plus the current one) are interleaved in each counter cell. An event counts
+ * in the current slot; an estimate sums a key's cells over all slots, taking the minimum over rows. A slot
+ * is only cleared once every event in it is at least `windowMs` old. Hence the guarantee (docs/sketches.md):
+ * if a caller admits a call only when {@link hit} returns at most N, no key is ever admitted more than N
+ * times within any interval of length windowMs — whatever the hash collisions and whenever the rotations
+ * run. The price is caution: an estimate may still include events up to windowMs + windowMs/subWindows
+ * (plus any rotation delay) old, plus the sketch's over-count.
+ */
+export class WindowedCountMinSketch {
+  /** @internal */
+  readonly core: NativeCounters;
+  readonly windowMs: number;
+  readonly subWindows: number;
+  /** Length of one sub-window: windowMs / subWindows. */
+  readonly subWindowMs: number;
+  private readonly clock: () => number;
+  private readonly starts: Float64Array;
+  private readonly ends: Float64Array;
+  private readonly inUse: Uint8Array;
+  private current = 0;
+  private calls = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(options: WindowedSketchOptions) {
+    const windowMs = options.windowMs;
+    if (!Number.isSafeInteger(windowMs) || windowMs < 1) throw new SketchConfigError(`windowMs must be a positive integer, got ${windowMs}`);
+    const subWindows = options.subWindows ?? DEFAULT_SUB_WINDOWS;
+    if (!Number.isInteger(subWindows) || subWindows < 1 || subWindows > 255) throw new SketchConfigError(`subWindows must be an integer in 1..255, got ${subWindows}`);
+    const slots = subWindows + 1;
+    // depth first: the default width spends what is left of the 1 MiB budget
+    const { depth } = resolveShape({ depth: options.depth, delta: options.delta }, 1);
+    const { width } = resolveShape(
+      { width: options.width, epsilon: options.epsilon, depth },
+      Math.floor(DEFAULT_MEMORY_BYTES / (4 * depth * slots)),
+    );
+    this.core = new NativeCounters(width, depth, slots, options.seed ?? 0, options.library);
+    this.windowMs = windowMs;
+    this.subWindows = subWindows;
+    this.subWindowMs = windowMs / subWindows;
+    this.clock = options.clock ?? (() => performance.now());
+    this.starts = new Float64Array(slots);
+    this.ends = new Float64Array(slots).fill(-Infinity);
+    this.inUse = new Uint8Array(slots);
+    this.starts[0] = this.clock();
+    this.inUse[0] = 1;
+    if (options.autoRotate !== false) {
+      const self = new WeakRef(this);
+      const period = Math.min(2 ** 31 - 1, Math.max(1, Math.floor(this.subWindowMs / 4)));
+      // the timer holds only a weak reference, so an unclosed sketch can still be collected
+      const timer: NodeJS.Timeout = setInterval(() => {
+        const sketch = self.deref();
+        if (sketch === undefined) clearInterval(timer);
+        else sketch.maybeRotate();
+      }, period);
+      timer.unref();
+      this.timer = timer;
+    }
+  }
+
+  get width(): number {
+    return this.core.width;
+  }
+  get depth(): number {
+    return this.core.depth;
+  }
+  /** Over-count bound as a fraction of the events held (all slots): e / width. */
+  get epsilon(): number {
+    return Math.E / this.core.width;
+  }
+  /** 100 · e^(−depth). */
+  get deltaPercent(): number {
+    return 100 * Math.exp(-this.core.depth);
+  }
+  /** Native bytes of counters, all slots included. */
+  get memoryBytes(): number {
+    return this.core.memoryBytes;
+  }
+  get closed(): boolean {
+    return this.core.closed;
+  }
+
+  /**
+   * Counts `count` (default 1) events for `key` now and returns the key's estimate in the window, these
+   * events included: the add + check of a rate limiter. Admit the call when the result is ≤ the limit.
+   */
+  hit(key: string, count = 1): number {
+    if (this.core.closed) this.core.native('WindowedCountMinSketch');
+    checkKey(key);
+    if (count !== 1) checkCount(count);
+    // reading the clock on every call would cost more than the hit; any rotation time is sound
+    if ((++this.calls & CHECK_EVERY_MASK) === 0) this.maybeRotate();
+    return this.core.hit(key, this.current, count);
+  }
+
+  /** The key's estimated count in the window, without counting. */
+  estimate(key: string): number {
+    if (this.core.closed) this.core.native('WindowedCountMinSketch');
+    checkKey(key);
+    return this.core.estimate(key);
+  }
+
+  /** {@link hit} for many keys in one native call; `out[i]` receives the estimate right after key i. */
+  hitMany(keys: readonly string[], out?: Uint32Array): Uint32Array {
+    for (const k of keys) checkKey(k);
+    this.maybeRotate();
+    return this.core.hitMany(keys, this.current, out, 'WindowedCountMinSketch');
+  }
+
+  /**
+   * Starts a new sub-window if the current one has lasted subWindowMs, and clears every slot whose events
+   * are all at least windowMs old. Never clears anything younger, whatever `now` says, so calling it early,
+   * late or not at all only makes the sketch stricter. Returns whether a new sub-window started.
+   */
+  maybeRotate(now: number = this.clock()): boolean {
+    if (this.core.closed) return false;
+    const cur = this.current;
+    if (!(now - this.starts[cur] >= this.subWindowMs)) return false;
+    const horizon = now - this.windowMs;
+    const slots = this.core.slots;
+    for (let k = 0; k < slots; k++) {
+      if (k !== cur && this.inUse[k] === 1 && this.ends[k] <= horizon) {
+        this.core.bindings.clearSlot(this.core.native('WindowedCountMinSketch'), k);
+        this.inUse[k] = 0;
+        this.ends[k] = -Infinity;
+      }
+    }
+    const next = (cur + 1) % slots;
+    if (next === cur || this.inUse[next] === 1) return false;
+    this.ends[cur] = now;
+    this.starts[next] = now;
+    this.inUse[next] = 1;
+    this.current = next;
+    return true;
+  }
+
+  /**
+   * Clock time of the oldest event the sketch may still count. Every event after `now − windowMs` is
+   * counted; none before `coveredSince()`.
+   */
+  coveredSince(): number {
+    let oldest = Infinity;
+    for (let k = 0; k < this.core.slots; k++) if (this.inUse[k] === 1 && this.starts[k] < oldest) oldest = this.starts[k];
+    return oldest;
+  }
+
+  /** Releases the native memory and stops the rotation timer. Idempotent. */
+  close(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+    this.core.close();
+  }
+}
