@@ -16,4 +16,17 @@ export interface SketchRegistryView {
   list(): SketchInfo[];
   /** One sketch, or undefined for an unknown id. */
   get(id: string): SketchInfo | undefined;
+  /**
+   * Running totals of one sketch since it was created, for the `diag.sketch.hits` / `diag.sketch.breaches`
+   * counters; undefined for an unknown id. Optional: a registry without it simply exports no such counters.
+   */
+  stats?(id: string): SketchStats | undefined;
+}
+
+/** Cumulative counts of one sketch; both only ever grow while the sketch lives. */
+export interface SketchStats {
+  /** Calls counted by the sketch. */
+  readonly hits: number;
+  /** Calls rejected because their key's estimate exceeded the threshold. */
+  readonly breaches: number;
 }

@@ -2,25 +2,46 @@ import type { Meter, Tracer } from '@opentelemetry/api';
 import type { DiagRuntime } from '../runtime';
 import type { BeanObserver } from '../adapters/nestjs/container-observer';
 import type { SketchRegistryView } from '../sketch/types';
+import { DiagMetrics } from './metrics';
+import { StartupSpans } from './spans';
+
+export { ATTRIBUTES, EVENTS, METRICS, SPANS } from './names';
+export { DiagMetrics, type MetricSources } from './metrics';
+export { StartupSpans, performanceToHrTime, type SpanSources } from './spans';
 
 /**
- * OpenTelemetry output of the ghost detector and the sketches. PLACEHOLDER: the telemetry issue replaces the
- * body; the instrumentation already calls these methods at the right moments.
+ * OpenTelemetry output of the ghost detector and the sketches, through whatever providers the SDK set:
+ * observable metrics read at collection time, a start-up span with a child per bean, and a span event at
+ * each bean's first touch. Only `@opentelemetry/api` is used, so an application without an SDK pays nothing.
  */
 export class DiagTelemetry {
-  constructor(
-    private readonly runtime: DiagRuntime,
-    private readonly tracer: () => Tracer,
-    private readonly sketches: () => SketchRegistryView | undefined,
-  ) {}
+  private readonly metrics: DiagMetrics;
+  private readonly spans: StartupSpans;
+
+  /**
+   * @param runtime the ghost detector whose state is reported
+   * @param tracer the instrumentation's tracer, read at each use (the TracerProvider may be set later)
+   * @param sketches the sketch registry, when sketches are in use
+   */
+  constructor(runtime: DiagRuntime, tracer: () => Tracer, sketches: () => SketchRegistryView | undefined) {
+    const ghosts = () => runtime.tracker?.snapshot();
+    const report = () => runtime.diagReport();
+    this.metrics = new DiagMetrics({ report, ghosts, sketches });
+    this.spans = new StartupSpans({ tracer, beanSpans: runtime.config.telemetry.beanSpans, ghosts, report });
+    runtime.addListener({
+      containerReady: (r) => this.spans.reportReady(r),
+      // The tracker calls this once per bean, inside the first call only; later calls never reach telemetry.
+      beanTouched: (name) => this.spans.firstTouch(name),
+    });
+  }
 
   /** Called from InstrumentationBase._updateMetricInstruments: (re)creates every instrument on `meter`. */
   updateMetricInstruments(meter: Meter): void {
-    void meter;
+    this.metrics.install(meter);
   }
 
   /** Span hooks for container start-up, handed to the NestJS adapter. */
   beanObserver(): BeanObserver {
-    return {};
+    return this.spans.observer();
   }
 }

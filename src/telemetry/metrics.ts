@@ -1,0 +1,140 @@
+import type { Attributes, BatchObservableCallback, BatchObservableResult, Meter, Observable } from '@opentelemetry/api';
+import type { DiagReport } from '../ghost/reports';
+import type { GhostReport } from '../ghost/types';
+import type { SketchRegistryView } from '../sketch/types';
+import { safeLog } from '../logger';
+import { beanIndex } from './bean-index';
+import { ATTRIBUTES, METRICS } from './names';
+
+/** Where the metrics read their values, at collection time only. */
+export interface MetricSources {
+  /** The latest start-up report (Phase 1), once a container has started. */
+  report(): DiagReport | undefined;
+  /** The tracker's live snapshot, or undefined when Phase 2 is off. */
+  ghosts(): GhostReport | undefined;
+  /** The sketch registry, when sketches are in use. */
+  sketches(): SketchRegistryView | undefined;
+}
+
+interface Instruments {
+  readonly candidates: Observable;
+  readonly tracked: Observable;
+  readonly touched: Observable;
+  readonly untouched: Observable;
+  readonly untrackable: Observable;
+  readonly frameworkSkipped: Observable;
+  readonly beanTouched: Observable;
+  readonly sketchMemory: Observable;
+  readonly sketchHits: Observable;
+  readonly sketchBreaches: Observable;
+}
+
+type Spec = (typeof METRICS)[keyof typeof METRICS];
+
+function options(spec: Spec): { unit: string; description: string } {
+  return { unit: spec.unit, description: spec.description };
+}
+
+/**
+ * The ghost detector's and the sketches' metrics. Every instrument is asynchronous (observable) and one batch
+ * callback reads the runtime when the SDK collects: nothing here runs on an application call, which is what
+ * lets Phase 2 promise that a call after the first touch costs the same as an untracked one.
+ */
+export class DiagMetrics {
+  private registered: { meter: Meter; callback: BatchObservableCallback; observables: Observable[] } | undefined;
+
+  constructor(private readonly sources: MetricSources) {}
+
+  /**
+   * (Re)creates every instrument on `meter`. A previous meter's callback is removed first, so a changed
+   * MeterProvider does not leave a second reader of the same state behind.
+   */
+  install(meter: Meter): void {
+    this.uninstall();
+    try {
+      const instruments: Instruments = {
+        candidates: meter.createObservableGauge(METRICS.ghostCandidates.name, options(METRICS.ghostCandidates)),
+        tracked: meter.createObservableGauge(METRICS.ghostTracked.name, options(METRICS.ghostTracked)),
+        touched: meter.createObservableGauge(METRICS.ghostTouched.name, options(METRICS.ghostTouched)),
+        untouched: meter.createObservableGauge(METRICS.ghostUntouched.name, options(METRICS.ghostUntouched)),
+        untrackable: meter.createObservableGauge(METRICS.ghostUntrackable.name, options(METRICS.ghostUntrackable)),
+        frameworkSkipped: meter.createObservableGauge(METRICS.ghostFrameworkSkipped.name, options(METRICS.ghostFrameworkSkipped)),
+        beanTouched: meter.createObservableGauge(METRICS.beanTouched.name, options(METRICS.beanTouched)),
+        sketchMemory: meter.createObservableGauge(METRICS.sketchMemory.name, options(METRICS.sketchMemory)),
+        sketchHits: meter.createObservableCounter(METRICS.sketchHits.name, options(METRICS.sketchHits)),
+        sketchBreaches: meter.createObservableCounter(METRICS.sketchBreaches.name, options(METRICS.sketchBreaches)),
+      };
+      const callback: BatchObservableCallback = (result) => this.observe(result, instruments);
+      const observables = Object.values(instruments);
+      meter.addBatchObservableCallback(callback, observables);
+      this.registered = { meter, callback, observables };
+    } catch (err) {
+      safeLog('warn', `diag metrics not registered: ${(err as Error)?.message ?? String(err)}`);
+    }
+  }
+
+  /** Stops reporting on the current meter. */
+  uninstall(): void {
+    const registered = this.registered;
+    this.registered = undefined;
+    if (!registered) return;
+    try {
+      registered.meter.removeBatchObservableCallback(registered.callback, registered.observables);
+    } catch (err) {
+      safeLog('debug', `diag metrics callback not removed: ${String(err)}`);
+    }
+  }
+
+  // Each part is guarded on its own: a broken sketch view must not hide the ghost counts, and nothing may
+  // throw into the SDK's collection.
+  private observe(result: BatchObservableResult, m: Instruments): void {
+    this.guard('ghost', () => this.observeGhosts(result, m));
+    this.guard('sketch', () => this.observeSketches(result, m));
+  }
+
+  private observeGhosts(result: BatchObservableResult, m: Instruments): void {
+    const report = this.sources.report();
+    if (report) result.observe(m.candidates, report.ghostCandidates.count);
+    const ghosts = this.sources.ghosts();
+    if (!ghosts) return;
+    result.observe(m.tracked, ghosts.trackedCount);
+    result.observe(m.touched, ghosts.touchedCount);
+    result.observe(m.untouched, ghosts.untouchedCount);
+    result.observe(m.untrackable, ghosts.untrackableCount);
+    result.observe(m.frameworkSkipped, ghosts.frameworkSkipped);
+    const index = beanIndex(report);
+    const perBean = (name: string, value: 0 | 1): void => {
+      const facts = index.get(name);
+      const attributes: Attributes = {
+        [ATTRIBUTES.beanName]: name,
+        [ATTRIBUTES.beanGhostCandidate]: facts?.candidate ?? false,
+      };
+      if (facts?.module !== undefined) attributes[ATTRIBUTES.beanModule] = facts.module;
+      result.observe(m.beanTouched, value, attributes);
+    };
+    for (const name of ghosts.touched) perBean(name, 1);
+    for (const name of ghosts.untouched) perBean(name, 0);
+  }
+
+  private observeSketches(result: BatchObservableResult, m: Instruments): void {
+    const view = this.sources.sketches();
+    if (!view) return;
+    for (const info of view.list()) {
+      const attributes: Attributes = { [ATTRIBUTES.sketchId]: info.id };
+      result.observe(m.sketchMemory, info.memoryBytes, attributes);
+      const stats = view.stats?.(info.id);
+      if (stats) {
+        result.observe(m.sketchHits, stats.hits, attributes);
+        result.observe(m.sketchBreaches, stats.breaches, attributes);
+      }
+    }
+  }
+
+  private guard(part: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      safeLog('debug', `diag ${part} metrics not collected: ${(err as Error)?.message ?? String(err)}`);
+    }
+  }
+}

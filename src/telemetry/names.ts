@@ -1,0 +1,67 @@
+/**
+ * Every name this package emits to OpenTelemetry, in one place: docs/telemetry.md mirrors this file, and the
+ * tests compare the exported data against these constants, so a rename here is a rename everywhere.
+ *
+ * Conventions (OpenTelemetry semantic conventions): names are lower-case, dot-separated, under `diag.`;
+ * multi-word components use `_`; units are UCUM (`By`, `ms`, `1`) or an annotation in braces (`{bean}`,
+ * `{call}`) for counts of things. A Prometheus exporter turns `.` into `_` and adds `_total` to counters.
+ */
+
+/** Metric names and units. */
+export const METRICS = {
+  /** Phase 1 ghost candidates in the latest start-up report. */
+  ghostCandidates: { name: 'diag.ghost.candidates', unit: '{bean}', description: 'Ghost candidates found by the start-up graph analysis (Phase 1, confidence LOW)' },
+  /** Beans wrapped by the first-touch tracker (Phase 2). */
+  ghostTracked: { name: 'diag.ghost.tracked', unit: '{bean}', description: 'Beans tracked for first touch (Phase 2)' },
+  ghostTouched: { name: 'diag.ghost.touched', unit: '{bean}', description: 'Tracked beans with at least one method call so far (Phase 2)' },
+  ghostUntouched: { name: 'diag.ghost.untouched', unit: '{bean}', description: 'Tracked beans with no method call so far (Phase 2)' },
+  ghostUntrackable: { name: 'diag.ghost.untrackable', unit: '{bean}', description: 'Beans that could not be tracked, for any reason (Phase 2)' },
+  ghostFrameworkSkipped: { name: 'diag.ghost.framework_skipped', unit: '{bean}', description: 'Framework and library beans skipped by the tracker, counted only (Phase 2)' },
+  /** Per tracked bean: 1 once any tracked method was called in this process, else 0. */
+  beanTouched: { name: 'diag.bean.touched', unit: '1', description: '1 once a method of the tracked bean was called in this process, 0 until then (Phase 2)' },
+  /** Per sketch id: native memory held. */
+  sketchMemory: { name: 'diag.sketch.memory', unit: 'By', description: 'Native (off-heap) memory held by the sketch, windows included' },
+  /** Per sketch id: calls counted by the sketch since it was created. */
+  sketchHits: { name: 'diag.sketch.hits', unit: '{call}', description: 'Calls counted by the sketch since it was created' },
+  /** Per sketch id: calls rejected because their key exceeded the threshold. */
+  sketchBreaches: { name: 'diag.sketch.breaches', unit: '{call}', description: 'Calls rejected because their key exceeded the threshold' },
+} as const;
+
+/** Span names. */
+export const SPANS = {
+  /** From the start of the container's instance creation to the end of the Phase 1 analysis. */
+  containerStartup: 'diag.container.startup',
+  /** One bean's creation (constructor or factory, awaited); child of the start-up span. */
+  beanInstantiation: 'diag.bean.instantiation',
+} as const;
+
+/** Span event names. */
+export const EVENTS = {
+  /** On the span active when a tracked bean is first called: which request first used the bean. */
+  beanFirstTouch: 'diag.bean.first_touch',
+} as const;
+
+/** Attribute keys, on metrics, spans and events. */
+export const ATTRIBUTES = {
+  beanName: 'diag.bean.name',
+  beanModule: 'diag.bean.module',
+  /** Boolean: the bean is a Phase 1 ghost candidate. */
+  beanGhostCandidate: 'diag.bean.ghost_candidate',
+  /** `singleton`, `request` or `transient`. */
+  beanScope: 'diag.bean.scope',
+  sketchId: 'diag.sketch.id',
+  containerName: 'diag.container.name',
+  containerVersion: 'diag.container.version',
+  /** Start-up span: every bean in the container, framework ones included. */
+  beanCount: 'diag.container.bean_count',
+  applicationBeanCount: 'diag.container.application_bean_count',
+  frameworkBeanCount: 'diag.container.framework_bean_count',
+  orphanCount: 'diag.ghost.orphan_count',
+  candidateCount: 'diag.ghost.candidate_count',
+  /** Start-up span, Phase 2 only: the tracker's counts when start-up ended. */
+  trackedCount: 'diag.ghost.tracked_count',
+  touchedCount: 'diag.ghost.touched_count',
+  untouchedCount: 'diag.ghost.untouched_count',
+  untrackableCount: 'diag.ghost.untrackable_count',
+  frameworkSkippedCount: 'diag.ghost.framework_skipped_count',
+} as const;

@@ -1,0 +1,153 @@
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type HrTime, type Span, type Tracer } from '@opentelemetry/api';
+import type { BeanObserver } from '../adapters/nestjs/container-observer';
+import type { DiagReport } from '../ghost/reports';
+import type { GhostReport } from '../ghost/types';
+import { safeLog } from '../logger';
+import { beanIndex } from './bean-index';
+import { ATTRIBUTES, EVENTS, SPANS } from './names';
+
+const NANOS_PER_MS = 1e6;
+const NANOS_PER_SECOND = 1e9;
+
+/**
+ * A `performance.now()` reading as an absolute HrTime. The origin and the reading are split into whole
+ * seconds and nanoseconds separately: adding them as one float of epoch milliseconds would lose the
+ * sub-microsecond part that short bean creations consist of.
+ */
+export function performanceToHrTime(now: number, origin: number = performance.timeOrigin): HrTime {
+  const split = (ms: number): [number, number] => {
+    const seconds = Math.trunc(ms / 1000);
+    return [seconds, Math.round((ms - seconds * 1000) * NANOS_PER_MS)];
+  };
+  const [os, on] = split(origin);
+  const [ns, nn] = split(now);
+  let seconds = os + ns;
+  let nanos = on + nn;
+  if (nanos >= NANOS_PER_SECOND) {
+    seconds += 1;
+    nanos -= NANOS_PER_SECOND;
+  }
+  return [seconds, nanos];
+}
+
+/** Settings and state readers the spans need. */
+export interface SpanSources {
+  readonly tracer: () => Tracer;
+  /** `diag.telemetry.bean-spans`: one child span per bean instantiation. */
+  readonly beanSpans: boolean;
+  /** The tracker's live snapshot, or undefined when Phase 2 is off. */
+  readonly ghosts: () => GhostReport | undefined;
+  /** The latest start-up report, for the module and candidate flag of a first-touch event. */
+  readonly report: () => DiagReport | undefined;
+}
+
+/**
+ * Container start-up as a trace: a `diag.container.startup` span from the start of instance creation to the
+ * end of the Phase 1 analysis, with the report's counts as attributes, and (optionally) a child span per bean
+ * creation. Also the first-touch event on whatever span is active when a tracked bean is first called.
+ */
+export class StartupSpans {
+  private readonly open = new WeakMap<object, Span>();
+  // The runtime announces the report synchronously just before the adapter's bootstrapFinished for the same
+  // container, so one slot is enough to hand it over.
+  private pendingReport: DiagReport | undefined;
+
+  constructor(private readonly sources: SpanSources) {}
+
+  /** The hooks the NestJS adapter calls while a container bootstraps. */
+  observer(): BeanObserver {
+    return {
+      bootstrapStarted: (container) => this.started(container),
+      beanInstantiated: (container, bean) => this.bean(container, bean),
+      bootstrapFinished: (container, error) => this.finished(container, error),
+    };
+  }
+
+  /** The runtime's containerReady: the report whose counts the next finished start-up span carries. */
+  reportReady(report: DiagReport): void {
+    this.pendingReport = report;
+  }
+
+  /**
+   * Adds one event to the active span, if any: called once per bean, inside the call that first touched it,
+   * so the trace of that request shows it. Never called again for the same bean.
+   */
+  firstTouch(name: string): void {
+    const span = trace.getActiveSpan();
+    if (!span || !span.isRecording()) return;
+    const facts = beanIndex(this.sources.report()).get(name);
+    const attributes: Attributes = { [ATTRIBUTES.beanName]: name };
+    if (facts?.module !== undefined) attributes[ATTRIBUTES.beanModule] = facts.module;
+    if (facts !== undefined) attributes[ATTRIBUTES.beanGhostCandidate] = facts.candidate;
+    span.addEvent(EVENTS.beanFirstTouch, attributes);
+  }
+
+  private started(container: object): void {
+    // A start-up inside the user's own span (say, a bootstrap wrapped in a span) nests under it.
+    const span = this.sources.tracer().startSpan(
+      SPANS.containerStartup,
+      { kind: SpanKind.INTERNAL, startTime: performanceToHrTime(performance.now()) },
+      context.active(),
+    );
+    this.open.set(container, span);
+  }
+
+  private bean(
+    container: object,
+    bean: { name: string; module?: string; scope: string; startTime: number; endTime: number },
+  ): void {
+    if (!this.sources.beanSpans) return;
+    const parent = this.open.get(container);
+    if (!parent) return;
+    const attributes: Attributes = {
+      [ATTRIBUTES.beanName]: bean.name,
+      [ATTRIBUTES.beanScope]: bean.scope,
+    };
+    if (bean.module !== undefined) attributes[ATTRIBUTES.beanModule] = bean.module;
+    const child = this.sources.tracer().startSpan(
+      SPANS.beanInstantiation,
+      { kind: SpanKind.INTERNAL, startTime: performanceToHrTime(bean.startTime), attributes },
+      trace.setSpan(context.active(), parent),
+    );
+    child.end(performanceToHrTime(bean.endTime));
+  }
+
+  private finished(container: object, error?: unknown): void {
+    const span = this.open.get(container);
+    const report = this.pendingReport;
+    this.pendingReport = undefined;
+    if (!span) return;
+    this.open.delete(container);
+    try {
+      if (error !== undefined) {
+        span.recordException(error instanceof Error ? error : String(error));
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      } else if (report) {
+        span.setAttributes(reportAttributes(report, this.sources.ghosts()));
+      }
+    } catch (err) {
+      safeLog('debug', `start-up span attributes not set: ${(err as Error)?.message ?? String(err)}`);
+    }
+    span.end(performanceToHrTime(performance.now()));
+  }
+}
+
+function reportAttributes(report: DiagReport, ghosts: GhostReport | undefined): Attributes {
+  const attributes: Attributes = {
+    [ATTRIBUTES.containerName]: report.container.name,
+    [ATTRIBUTES.beanCount]: report.summary.beans,
+    [ATTRIBUTES.applicationBeanCount]: report.summary.applicationBeans,
+    [ATTRIBUTES.frameworkBeanCount]: report.summary.frameworkBeans,
+    [ATTRIBUTES.orphanCount]: report.orphans.length,
+    [ATTRIBUTES.candidateCount]: report.ghostCandidates.count,
+  };
+  if (report.container.version !== undefined) attributes[ATTRIBUTES.containerVersion] = report.container.version;
+  if (ghosts) {
+    attributes[ATTRIBUTES.trackedCount] = ghosts.trackedCount;
+    attributes[ATTRIBUTES.touchedCount] = ghosts.touchedCount;
+    attributes[ATTRIBUTES.untouchedCount] = ghosts.untouchedCount;
+    attributes[ATTRIBUTES.untrackableCount] = ghosts.untrackableCount;
+    attributes[ATTRIBUTES.frameworkSkippedCount] = ghosts.frameworkSkipped;
+  }
+  return attributes;
+}
