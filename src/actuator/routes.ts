@@ -10,10 +10,10 @@ import type { ActuatorSources } from './types';
  * all decisions about what is exposed in one place.
  */
 
-/** What the server writes back. `body` is JSON text (empty for 204). */
+/** What the server writes back. `body` is JSON, as text or already-encoded bytes (empty for 204). */
 export interface ActuatorResponse {
   readonly status: number;
-  readonly body: string;
+  readonly body: string | Buffer;
   /** Extra headers (Allow, WWW-Authenticate); the server adds content type and caching headers itself. */
   readonly headers?: Readonly<Record<string, string>>;
 }
@@ -135,6 +135,7 @@ export class ActuatorRouter {
   private readonly base: string[];
   private readonly bearer: BearerCheck | undefined;
   private readonly indexCache = new Map<string, string>();
+  private ghostsCache: { version: number; bytes: Buffer } | undefined;
 
   constructor(private readonly options: RouterOptions) {
     this.base = options.basePath.split('/').filter((s) => s !== '');
@@ -215,7 +216,7 @@ export class ActuatorRouter {
           return { status: 200, body: JSON.stringify(report) };
         });
       case 'ghosts':
-        return this.read('diag/ghosts', () => ({ status: 200, body: JSON.stringify(this.options.sources.ghosts()) }));
+        return this.read('diag/ghosts', () => ({ status: 200, body: this.ghosts() }));
       case 'sketches':
         return this.read('sketches', () => {
           // Null prototype: a sketch id such as `__proto__` stays an ordinary key.
@@ -244,11 +245,25 @@ export class ActuatorRouter {
     }
   }
 
+  private ghosts(): string | Buffer {
+    const sources = this.options.sources;
+    if (typeof sources.ghostsVersion !== 'function') return JSON.stringify(sources.ghosts());
+    const version = sources.ghostsVersion();
+    const cached = this.ghostsCache;
+    if (cached !== undefined && Object.is(cached.version, version)) return cached.bytes;
+    // Read in the same tick as the version, so the bytes cannot be older than the number they are filed under.
+    const text = JSON.stringify(sources.ghosts());
+    if (typeof text !== 'string') return text;
+    const bytes = Buffer.from(text, 'utf8');
+    this.ghostsCache = { version, bytes };
+    return bytes;
+  }
+
   /** Runs a source read; a throwing source or an unserialisable value becomes a 500 without details. */
   private read(endpoint: string, produce: () => ActuatorResponse): ActuatorResponse {
     try {
       const r = produce();
-      if (typeof r.body !== 'string') throw new TypeError('source produced no JSON value');
+      if (typeof r.body !== 'string' && !Buffer.isBuffer(r.body)) throw new TypeError('source produced no JSON value');
       return r;
     } catch (error) {
       try {

@@ -162,13 +162,16 @@ function onRequest(router: ActuatorRouter, req: http.IncomingMessage, res: http.
   }
   try {
     const headers: http.OutgoingHttpHeaders = { ...BASE_HEADERS, ...response.headers };
-    if (response.status !== 204) headers['Content-Length'] = Buffer.byteLength(response.body);
+    // Encoded once: the length comes for free and the socket gets bytes, not a string to encode again.
+    const body =
+      response.status === 204 ? undefined : typeof response.body === 'string' ? Buffer.from(response.body, 'utf8') : response.body;
+    if (body !== undefined) headers['Content-Length'] = body.length;
     // A body we will not read is not drained either: closing is cheaper than reading an arbitrary upload.
     if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) {
       if (req.headers['content-length'] !== '0') headers.Connection = 'close';
     }
     res.writeHead(response.status, headers);
-    res.end(req.method === 'HEAD' || response.status === 204 ? undefined : response.body);
+    res.end(req.method === 'HEAD' ? undefined : body);
   } catch (error) {
     safeLog('debug', `actuator: could not write a response: ${describe(error)}`);
     res.destroy();

@@ -23,6 +23,8 @@ export function ghostTrackingDisabled(): GhostTrackingDisabled {
 export interface ActuatorSourceParts {
   /** The Phase 2 tracker; undefined when tracking is off. */
   readonly ghosts?: GhostSnapshotSource | (() => GhostSnapshotSource | undefined);
+  /** Optional change counter for the ghost snapshot (see {@link ActuatorSources.ghostsVersion}). */
+  readonly ghostsVersion?: () => number;
   /** The start-up report once written. */
   readonly diagReport?: () => object | undefined;
   /** The sketch registry, looked up per request so it can be created lazily. */
@@ -41,6 +43,12 @@ export function actuatorSources(parts: ActuatorSourceParts): ActuatorSources {
       const source = ghostSource();
       return source ? source.ghostSnapshot() : ghostTrackingDisabled();
     },
+    ...(parts.ghostsVersion !== undefined
+      ? {
+          // While tracking is off the DISABLED object never changes: any constant will do.
+          ghostsVersion: () => (ghostSource() ? parts.ghostsVersion!() : -1),
+        }
+      : {}),
     diagReport: () => (parts.diagReport ? parts.diagReport() : undefined),
     sketches: () => (parts.sketches ? parts.sketches() : undefined) ?? EMPTY_SKETCH_REGISTRY,
   };

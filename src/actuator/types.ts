@@ -13,6 +13,13 @@ export type ActuatorConfig = DiagConfig['actuator'];
 export interface ActuatorSources {
   /** The live ghost snapshot, or the DISABLED object (with how to enable tracking) when Phase 2 is off. */
   ghosts(): GhostReport | GhostTrackingDisabled;
+  /**
+   * Optional: a number that changes whenever `ghosts()` would answer differently. The tracker can bump it on
+   * each first touch, which happens at most once per bean, so in steady state it never changes. When present,
+   * the serialised snapshot is reused while the number is unchanged and polling costs no serialisation; when
+   * absent, every request serialises a fresh snapshot.
+   */
+  ghostsVersion?(): number;
   /** The start-up report (`diag-report.json` content), or undefined while the container has not finished starting. */
   diagReport(): object | undefined;
   /**

@@ -14,7 +14,7 @@ function router(opts: { include?: string[]; exclude?: string[]; basePath?: strin
   return { r, sources };
 }
 
-const json = (res: ActuatorResponse) => JSON.parse(res.body);
+const json = (res: ActuatorResponse) => JSON.parse(String(res.body));
 
 describe('ActuatorRouter endpoints', () => {
   it('serves health', () => {
@@ -116,6 +116,32 @@ describe('ActuatorRouter endpoints', () => {
     const second = paths.map((p) => r.respond('GET', p, 'h').body);
     expect(second).toEqual(first);
     expect(JSON.stringify(sources.state)).toBe(before);
+  });
+});
+
+describe('ActuatorRouter ghost snapshot reuse', () => {
+  it('serialises on every request when the source offers no version', () => {
+    const { r, sources } = router();
+    r.respond('GET', '/actuator/diag/ghosts');
+    r.respond('GET', '/actuator/diag/ghosts');
+    expect(sources.calls.ghosts).toBe(2);
+  });
+
+  it('reuses the bytes while the version is unchanged and re-reads when it changes', () => {
+    const sources = fakeSources({ ghosts: fakeGhostReport(4) });
+    let version = 1;
+    const withVersion = Object.assign(sources, { ghostsVersion: () => version });
+    const { r } = router({ sources: withVersion });
+    const a = r.respond('GET', '/actuator/diag/ghosts');
+    const b = r.respond('GET', '/actuator/diag/ghosts');
+    expect(b.body).toBe(a.body);
+    expect(sources.calls.ghosts).toBe(1);
+    // A first touch: the tracker's lists change and so does the version.
+    sources.state.ghosts = { ...fakeGhostReport(4), touchedCount: 3, untouchedCount: 1 };
+    version = 2;
+    const c = r.respond('GET', '/actuator/diag/ghosts');
+    expect(json(c).touchedCount).toBe(3);
+    expect(sources.calls.ghosts).toBe(2);
   });
 });
 
