@@ -1,0 +1,148 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/** The loading cases the package supports, each a real `node` process as a user would start it. */
+export type LoadingCase = 'nest11-cjs' | 'nest12-esm' | 'nest12-cjs';
+
+export const LOADING_CASES: readonly LoadingCase[] = ['nest11-cjs', 'nest12-esm', 'nest12-cjs'];
+
+const FIXTURES = path.resolve(__dirname, '..', '..', 'fixtures');
+
+/** Where the compiled fixture app lives and how node must be started for it. */
+export function launchSpec(loading: LoadingCase, app = 'ghost-app'): { cwd: string; args: string[] } {
+  const [nest, format] = loading.split('-') as ['nest11' | 'nest12', 'cjs' | 'esm'];
+  const cwd = path.join(FIXTURES, nest, `out-${format}`, app);
+  const preload =
+    format === 'esm'
+      ? ['--import', path.join(FIXTURES, 'telemetry', 'telemetry.mjs')]
+      : ['--require', path.join(FIXTURES, 'telemetry', 'telemetry.cjs')];
+  return { cwd, args: [...preload, 'main.js'] };
+}
+
+export interface RunningApp {
+  readonly proc: ChildProcess;
+  readonly port: number;
+  readonly reportDir: string;
+  stdout(): string;
+  stderr(): string;
+  /** Sends `signal` and resolves with the exit code once the process is gone. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Reads a JSON file from the report directory. */
+  readReport<T = any>(file?: string): T;
+}
+
+/** Environment every fixture process gets: no exporter tries to reach a collector that is not there. */
+export function quietOtelEnv(): NodeJS.ProcessEnv {
+  return {
+    OTEL_TRACES_EXPORTER: 'none',
+    OTEL_METRICS_EXPORTER: 'none',
+    OTEL_LOGS_EXPORTER: 'none',
+    OTEL_SDK_DISABLED: undefined,
+  };
+}
+
+export function tempDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `diag-${prefix}-`));
+}
+
+export interface StartOptions {
+  readonly app?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Start without the instrumentation (no preload), for side-by-side comparisons. */
+  readonly bare?: boolean;
+  readonly reportDir?: string;
+  readonly timeoutMs?: number;
+  /** Resolve when this line prefix appears instead of `LISTENING `. */
+  readonly readyLine?: string;
+}
+
+/** Starts a fixture app and waits for `LISTENING <port>`; rejects with its output if it exits or times out. */
+export async function startApp(loading: LoadingCase, options: StartOptions = {}): Promise<RunningApp> {
+  const spec = launchSpec(loading, options.app);
+  const reportDir = options.reportDir ?? tempDir('report');
+  const args = options.bare ? spec.args.slice(2) : spec.args;
+  const proc = spawn(process.execPath, args, {
+    cwd: spec.cwd,
+    env: { ...process.env, ...quietOtelEnv(), DIAG_REPORT_DIR: reportDir, DIAG_LOG_LEVEL: 'info', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const readyLine = options.readyLine ?? 'LISTENING ';
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`${loading} app did not start in time\nstdout:\n${out}\nstderr:\n${err}`));
+    }, options.timeoutMs ?? 30_000);
+    const check = (): void => {
+      const line = out.split('\n').find((l) => l.startsWith(readyLine));
+      if (line) {
+        clearTimeout(timer);
+        resolve(Number(line.slice(readyLine.length).trim()) || 0);
+      }
+    };
+    proc.stdout!.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${loading} app exited with ${code} before it was ready\nstdout:\n${out}\nstderr:\n${err}`));
+    });
+  });
+  return {
+    proc,
+    port,
+    reportDir,
+    stdout: () => out,
+    stderr: () => err,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
+      proc.kill(signal);
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+    readReport(file = 'diag-report.json') {
+      return JSON.parse(fs.readFileSync(path.join(reportDir, file), 'utf8'));
+    },
+  };
+}
+
+/** Runs a fixture app to completion (for apps that are expected to exit) and returns its output. */
+export async function runToExit(
+  loading: LoadingCase,
+  options: StartOptions = {},
+): Promise<{ code: number | null; stdout: string; stderr: string; reportDir: string }> {
+  const spec = launchSpec(loading, options.app);
+  const reportDir = options.reportDir ?? tempDir('report');
+  const args = options.bare ? spec.args.slice(2) : spec.args;
+  const proc = spawn(process.execPath, args, {
+    cwd: spec.cwd,
+    env: { ...process.env, ...quietOtelEnv(), DIAG_REPORT_DIR: reportDir, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => proc.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+  const code = await new Promise<number | null>((resolve) => proc.once('exit', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, stdout, stderr, reportDir };
+}
+
+export async function getJson(port: number, urlPath: string): Promise<{ status: number; body: any; text: string }> {
+  const res = await fetch(`http://127.0.0.1:${port}${urlPath}`);
+  const text = await res.text();
+  let body: any;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, body, text };
+}

@@ -1,0 +1,69 @@
+import { envVarName, PROPERTIES, resolveConfig } from '../../../src/config/properties';
+
+const quiet = (): { warn: (m: string) => void; warnings: string[] } => {
+  const warnings: string[] = [];
+  return { warn: (m) => warnings.push(m), warnings };
+};
+
+describe('configuration', () => {
+  it('derives environment variable names from property names', () => {
+    expect(envVarName('diag.ghost-tracking.enabled')).toBe('DIAG_GHOST_TRACKING_ENABLED');
+    expect(envVarName('management.endpoints.web.exposure.include')).toBe('MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE');
+  });
+
+  it('has the SPEC defaults', () => {
+    const c = resolveConfig({}, {});
+    expect(c.ghostTracking).toEqual({ enabled: false, exclude: [] });
+    expect(c.report.dir).toBe(process.cwd());
+    expect(c.actuator).toMatchObject({ include: undefined, exclude: [], basePath: '/actuator', port: 8081, address: '127.0.0.1' });
+  });
+
+  it('lets the environment override options, which override defaults', () => {
+    const c = resolveConfig(
+      { ghostTracking: { enabled: true, exclude: ['A'] }, actuator: { port: 9000, include: ['diag'] } },
+      { MANAGEMENT_SERVER_PORT: '0', DIAG_GHOST_TRACKING_EXCLUDE: 'B, C ,' },
+    );
+    expect(c.ghostTracking).toEqual({ enabled: true, exclude: ['B', 'C'] });
+    expect(c.actuator.port).toBe(0);
+    expect(c.actuator.include).toEqual(['diag']);
+  });
+
+  it.each([
+    ['DIAG_GHOST_TRACKING_ENABLED', 'maybe', /expected true or false/],
+    ['MANAGEMENT_SERVER_PORT', 'abc', /expected a whole number/],
+    ['MANAGEMENT_SERVER_PORT', '70000', /0 to 65535/],
+    ['MANAGEMENT_SERVER_ADDRESS', 'a b', /host/],
+    ['MANAGEMENT_ENDPOINTS_WEB_BASE_PATH', '/a b', /path/],
+  ])('warns about %s=%s and keeps the default', (name, value, reason) => {
+    const { warn, warnings } = quiet();
+    const c = resolveConfig({}, { [name]: value }, warn);
+    const def = resolveConfig({}, {}, () => undefined);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(name);
+    expect(warnings[0]).toMatch(reason);
+    expect(c).toEqual(def);
+  });
+
+  it('warns about malformed options without throwing', () => {
+    const { warn, warnings } = quiet();
+    const c = resolveConfig({ ghostTracking: { enabled: 'yes' as unknown as boolean }, actuator: { port: -1 } }, {}, warn);
+    expect(c.ghostTracking.enabled).toBe(false);
+    expect(c.actuator.port).toBe(8081);
+    expect(warnings).toHaveLength(2);
+  });
+
+  it('lower-cases endpoint ids and normalises the base path', () => {
+    const c = resolveConfig({}, { MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'Health,DIAG', MANAGEMENT_ENDPOINTS_WEB_BASE_PATH: 'manage/' });
+    expect(c.actuator.include).toEqual(['health', 'diag']);
+    expect(c.actuator.basePath).toBe('/manage');
+  });
+
+  it('returns a frozen object', () => {
+    const c = resolveConfig({}, {});
+    expect(Object.isFrozen(c.actuator)).toBe(true);
+  });
+
+  it('documents every property', () => {
+    for (const p of PROPERTIES) expect(p.description.length).toBeGreaterThan(10);
+  });
+});

@@ -1,0 +1,101 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { BeanGraph } from '../../../src/ghost/bean-graph';
+import { findGhostCandidates } from '../../../src/ghost/candidates';
+import { buildDiagReport, writeJsonAtomic } from '../../../src/ghost/reports';
+import { writeGhostReport } from '../../../src/ghost/ghost-report-file';
+import { GhostTracker } from '../../../src/ghost/tracker';
+
+const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'diag-unit-'));
+
+describe('diag-report.json', () => {
+  it('carries the SPEC fields, the graph, the slowest beans and the cycles', () => {
+    const g = new BeanGraph();
+    const base = { module: 'M', kind: 'class', scope: 'singleton', role: 'provider', framework: false, eager: true } as const;
+    const a = g.addBean({ ...base, token: 'A', instantiationMs: 3 });
+    const b = g.addBean({ ...base, token: 'B', instantiationMs: 9 });
+    g.addEdge(a, b, 'constructor');
+    const report = buildDiagReport({ graph: g, phase1: findGhostCandidates(g, () => []), container: { name: 'test' }, analysisMs: 1 });
+    expect(report.orphans).toEqual(['A']);
+    expect(report.ghostCandidates).toMatchObject({ confidence: 'LOW', count: 1, beans: ['A'], entryPointsExcluded: 0, notInstantiatedExcluded: 0 });
+    expect(report.graph.edges).toEqual([{ from: 'A', to: 'B', kind: 'constructor' }]);
+    expect(report.slowestBeans.map((s) => s.name)).toEqual(['B', 'A']);
+    expect(report.graph.nodes.find((n) => n.name === 'A')).toMatchObject({ verdict: 'candidate', dependents: 0 });
+  });
+});
+
+describe('writeJsonAtomic', () => {
+  it('creates missing directories and leaves no temporary file behind', () => {
+    const dir = path.join(tmp(), 'x', 'y');
+    writeJsonAtomic(path.join(dir, 'r.json'), { a: 1 });
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8'))).toEqual({ a: 1 });
+    expect(fs.readdirSync(dir)).toEqual(['r.json']);
+  });
+
+  it('throws (for the caller to turn into a warning) when the directory cannot exist, and cleans up', () => {
+    const dir = tmp();
+    fs.writeFileSync(path.join(dir, 'file'), '');
+    expect(() => writeJsonAtomic(path.join(dir, 'file', 'r.json'), {})).toThrow(/ENOTDIR|EEXIST/);
+  });
+});
+
+describe('diag-ghost-report.json shared by several processes', () => {
+  const trackerWith = (touch: string[], names: string[]): GhostTracker => {
+    const t = new GhostTracker();
+    for (const name of names) {
+      const bean = { call(): number { return 1; } };
+      t.track(name, bean);
+      if (touch.includes(name)) bean.call();
+    }
+    return t;
+  };
+
+  it('merges processes of the same run: touched anywhere is touched', () => {
+    const file = path.join(tmp(), 'diag-ghost-report.json');
+    writeGhostReport(file, trackerWith(['A'], ['A', 'B', 'C']).snapshot(), 'run-1');
+    const merged = writeGhostReport(file, trackerWith(['B'], ['A', 'B', 'C']).snapshot(), 'run-1');
+    expect(merged.touched).toEqual(['A', 'B']);
+    expect(merged.untouched).toEqual(['C']);
+    expect(merged.run.id).toBe('run-1');
+  });
+
+  it('replaces, never merges, a report of another run', () => {
+    const file = path.join(tmp(), 'diag-ghost-report.json');
+    writeGhostReport(file, trackerWith(['A'], ['A', 'B']).snapshot(), 'yesterday');
+    const today = writeGhostReport(file, trackerWith([], ['A', 'B']).snapshot(), 'today');
+    expect(today.touched).toEqual([]);
+    expect(today.untouched).toEqual(['A', 'B']);
+  });
+
+  it('loses no touch when many writers race (forked processes)', async () => {
+    const { fork } = await import('node:child_process');
+    const dir = tmp();
+    const file = path.join(dir, 'diag-ghost-report.json');
+    const script = path.join(dir, 'writer.js');
+    const src = path.resolve(__dirname, '../../../src');
+    fs.writeFileSync(
+      script,
+      
+        `const { writeGhostReport } = require(${JSON.stringify(path.join(src, '..', 'dist', 'ghost', 'ghost-report-file.js'))});
+         const { GhostTracker } = require(${JSON.stringify(path.join(src, '..', 'dist', 'ghost', 'tracker.js'))});
+         const me = process.argv[2];
+         const t = new GhostTracker();
+         const names = Array.from({ length: 8 }, (_, i) => 'Bean' + i);
+         const beans = names.map((n) => { const b = { go() { return 1; } }; t.track(n, b); return b; });
+         beans[Number(me)].go();
+         for (let i = 0; i < 20; i++) writeGhostReport(${JSON.stringify(file)}, t.snapshot(), 'shared-run');`,
+    );
+    if (!fs.existsSync(path.join(src, '..', 'dist', 'ghost', 'ghost-report-file.js'))) {
+      throw new Error('dist/ is missing: run the global setup (npm test) first');
+    }
+    const children = Array.from({ length: 8 }, (_, i) => fork(script, [String(i)], { stdio: 'ignore' }));
+    const codes = await Promise.all(children.map((c) => new Promise((r) => c.once('exit', r))));
+    expect(codes).toEqual(Array(8).fill(0));
+    const final = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(final.touched).toHaveLength(8);
+    expect(final.untouchedCount).toBe(0);
+    expect(final.processes).toHaveLength(8);
+    expect(fs.readdirSync(dir).filter((f) => f.includes('.tmp') || f.endsWith('.lock'))).toEqual([]);
+  });
+});
