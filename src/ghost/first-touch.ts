@@ -13,6 +13,7 @@
  */
 import { EventEmitter } from 'node:events';
 import * as stream from 'node:stream';
+import { types } from 'node:util';
 
 /** Methods a framework calls on its own during start and shutdown; calling them is not a touch. */
 export const DEFAULT_LIFECYCLE_HOOKS: readonly string[] = Object.freeze([
@@ -81,8 +82,20 @@ const CORE_PROTOTYPES: ReadonlySet<object> = new Set<object>(
 
 const fnToString = Function.prototype.toString;
 
+/** Per prototype: a bean module's classes are tracked many times over in tests and multi-app processes. */
+const builtinCache = new WeakMap<object, boolean>();
+
 function isBuiltinPrototype(proto: object, extra: ReadonlySet<object> | undefined): boolean {
   if (proto === Object.prototype || CORE_PROTOTYPES.has(proto) || extra?.has(proto) === true) return true;
+  let builtin = builtinCache.get(proto);
+  if (builtin === undefined) {
+    builtin = hasNativeConstructor(proto);
+    builtinCache.set(proto, builtin);
+  }
+  return builtin;
+}
+
+function hasNativeConstructor(proto: object): boolean {
   const ctor = Object.getOwnPropertyDescriptor(proto, 'constructor')?.value;
   if (typeof ctor !== 'function') return false;
   try {
@@ -92,9 +105,16 @@ function isBuiltinPrototype(proto: object, extra: ReadonlySet<object> | undefine
   }
 }
 
+/**
+ * Whether `fn` can be called with `new`. Methods, arrows and async functions have no own `prototype`;
+ * generators have one but are not constructors. Only bound functions need the exact (and, because it throws,
+ * slow: microseconds) test.
+ */
 function isConstructor(fn: Function): boolean {
+  if (Object.prototype.hasOwnProperty.call(fn, 'prototype')) return !types.isGeneratorFunction(fn);
+  if (!fn.name.startsWith('bound ')) return false;
   try {
-    // Only reads fn.prototype, never calls fn: the standard test for [[Construct]].
+    // Only reads fn.prototype, never calls fn.
     Reflect.construct(String, [], fn);
     return true;
   } catch {
@@ -123,19 +143,21 @@ function makeWrapper(original: Function, rec: TouchRecord, meta: MetadataApi | u
     const ctorWrapper = function (this: unknown): unknown {
       if (rec.pending) rec.touch();
       return new.target === undefined
-        ? original.apply(this, arguments)
+        ? Reflect.apply(original, this, arguments)
         : Reflect.construct(original, arguments, new.target === ctorWrapper ? original : new.target);
     };
     Object.defineProperty(ctorWrapper, 'prototype', { value: (original as { prototype?: unknown }).prototype });
     wrapper = ctorWrapper;
   } else {
     // Method shorthand: like the class methods it stands for, it has no `prototype` and cannot be `new`-ed.
+    // The computed key names it natively, which is cheaper than redefining `name` afterwards.
+    const name = typeof original.name === 'string' ? original.name : '';
     wrapper = {
-      forward(this: unknown): unknown {
+      [name](this: unknown): unknown {
         if (rec.pending) rec.touch();
-        return original.apply(this, arguments);
+        return Reflect.apply(original, this, arguments);
       },
-    }.forward;
+    }[name]!;
   }
   // `fn.constructor === AsyncFunction`, `Object.prototype.toString` tags and inherited metadata follow the
   // original's [[Prototype]].
@@ -143,7 +165,15 @@ function makeWrapper(original: Function, rec: TouchRecord, meta: MetadataApi | u
   if (Object.getPrototypeOf(wrapper) !== fnProto) Object.setPrototypeOf(wrapper, fnProto);
   for (const key of Reflect.ownKeys(original)) {
     if (key === 'name' || key === 'length') {
-      Object.defineProperty(wrapper, key, Object.getOwnPropertyDescriptor(original, key)!);
+      const desc = Object.getOwnPropertyDescriptor(original, key)!;
+      const mine = Object.getOwnPropertyDescriptor(wrapper, key);
+      const same =
+        mine !== undefined &&
+        mine.value === desc.value &&
+        mine.writable === desc.writable &&
+        mine.enumerable === desc.enumerable &&
+        mine.configurable === desc.configurable;
+      if (!same) Object.defineProperty(wrapper, key, desc);
     } else if (!FUNCTION_INTRINSICS.has(key)) {
       // Some libraries mark handlers with plain properties instead of metadata.
       const desc = Object.getOwnPropertyDescriptor(original, key);
