@@ -215,7 +215,13 @@ export class NativeCounters {
       end += utf8Length(keys[i]);
       ends[i] = end;
     }
-    const packed = Buffer.from(keys.join(''), 'utf8');
+    let packed = Buffer.from(keys.join(''), 'utf8');
+    // a lone high surrogate ending one key pairs with a low one starting the next once joined: encode apart
+    if (packed.length !== end) {
+      packed = Buffer.allocUnsafe(end);
+      let offset = 0;
+      for (let i = 0; i < n; i++) offset += packed.write(keys[i], offset, 'utf8');
+    }
     this.bindings.addBatch(handle, slot, packed, ends, n, result);
     return result;
   }

@@ -136,16 +136,16 @@ export class WindowedCountMinSketch {
   }
 
   /**
-   * Starts a new sub-window if the current one has lasted subWindowMs, and clears every slot whose events
-   * are all at least windowMs old. Never clears anything younger, whatever `now` says, so calling it early,
+   * Clears every slot whose events are all at least windowMs old, and starts a new sub-window if the
+   * current one has lasted subWindowMs. Never clears anything younger, whatever `now` says, so calling it early,
    * late or not at all only makes the sketch stricter. Returns whether a new sub-window started.
    */
   maybeRotate(now: number = this.clock()): boolean {
     if (this.core.closed) return false;
     const cur = this.current;
-    if (!(now - this.starts[cur] >= this.subWindowMs)) return false;
     const horizon = now - this.windowMs;
     const slots = this.core.slots;
+    // expired slots go at every check, not only at rotations, so late rotations do not stretch the lookback
     for (let k = 0; k < slots; k++) {
       if (k !== cur && this.inUse[k] === 1 && this.ends[k] <= horizon) {
         this.core.bindings.clearSlot(this.core.native('WindowedCountMinSketch'), k);
@@ -153,6 +153,7 @@ export class WindowedCountMinSketch {
         this.ends[k] = -Infinity;
       }
     }
+    if (!(now - this.starts[cur] >= this.subWindowMs)) return false;
     const next = (cur + 1) % slots;
     if (next === cur || this.inUse[next] === 1) return false;
     this.ends[cur] = now;
