@@ -32,6 +32,8 @@ describe('SketchRegistry', () => {
     s.hit('k');
     now = 1000;
     s.maybeRotate();
+    expect(s.estimate('k')).toBe(1);
+    now = 1100;
     s.maybeRotate();
     expect(s.estimate('k')).toBe(0);
     reg.closeAll();
