@@ -11,6 +11,15 @@ export type { DiagLogger, LogLevel } from './logger';
 export { DiagError } from './errors';
 export type { DiagReport, ReportNode } from './ghost/reports';
 export type { GhostCandidates } from './ghost/candidates';
-export type { GhostReport, GhostTrackingDisabled, UntrackableReason } from './ghost/types';
+export type {
+  GhostReport,
+  GhostTrackingDisabled,
+  UntrackableReason,
+  BeanScope,
+  TrackOptions,
+  TrackOutcome,
+} from './ghost/types';
+export { GhostTracker, mergeGhostReports, GHOST_DISCLAIMER, DEFAULT_LIFECYCLE_HOOKS } from './ghost/tracker';
+export type { GhostTrackerOptions, FirstTouchListener } from './ghost/tracker';
 export type { GhostReportFile } from './ghost/ghost-report-file';
 export type { ActuatorHandle } from './actuator';

@@ -88,9 +88,11 @@ const FILE_PATCHES: readonly FilePatch[] = [
   {
     file: 'nest-application-context.js',
     className: 'NestApplicationContext',
-    method: 'close',
+    // Both app.close() and the signal handlers of enableShutdownHooks() end with callShutdownHook; the
+    // signal path never calls close(), and re-raises the signal right after, so 'exit' never fires.
+    method: 'callShutdownHook',
     wrapper: (p) => (original: (...args: unknown[]) => Promise<unknown>) =>
-      async function close(this: unknown, ...args: unknown[]) {
+      async function callShutdownHook(this: unknown, ...args: unknown[]) {
         try {
           return await original.apply(this, args);
         } finally {

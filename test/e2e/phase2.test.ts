@@ -1,0 +1,148 @@
+/**
+ * Phase 2 (first-touch tracking) on real NestJS applications started as processes: the app must behave
+ * exactly as without tracking, and the ghost report must say which beans were used.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { LOADING_CASES, getJson, startApp, tempDir, type RunningApp } from './support/app-process';
+
+const TRACKING_ENV = {
+  DIAG_GHOST_TRACKING_ENABLED: 'true',
+  DIAG_GHOST_TRACKING_EXCLUDE: 'ExcludedService',
+};
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe.each(LOADING_CASES)('first-touch tracking on the tracking app (%s)', (loading) => {
+  let app: RunningApp;
+  let exercised: { status: number; text: string; body: any };
+  let identity: any;
+  let report: any;
+  let exitCode: number | null;
+
+  beforeAll(async () => {
+    app = await startApp(loading, { app: 'tracking-app', env: TRACKING_ENV });
+    identity = (await getJson(app.port, '/identity')).body;
+    exercised = await getJson(app.port, '/exercise');
+    // @Interval callbacks are captured by the scheduler at bootstrap: they must still fire through the wrapper.
+    await waitFor(async () => (await getJson(app.port, '/heartbeat')).body.beats >= 3);
+    exitCode = await app.stop('SIGTERM');
+    report = app.readReport('diag-ghost-report.json');
+  });
+
+  it('keeps every bean working: #private, Map/Set/EventEmitter subclasses, async and generators, inheritance, arrows', () => {
+    expect(exercised.status).toBe(200);
+    expect(exercised.body).toEqual({
+      privateField: 42,
+      map: [1, 2, 1, true],
+      set: [1, true],
+      bus: ['hi', true],
+      asyncLoad: { id: 5 },
+      generator: [0, 1, 2, 3],
+      streamed: [0, 10, 20],
+      inherited: 'hello ada',
+      arrow: 15,
+      getter: 7,
+      lifecycleRan: true,
+      frozen: 'frozen pong',
+      proxied: 'proxied pong',
+      audit: [9],
+      lookup: 42,
+      excluded: 'excluded',
+    });
+  });
+
+  it('preserves identity, instanceof and constructor of a tracked bean', () => {
+    expect(identity).toEqual({ legacyProtoIsClassProto: false, legacyInstanceof: true, legacyConstructor: true });
+  });
+
+  it('writes the ghost report at SIGTERM with shutdown hooks', () => {
+    expect(exitCode === 0 || app.proc.signalCode === 'SIGTERM').toBe(true);
+    expect(report.disclaimer).toMatch(/not that the bean is unused/);
+    expect(report.trackedCount).toBe(report.touchedCount + report.untouchedCount);
+    expect(report.untrackableCount).toBe(Object.keys(report.untrackable).length);
+  });
+
+  it('marks used beans touched: direct calls, captured @Interval and @OnEvent callbacks, moduleRef.get()', () => {
+    for (const name of [
+      'PrivateFieldService',
+      'RegistryMap',
+      'TaskSet',
+      'Bus',
+      'AsyncService',
+      'InheritedGreeter',
+      'ArrowService',
+      'HeartbeatJob',
+      'AuditListener',
+      'LookupOnlyService',
+      'TrackingController',
+    ]) {
+      expect(report.touched).toContain(name);
+    }
+  });
+
+  it('leaves beans untouched when only a getter or a lifecycle hook ran, or nothing at all', () => {
+    expect(report.untouched).toEqual(expect.arrayContaining(['GetterOnlyService', 'LifecycleOnly', 'LegacyService']));
+  });
+
+  it('reports every skip reason instead of hiding the bean', () => {
+    expect(report.untrackable).toMatchObject({
+      FROZEN: 'final-class',
+      PROXIED: 'already-proxied',
+      RequestScoped: 'non-singleton',
+      ExcludedService: 'excluded',
+    });
+    expect(report.frameworkSkipped).toBeGreaterThan(10);
+    for (const name of Object.keys(report.untrackable)) {
+      expect(report.touched).not.toContain(name);
+      expect(report.untouched).not.toContain(name);
+    }
+  });
+});
+
+describe('tracking on or off, the application answers the same bytes', () => {
+  it.each(LOADING_CASES)('%s', async (loading) => {
+    const bodies: string[] = [];
+    for (const env of [{ DIAG_GHOST_TRACKING_ENABLED: 'false' }, TRACKING_ENV]) {
+      const app = await startApp(loading, { app: 'tracking-app', env });
+      try {
+        const res = await getJson(app.port, '/exercise');
+        expect(res.status).toBe(200);
+        bodies.push(res.text);
+        if (env.DIAG_GHOST_TRACKING_ENABLED === 'false') {
+          // With tracking off, not a single bean is touched by our code: the prototype is the class's own.
+          expect((await getJson(app.port, '/identity')).body.legacyProtoIsClassProto).toBe(true);
+        }
+      } finally {
+        await app.stop();
+      }
+      if (env.DIAG_GHOST_TRACKING_ENABLED === 'false') {
+        expect(fs.existsSync(path.join(app.reportDir, 'diag-ghost-report.json'))).toBe(false);
+      }
+    }
+    expect(bodies[1]).toBe(bodies[0]);
+  });
+});
+
+describe('an unwritable report directory', () => {
+  it('gives a warning and a clean shutdown', async () => {
+    const blocker = path.join(tempDir('blocker'), 'file');
+    fs.writeFileSync(blocker, '');
+    const app = await startApp('nest11-cjs', {
+      app: 'tracking-app',
+      env: TRACKING_ENV,
+      reportDir: path.join(blocker, 'reports'),
+    });
+    await getJson(app.port, '/exercise');
+    const code = await app.stop('SIGTERM');
+    expect(code === 0 || app.proc.signalCode === 'SIGTERM').toBe(true);
+    expect(app.stderr()).toMatch(/WARN could not write .*diag-ghost-report\.json \(close\)/);
+    expect(app.stderr()).not.toMatch(/Unhandled|TypeError|at .*\(/);
+  });
+});
