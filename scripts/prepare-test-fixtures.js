@@ -29,16 +29,18 @@ function installNest12() {
 
 /** The same app sources, compiled for each loading case the tests start. */
 const TARGETS = [
-  { out: 'nest11/out-cjs', config: 'tsconfig.cjs.json', type: 'commonjs' },
-  { out: 'nest12/out-cjs', config: 'tsconfig.cjs.json', type: 'commonjs' },
-  { out: 'nest12/out-esm', config: 'tsconfig.esm.json', type: 'module' },
+  { out: 'nest11/out-cjs', format: 'cjs', type: 'commonjs' },
+  { out: 'nest12/out-cjs', format: 'cjs', type: 'commonjs' },
+  { out: 'nest12/out-esm', format: 'esm', type: 'module' },
 ];
 
 function buildApps() {
   for (const target of TARGETS) {
     const out = path.join(fixtures, target.out);
     fs.rmSync(out, { recursive: true, force: true });
-    tsc(['-p', path.join(fixtures, target.config), '--outDir', out]);
+    tsc(['-p', path.join(fixtures, `tsconfig.${target.format}.json`), '--outDir', out]);
+    // The example shop (examples/shop) is also the fixture the ghost tests run against.
+    tsc(['-p', path.join(fixtures, `tsconfig.example.${target.format}.json`), '--outDir', path.join(out, 'ghost-app')]);
     fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify({ type: target.type })}\n`);
   }
 }

@@ -105,6 +105,7 @@ export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentation
         diag.config.actuator,
         actuatorSources({
           ghosts: () => diag.runtime.tracker,
+          ghostsVersion: () => diag.runtime.tracker?.version ?? 0,
           diagReport: () => diag.runtime.diagReport(),
           sketches: () => diag.sketches?.(),
         }),

@@ -69,6 +69,15 @@ export class GhostTracker implements GhostSnapshotSource {
   private readonly untrackable = new Map<string, UntrackableReason>();
   private readonly framework = new Set<string>();
   private readonly listeners: FirstTouchListener[] = [];
+  private changes = 0;
+
+  /**
+   * Grows whenever the snapshot may have changed (a bean tracked or skipped, a first touch), so a reader such
+   * as the actuator can reuse its last serialised snapshot while it stays the same.
+   */
+  get version(): number {
+    return this.changes;
+  }
 
   constructor(options: GhostTrackerOptions = {}) {
     this.exclude = new Set(options.exclude ?? []);
@@ -82,6 +91,7 @@ export class GhostTracker implements GhostSnapshotSource {
    * replaces the instance: on success the same object now reports its first method call.
    */
   track(name: string, instance: unknown, options: TrackOptions = {}): TrackOutcome {
+    this.changes += 1;
     try {
       return this.trackUnsafe(name, instance, options);
     } catch (err) {
@@ -159,6 +169,7 @@ export class GhostTracker implements GhostSnapshotSource {
     for (const flag of flags) {
       if (flag.touched) continue;
       flag.touched = true;
+      this.changes += 1;
       for (const listener of this.listeners) {
         try {
           listener(flag.name);
