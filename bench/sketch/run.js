@@ -1,0 +1,200 @@
+'use strict';
+/*
+ * ns per add+check, side by side in one run (the machine is shared: every round runs every candidate, and
+ * we report medians), then memory after 1M distinct keys in separate processes.
+ *
+ *   npx tsc -p tsconfig.build.json && node bench/sketch/run.js [--rounds 7] [--ops 1000000] [--keys 100000]
+ *
+ * Needs gcc for the C floor (native/bench.c); prints "skipped" without it.
+ */
+const { execFileSync, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { keysFor, median } = require('./workload');
+
+const root = path.resolve(__dirname, '..', '..');
+const dist = path.join(root, 'dist', 'sketch');
+if (!fs.existsSync(path.join(dist, 'index.js'))) {
+  console.error('dist/ is missing: run npx tsc -p tsconfig.build.json first');
+  process.exit(2);
+}
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const ROUNDS = arg('rounds', 7);
+const OPS = arg('ops', 1_000_000);
+const KEYS = arg('keys', 100_000);
+
+if (process.argv.includes('--memory-child')) {
+  memoryChild(process.argv[process.argv.indexOf('--memory-child') + 1]);
+  return;
+}
+
+const { setLogger } = require(path.join(root, 'dist', 'logger.js'));
+setLogger(null);
+const { WindowedCountMinSketch, nativeLibrary } = require(dist);
+const { fingerprint, fp, fmix32 } = require(path.join(dist, 'native', 'hash.js'));
+const { CountMinSketch: BloomCms } = require('bloom-filters');
+const { RateLimiterMemory } = require('rate-limiter-flexible');
+
+const keys = keysFor(OPS, KEYS);
+
+/** Same shape and logic as ours (16384 × 4 rows × 4 slots, conservative update), counters on the JS heap. */
+class PureJsWindowedCms {
+  constructor(width, depth, slots) {
+    this.w = width; this.d = depth; this.s = slots; this.shift = 32 - Math.log2(width);
+    this.c = new Uint32Array(width * depth * slots);
+    this.mul = new Int32Array(depth).map((_, i) => (Math.imul(i + 1, 0x9e3779b1) | 1));
+    this.add = new Int32Array(depth).map((_, i) => Math.imul(i + 7, 0x85ebca6b));
+    this.cells = new Int32Array(depth);
+  }
+  hit(key) {
+    fingerprint(key);
+    const a = fp.a, b = fp.b, c = this.c, w = this.w, s = this.s, cells = this.cells;
+    let min = 0xffffffff;
+    for (let i = 0; i < this.d; i++) {
+      const h = fmix32((a + Math.imul(b, this.mul[i]) + this.add[i]) | 0);
+      const cell = (i * w + (h >>> this.shift)) * s;
+      cells[i] = cell;
+      if (c[cell] < min) min = c[cell];
+    }
+    const target = min + 1;
+    let est = 2 ** 52;
+    for (let i = 0; i < this.d; i++) {
+      const cell = cells[i];
+      if (c[cell] < target) c[cell] = target;
+      const sum = c[cell] + c[cell + 1] + c[cell + 2] + c[cell + 3];
+      if (sum < est) est = sum;
+    }
+    return est;
+  }
+}
+
+function timeSync(n, fn) {
+  const t0 = process.hrtime.bigint();
+  let acc = 0;
+  for (let i = 0; i < n; i++) acc += fn(keys[i]);
+  const ns = Number(process.hrtime.bigint() - t0) / n;
+  if (acc === -1) console.log(acc); // keeps the loop observable
+  return ns;
+}
+
+const lib = nativeLibrary();
+const cmsAddStr = lib.handle.func('uint32_t cms_add(void *s, uint32_t slot, const char *key, size_t len, uint32_t count)');
+
+function cFloor() {
+  const out = path.join(os.tmpdir(), `diag-cms-bench-${process.pid}`);
+  try {
+    execFileSync('gcc', ['-std=c99', '-O2', '-o', out, path.join(root, 'native', 'bench.c'), path.join(root, 'native', 'cms.c')], { stdio: 'pipe' });
+  } catch {
+    return undefined;
+  }
+  try {
+    // one C round per JS round, interleaved, so both see the same machine load
+    return () => JSON.parse(execFileSync(out, [String(OPS), String(KEYS), '1'], { encoding: 'utf8' })).nsPerOp;
+  } finally {
+    process.on('exit', () => fs.rmSync(out, { force: true }));
+  }
+}
+
+async function main() {
+  const results = {
+    'C floor (native/bench.c, cms_add)': [],
+    'ours: WindowedCountMinSketch.hit (JS API)': [],
+    'ours: hitMany packed batch, per key': [],
+    'ours: one koffi call per key (string)': [],
+    'pure-JS CMS, same shape, JS heap': [],
+    'bloom-filters CountMinSketch update+count': [],
+    'rate-limiter-flexible RateLimiterMemory.consume': [],
+  };
+  const floor = cFloor();
+  const batchOut = new Uint32Array(OPS);
+  for (let r = 0; r < ROUNDS; r++) {
+    if (floor) results['C floor (native/bench.c, cms_add)'].push(floor());
+
+    const ours = new WindowedCountMinSketch({ windowMs: 60_000, autoRotate: false });
+    results['ours: WindowedCountMinSketch.hit (JS API)'].push(timeSync(OPS, (k) => ours.hit(k)));
+    ours.close();
+
+    const batch = new WindowedCountMinSketch({ windowMs: 60_000, autoRotate: false });
+    let t0 = process.hrtime.bigint();
+    batch.hitMany(keys, batchOut);
+    results['ours: hitMany packed batch, per key'].push(Number(process.hrtime.bigint() - t0) / OPS);
+    batch.close();
+
+    const raw = new WindowedCountMinSketch({ windowMs: 60_000, autoRotate: false });
+    const handle = raw.core.native('bench');
+    results['ours: one koffi call per key (string)'].push(timeSync(OPS, (k) => cmsAddStr(handle, 0, k, k.length, 1)));
+    raw.close();
+
+    const pure = new PureJsWindowedCms(16384, 4, 4);
+    results['pure-JS CMS, same shape, JS heap'].push(timeSync(OPS, (k) => pure.hit(k)));
+
+    const bloom = new BloomCms(16384, 4);
+    const nb = Math.min(OPS, 20_000);
+    results['bloom-filters CountMinSketch update+count'].push(timeSync(nb, (k) => (bloom.update(k), bloom.count(k))));
+
+    const limiter = new RateLimiterMemory({ points: 1e9, duration: 60 });
+    const nl = Math.min(OPS, 100_000);
+    t0 = process.hrtime.bigint();
+    for (let i = 0; i < nl; i++) await limiter.consume(keys[i]);
+    results['rate-limiter-flexible RateLimiterMemory.consume'].push(Number(process.hrtime.bigint() - t0) / nl);
+  }
+
+  const floorNs = floor ? median(results['C floor (native/bench.c, cms_add)']) : undefined;
+  console.log(`node ${process.version}, ${os.cpus()[0].model} x${os.cpus().length}, ops ${OPS}, distinct keys ${KEYS}, rounds ${ROUNDS}`);
+  console.log('ns per add+check (median of rounds)   ns     × C floor   [min..max]');
+  const summary = {};
+  for (const [name, values] of Object.entries(results)) {
+    if (values.length === 0) {
+      console.log(`${name.padEnd(50)} skipped`);
+      continue;
+    }
+    const m = median(values);
+    summary[name] = m;
+    const ratio = floorNs ? (m / floorNs).toFixed(2) : '-';
+    console.log(`${name.padEnd(50)} ${m.toFixed(1).padStart(8)} ${ratio.padStart(8)}   [${Math.min(...values).toFixed(1)}..${Math.max(...values).toFixed(1)}]`);
+  }
+
+  console.log('\nmemory after 1,000,000 distinct keys (separate processes, after gc)');
+  for (const which of ['ours', 'rate-limiter-flexible']) {
+    const r = spawnSync(process.execPath, ['--expose-gc', __filename, '--memory-child', which], { encoding: 'utf8' });
+    const m = JSON.parse(r.stdout.trim().split('\n').pop());
+    console.log(`${which.padEnd(24)} heapUsed +${m.heapMb.toFixed(1)} MB, rss +${m.rssMb.toFixed(1)} MB, native counters ${m.nativeMb.toFixed(1)} MB`);
+    summary[`memory ${which}`] = m;
+  }
+  fs.writeFileSync(path.join(os.tmpdir(), 'diag-sketch-bench.json'), JSON.stringify(summary, null, 2));
+}
+
+async function memoryChild(which) {
+  const { setLogger: quiet } = require(path.join(root, 'dist', 'logger.js'));
+  quiet(null);
+  const N = 1_000_000;
+  const keyOf = (i) => 'user:' + i;
+  let native = 0;
+  let hold;
+  if (which === 'ours') require(dist).nativeLibrary(); // load first: the library itself is not per-key memory
+  global.gc();
+  const before = process.memoryUsage();
+  if (which === 'ours') {
+    const { WindowedCountMinSketch } = require(dist);
+    hold = new WindowedCountMinSketch({ windowMs: 60_000, autoRotate: false });
+    for (let i = 0; i < N; i++) hold.hit(keyOf(i));
+    native = hold.memoryBytes;
+  } else {
+    const { RateLimiterMemory } = require('rate-limiter-flexible');
+    hold = new RateLimiterMemory({ points: 100, duration: 60 });
+    for (let i = 0; i < N; i++) await hold.consume(keyOf(i));
+  }
+  global.gc();
+  const after = process.memoryUsage();
+  console.log(JSON.stringify({ heapMb: (after.heapUsed - before.heapUsed) / 1048576, rssMb: (after.rss - before.rss) / 1048576, nativeMb: native / 1048576 }));
+  if (hold === null) console.log('');
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,20 @@
+'use strict';
+// The workload shared with native/bench.c: keys "user:<i>", i = xorshift32 state % keys, same seed.
+function keysFor(ops, keys) {
+  const out = new Array(ops);
+  let x = 0x9e3779b9 >>> 0;
+  for (let i = 0; i < ops; i++) {
+    x ^= x << 13; x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5; x >>>= 0;
+    out[i] = 'user:' + (x % keys);
+  }
+  return out;
+}
+
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  return s[s.length >> 1];
+}
+
+module.exports = { keysFor, median };
