@@ -12,6 +12,7 @@ import type { GhostReport, GhostTrackingDisabled } from './ghost/types';
 import type { SketchRegistryView } from './sketch/types';
 import { safeLog } from './logger';
 import { DiagTelemetry } from './telemetry';
+import { sketchRegistry } from './sketch/registry';
 
 export const PACKAGE_NAME = 'diag-instrumentation';
 
@@ -65,6 +66,8 @@ export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentation
       config,
       runtime,
       telemetry,
+      // Creating the registry loads nothing native: the library is loaded when the first sketch is created.
+      sketches: () => sketchRegistry(),
       observer: new NestContainerObserver(
         runtime,
         () => ({ name: '@nestjs/core', ...(this.state?.nestVersion ? { version: this.state.nestVersion } : {}) }),

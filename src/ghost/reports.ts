@@ -133,8 +133,9 @@ export function writeJsonAtomic(file: string, data: unknown): void {
   let fd: number | undefined;
   try {
     fd = fs.openSync(tmp, 'wx', 0o644);
+    // No fsync: the rename alone keeps readers from ever seeing a torn file, and a report is rewritten at
+    // the next start anyway; an fsync per write costs more than the analysis on a busy disk.
     fs.writeSync(fd, text);
-    fs.fsyncSync(fd);
     fs.closeSync(fd);
     fd = undefined;
     fs.renameSync(tmp, file);

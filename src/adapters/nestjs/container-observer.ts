@@ -100,6 +100,14 @@ export class NestContainerObserver {
       startedAt: performance.now(),
     };
     this.containers.set(container, state);
+    // Unique names before the first instance exists are needed only to track instances under the report's
+    // names; without Phase 2 the read is skipped and start-up pays for one read of the container, at the end.
+    if (this.runtime.tracker) this.preRead(container, state);
+    this.safe(() => this.beans.bootstrapStarted?.(container));
+    return state;
+  }
+
+  private preRead(container: NestContainer, state: ContainerState): void {
     try {
       this.runtime.origins.scanRequireCache();
       const { graph, wrappers } = readContainer(container, state.instantiations, this.runtime.origins);
@@ -110,8 +118,6 @@ export class NestContainerObserver {
     } catch (err) {
       safeLog('debug', `could not pre-read the container: ${errorMessage(err)}`);
     }
-    this.safe(() => this.beans.bootstrapStarted?.(container));
-    return state;
   }
 
   private instantiated(
@@ -190,14 +196,18 @@ export class NestContainerObserver {
     this.safe(() => this.beans.bootstrapFinished?.(container));
   }
 
-  /** A wrapper created after the pre-read (a lazily loaded module) is named by its token, module-qualified. */
+  /**
+   * A wrapper the pre-read did not name (Phase 2 off, or a lazily loaded module) goes by its token; whether it
+   * is a framework bean matters only to the tracker, so it is worked out only when there is one.
+   */
   private beanOf(state: ContainerState, wrapper: NestInstanceWrapper): { name: string; framework: boolean } {
     const known = state.beans.get(wrapper);
     if (known !== undefined) return known;
     const token = tokenName(wrapper.token ?? wrapper.name);
+    const tracked = this.runtime.tracker !== undefined;
     const bean = {
-      name: wrapper.host?.name ? `${wrapper.host.name}/${token}` : token,
-      framework: isFrameworkWrapper(wrapper, this.runtime.origins),
+      name: tracked && wrapper.host?.name ? `${wrapper.host.name}/${token}` : token,
+      framework: tracked && isFrameworkWrapper(wrapper, this.runtime.origins),
     };
     state.beans.set(wrapper, bean);
     return bean;

@@ -1,0 +1,46 @@
+'use strict';
+// A NestJS application of N generated providers with a realistic mix: chains and fan-in through constructor
+// injection, some factories and values, a few controllers, a third of the providers never injected.
+// Prints `BOOT_MS <ms>` measured around createApplicationContext, from the application's point of view.
+require('reflect-metadata');
+const { Injectable, Module, Controller, Inject } = require('@nestjs/common');
+const { NestFactory } = require('@nestjs/core');
+
+const N = Number(process.env.PROVIDERS || 1000);
+let seed = 42;
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+
+const providers = [];
+const classes = [];
+for (let i = 0; i < N; i++) {
+  const deps = [];
+  // Depend on up to three earlier providers, so the graph is acyclic and has real depth.
+  if (i > 0) for (let k = 0; k < 3; k++) if (rand() < 0.55) deps.push(classes[Math.floor(rand() * i)]);
+  const cls = { [`Service${i}`]: class { constructor(...args) { this.deps = args; } work() { return i; } } }[`Service${i}`];
+  Injectable()(cls);
+  Reflect.defineMetadata('design:paramtypes', deps, cls);
+  classes.push(cls);
+  providers.push(cls);
+}
+for (let i = 0; i < N / 20; i++) providers.push({ provide: `VALUE_${i}`, useValue: { i } });
+for (let i = 0; i < N / 20; i++) {
+  providers.push({ provide: `FACTORY_${i}`, useFactory: (s) => ({ s }), inject: [classes[Math.floor(rand() * N)]] });
+}
+const controllers = [];
+for (let i = 0; i < 10; i++) {
+  const ctl = { [`Controller${i}`]: class { constructor(s) { this.s = s; } } }[`Controller${i}`];
+  Controller(`c${i}`)(ctl);
+  Reflect.defineMetadata('design:paramtypes', [classes[Math.floor(rand() * N)]], ctl);
+  controllers.push(ctl);
+}
+class BenchModule {}
+Module({ providers, controllers })(BenchModule);
+void Inject;
+
+(async () => {
+  const t0 = performance.now();
+  const app = await NestFactory.createApplicationContext(BenchModule, { logger: false });
+  const ms = performance.now() - t0;
+  console.log(`BOOT_MS ${ms.toFixed(2)}`);
+  await app.close();
+})();
