@@ -19,7 +19,12 @@ describe('the packed tarball', () => {
 
   beforeAll(() => {
     const packDir = tempDir('pack');
-    const out = execFileSync(npm, ['pack', '--silent', '--pack-destination', packDir], { cwd: root, encoding: 'utf8' });
+    // --ignore-scripts: prepack's clean rebuild of dist/ would pull it from under the other end-to-end tests
+    // running in parallel; the global setup has just built it from the same sources.
+    const out = execFileSync(npm, ['pack', '--silent', '--ignore-scripts', '--pack-destination', packDir], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     const tarball = path.join(packDir, out.trim().split('\n').pop()!);
     appDir = tempDir('fresh-app');
     const deps: Record<string, string> = { 'diag-instrumentation': `file:${tarball}` };
