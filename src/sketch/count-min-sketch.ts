@@ -1,4 +1,12 @@
-import { checkCount, checkKey, NativeCounters, resolveShape, SketchConfigError, type SketchShapeOptions } from './counters';
+import {
+  checkCount,
+  checkKey,
+  NativeCounters,
+  resolveShape,
+  SketchConfigError,
+  SketchShape,
+  type SketchShapeOptions,
+} from './counters';
 
 /** Options of a plain (windowless) sketch. Default shape: 65,536 × 4 — exactly 1 MiB of counters. */
 export type CountMinSketchOptions = SketchShapeOptions;
@@ -15,36 +23,16 @@ export const DEFAULT_DEPTH = 4;
  * Call {@link close} when done; a sketch dropped without it is freed by a FinalizationRegistry backstop.
  * Any use after close throws {@link SketchClosedError}.
  */
-export class CountMinSketch {
+export class CountMinSketch extends SketchShape {
   /** @internal */
-  readonly core: NativeCounters;
+  override readonly core: NativeCounters;
 
   constructor(options: CountMinSketchOptions = {}) {
+    super();
     const { width, depth } = resolveShape(options, DEFAULT_WIDTH, DEFAULT_DEPTH);
     this.core = new NativeCounters(width, depth, 1, options.seed ?? 0, options.library);
   }
 
-  get width(): number {
-    return this.core.width;
-  }
-  get depth(): number {
-    return this.core.depth;
-  }
-  /** Over-count bound as a fraction of all events counted: e / width. */
-  get epsilon(): number {
-    return Math.E / this.core.width;
-  }
-  /** Chance, in percent, that an estimate exceeds the bound: 100 · e^(−depth). */
-  get deltaPercent(): number {
-    return 100 * Math.exp(-this.core.depth);
-  }
-  /** Native bytes held by the counters. */
-  get memoryBytes(): number {
-    return this.core.memoryBytes;
-  }
-  get closed(): boolean {
-    return this.core.closed;
-  }
 
   /** Counts `count` (default 1) events for `key`; returns the key's estimate including them (add + check in one). */
   add(key: string, count = 1): number {

@@ -236,3 +236,34 @@ export function checkCount(count: number): void {
 export function checkKey(key: unknown): asserts key is string {
   if (typeof key !== 'string') throw new SketchConfigError(`sketch keys are strings, got ${typeof key}`);
 }
+
+/**
+ * What every sketch shape reports about itself, read from its native counters: the fields the actuator's
+ * detail endpoint and the telemetry serve.
+ */
+export abstract class SketchShape {
+  /** @internal */
+  abstract readonly core: NativeCounters;
+
+  get width(): number {
+    return this.core.width;
+  }
+  get depth(): number {
+    return this.core.depth;
+  }
+  /** Over-count bound as a fraction of the events held: e / width. */
+  get epsilon(): number {
+    return Math.E / this.core.width;
+  }
+  /** Chance, in percent, that an estimate exceeds the bound: 100 · e^(−depth). */
+  get deltaPercent(): number {
+    return 100 * Math.exp(-this.core.depth);
+  }
+  /** Native bytes held by the counters, every window slot included. */
+  get memoryBytes(): number {
+    return this.core.memoryBytes;
+  }
+  get closed(): boolean {
+    return this.core.closed;
+  }
+}

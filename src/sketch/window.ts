@@ -1,6 +1,14 @@
 import { performance } from 'node:perf_hooks';
 
-import { checkCount, checkKey, NativeCounters, resolveShape, SketchConfigError, type SketchShapeOptions } from './counters';
+import {
+  checkCount,
+  checkKey,
+  NativeCounters,
+  resolveShape,
+  SketchConfigError,
+  SketchShape,
+  type SketchShapeOptions,
+} from './counters';
 
 /** Default total counter memory of a windowed sketch, all sub-windows included: 1 MiB. */
 export const DEFAULT_MEMORY_BYTES = 1048576;
@@ -35,9 +43,9 @@ const CHECK_EVERY_MASK = 63;
  * run. The price is caution: an estimate may still include events up to windowMs + windowMs/subWindows
  * (plus any rotation delay) old, plus the sketch's over-count.
  */
-export class WindowedCountMinSketch {
+export class WindowedCountMinSketch extends SketchShape {
   /** @internal */
-  readonly core: NativeCounters;
+  override readonly core: NativeCounters;
   readonly windowMs: number;
   readonly subWindows: number;
   /** Length of one sub-window: windowMs / subWindows. */
@@ -51,6 +59,7 @@ export class WindowedCountMinSketch {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(options: WindowedSketchOptions) {
+    super();
     const windowMs = options.windowMs;
     if (!Number.isSafeInteger(windowMs) || windowMs < 1) throw new SketchConfigError(`windowMs must be a positive integer, got ${windowMs}`);
     const subWindows = options.subWindows ?? DEFAULT_SUB_WINDOWS;
@@ -86,27 +95,6 @@ export class WindowedCountMinSketch {
     }
   }
 
-  get width(): number {
-    return this.core.width;
-  }
-  get depth(): number {
-    return this.core.depth;
-  }
-  /** Over-count bound as a fraction of the events held (all slots): e / width. */
-  get epsilon(): number {
-    return Math.E / this.core.width;
-  }
-  /** 100 · e^(−depth). */
-  get deltaPercent(): number {
-    return 100 * Math.exp(-this.core.depth);
-  }
-  /** Native bytes of counters, all slots included. */
-  get memoryBytes(): number {
-    return this.core.memoryBytes;
-  }
-  get closed(): boolean {
-    return this.core.closed;
-  }
 
   /**
    * Counts `count` (default 1) events for `key` now and returns the key's estimate in the window, these
