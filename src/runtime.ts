@@ -8,7 +8,7 @@ import { defaultRunId, writeGhostReport } from './ghost/ghost-report-file';
 import { GhostTracker } from './ghost/tracker';
 import type { GhostReport, GhostSnapshotSource, GhostTrackingDisabled } from './ghost/types';
 import { safeLog } from './logger';
-import { ghostTrackingDisabled } from './actuator/sources';
+import { ghostTrackingDisabled } from './ghost/tracking-disabled';
 
 /** What an adapter hands over once its container has created every static instance. */
 export interface ContainerReady {

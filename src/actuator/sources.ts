@@ -1,23 +1,15 @@
+import { ghostTrackingDisabled } from '../ghost/tracking-disabled';
 import type { GhostReport, GhostSnapshotSource, GhostTrackingDisabled } from '../ghost/types';
 import type { SketchRegistryView } from '../sketch/types';
 import type { ActuatorSources } from './types';
+
+export { ghostTrackingDisabled };
 
 /** A registry with no sketches: what `{base}/sketches` lists before any sketch exists. */
 export const EMPTY_SKETCH_REGISTRY: SketchRegistryView = Object.freeze({
   list: () => [],
   get: () => undefined,
 });
-
-/** The snapshot served at `{base}/diag/ghosts` while Phase 2 is off, saying how to turn it on. */
-export function ghostTrackingDisabled(): GhostTrackingDisabled {
-  return {
-    status: 'DISABLED',
-    message:
-      'Ghost tracking (Phase 2, first-touch tracking) is off. Enable it with the property ' +
-      'diag.ghost-tracking.enabled=true: set the environment variable DIAG_GHOST_TRACKING_ENABLED=true, or pass ' +
-      '{ ghostTracking: { enabled: true } } to new DiagInstrumentation(), then restart the application.',
-  };
-}
 
 /** The parts the instrumentation has at hand; any may be missing (not yet created, or turned off). */
 export interface ActuatorSourceParts {
