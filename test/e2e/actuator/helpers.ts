@@ -1,14 +1,10 @@
 import * as http from 'node:http';
 import * as net from 'node:net';
-import { setLogger, type DiagLogger } from '../../../src/logger';
+import { captureLogs as captureAll } from '../../support/logs';
 
 /** Captures the package's log lines for one test file. */
 export function captureLogs(): { lines: string[]; restore: () => void } {
-  const lines: string[] = [];
-  const log = (level: string) => (m: string) => lines.push(`${level} ${m}`);
-  const fake: DiagLogger = { debug: log('DEBUG'), info: log('INFO'), warn: log('WARN'), error: log('ERROR') };
-  const previous = setLogger(fake);
-  return { lines, restore: () => setLogger(previous) };
+  return captureAll();
 }
 
 export interface SimpleResponse {

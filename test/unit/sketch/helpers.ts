@@ -1,4 +1,5 @@
-import { setLogger } from '../../../src/logger';
+import { setLogger, type DiagLogger } from '../../../src/logger';
+import { recordingLogger } from '../../support/logs';
 import { loadNativeLibrary, type NativeLibrary } from '../../../src/sketch/native/loader';
 
 /** Deterministic PRNG (mulberry32) so a failing run can be replayed. */
@@ -47,15 +48,6 @@ export function testLibrary(): NativeLibrary {
 }
 
 /** A logger that records lines. */
-export function captureLogger(): { lines: string[]; logger: { debug(m: string): void; info(m: string): void; warn(m: string): void; error(m: string): void } } {
-  const lines: string[] = [];
-  return {
-    lines,
-    logger: {
-      debug: (m) => lines.push(`DEBUG ${m}`),
-      info: (m) => lines.push(`INFO ${m}`),
-      warn: (m) => lines.push(`WARN ${m}`),
-      error: (m) => lines.push(`ERROR ${m}`),
-    },
-  };
+export function captureLogger(): { lines: string[]; logger: DiagLogger } {
+  return recordingLogger();
 }

@@ -9,7 +9,7 @@ import { BeanGraph, type BeanInput } from '../../../src/ghost/bean-graph';
 import { DiagRuntime } from '../../../src/runtime';
 import { DiagTelemetry } from '../../../src/telemetry';
 import type { SketchRegistryView } from '../../../src/sketch/types';
-import { setLogger, type DiagLogger } from '../../../src/logger';
+import { captureLogs } from '../../support/logs';
 
 /** A pull reader: the test decides when the SDK collects, as a Prometheus scrape would. */
 export class TestReader extends MetricReader {
@@ -153,13 +153,5 @@ export function startApp(runtime: DiagRuntime): App {
 
 /** Silences the package's log lines for one test file, keeping warnings for assertions. */
 export function quietLogs(): { warnings: string[]; restore: () => void } {
-  const warnings: string[] = [];
-  const sink: DiagLogger = {
-    debug: () => undefined,
-    info: () => undefined,
-    warn: (m) => warnings.push(m),
-    error: (m) => warnings.push(m),
-  };
-  const previous = setLogger(sink);
-  return { warnings, restore: () => setLogger(previous) };
+  return captureLogs();
 }
