@@ -60,7 +60,7 @@ const METADATA_PREFIXES: ReadonlyArray<[string, string]> = [
 const SYMBOL_ENTRY_POINTS: ReadonlyMap<string, string> = new Map([['RABBIT_HANDLER', 'rabbitmq-subscriber']]);
 
 /** Methods the framework calls by name: lifecycle hooks and the enhancer and health indicator contracts. */
-const DUCK_TYPED: ReadonlyArray<[string, string]> = [
+const DUCK_TYPED: ReadonlyMap<string, string> = new Map([
   ['onModuleInit', 'lifecycle:onModuleInit'],
   ['onApplicationBootstrap', 'lifecycle:onApplicationBootstrap'],
   ['onModuleDestroy', 'lifecycle:onModuleDestroy'],
@@ -72,7 +72,7 @@ const DUCK_TYPED: ReadonlyArray<[string, string]> = [
   ['catch', 'exception-filter'],
   ['use', 'middleware'],
   ['isHealthy', 'health-indicator'],
-];
+]);
 
 const ROLE_ENTRY_POINTS: Partial<Record<BeanRole, string>> = {
   controller: 'controller',
@@ -156,7 +156,8 @@ export function nestEntryPoints(facts: NestBeanFacts, origins: ClassOriginIndex)
         if (name === 'constructor') continue;
         const d = Object.getOwnPropertyDescriptor(proto, name);
         if (!d || !('value' in d) || typeof d.value !== 'function') continue;
-        for (const [method, reason] of DUCK_TYPED) if (name === method) reasons.add(reason);
+        const duckTyped = DUCK_TYPED.get(name);
+        if (duckTyped) reasons.add(duckTyped);
         for (const key of metadataKeys(d.value)) {
           const reason = reasonForKey(key);
           if (reason) reasons.add(reason);
