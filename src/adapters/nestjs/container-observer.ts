@@ -18,12 +18,21 @@ export interface BeanObserver {
   bootstrapFinished?(container: object, error?: unknown): void;
 }
 
+interface BeanEntry {
+  readonly name: string;
+  readonly framework: boolean;
+}
+
 /** Per container: what happened while it bootstrapped. */
 interface ContainerState {
   bootstrapping: boolean;
   readonly instantiations: WeakMap<object, Instantiation>;
-  /** Unique bean names, settled before the first instance exists so that Phase 2 uses the report's names. */
-  readonly beans: Map<NestInstanceWrapper, { readonly name: string; readonly framework: boolean }>;
+  /**
+   * Unique bean names, settled before the first instance exists so that Phase 2 uses the report's names.
+   * Keyed by declaring module and token, not by wrapper: NestJS 10 replaces every wrapper with a copy when it
+   * creates the prototypes, after this read.
+   */
+  readonly beans: Map<unknown, Map<unknown, BeanEntry>>;
   startedAt: number;
 }
 
@@ -113,7 +122,7 @@ export class NestContainerObserver {
       const { graph, wrappers } = readContainer(container, state.instantiations, this.runtime.origins);
       for (const [id, wrapper] of wrappers) {
         const bean = graph.bean(id);
-        state.beans.set(wrapper, { name: bean.name, framework: bean.framework });
+        this.remember(state, wrapper, { name: bean.name, framework: bean.framework });
       }
     } catch (err) {
       safeLog('debug', `could not pre-read the container: ${errorMessage(err)}`);
@@ -200,16 +209,21 @@ export class NestContainerObserver {
    * A wrapper the pre-read did not name (Phase 2 off, or a lazily loaded module) goes by its token; whether it
    * is a framework bean matters only to the tracker, so it is worked out only when there is one.
    */
-  private beanOf(state: ContainerState, wrapper: NestInstanceWrapper): { name: string; framework: boolean } {
-    const known = state.beans.get(wrapper);
+  private beanOf(state: ContainerState, wrapper: NestInstanceWrapper): BeanEntry {
+    const known = state.beans.get(wrapper.host)?.get(wrapper.token);
     if (known !== undefined) return known;
     const token = tokenName(wrapper.token ?? wrapper.name);
     const tracked = this.runtime.tracker !== undefined;
-    const bean = {
+    return this.remember(state, wrapper, {
       name: tracked && wrapper.host?.name ? `${wrapper.host.name}/${token}` : token,
       framework: tracked && isFrameworkWrapper(wrapper, this.runtime.origins),
-    };
-    state.beans.set(wrapper, bean);
+    });
+  }
+
+  private remember(state: ContainerState, wrapper: NestInstanceWrapper, bean: BeanEntry): BeanEntry {
+    let byToken = state.beans.get(wrapper.host);
+    if (!byToken) state.beans.set(wrapper.host, (byToken = new Map()));
+    byToken.set(wrapper.token, bean);
     return bean;
   }
 
