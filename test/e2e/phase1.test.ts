@@ -125,7 +125,7 @@ describe('bad input never changes what the host sees', () => {
 
   it('creates a report directory that does not exist yet', async () => {
     const dir = path.join(tempDir('nested'), 'a', 'b', 'c');
-    const app = await startApp('nest11-cjs', { reportDir: dir });
+    const app = await startApp(LOADING_CASES[0], { reportDir: dir });
     try {
       expect(fs.existsSync(path.join(dir, 'diag-report.json'))).toBe(true);
     } finally {
@@ -136,7 +136,7 @@ describe('bad input never changes what the host sees', () => {
   it('warns about a report directory it cannot create, and the app still serves', async () => {
     const file = path.join(tempDir('blocker'), 'not-a-dir');
     fs.writeFileSync(file, 'a file where a directory should be');
-    const app = await startApp('nest11-cjs', { reportDir: path.join(file, 'reports') });
+    const app = await startApp(LOADING_CASES[0], { reportDir: path.join(file, 'reports') });
     try {
       expect(app.stderr()).toMatch(/WARN could not write .*diag-report\.json/);
       expect((await getJson(app.port, '/users')).status).toBe(200);
@@ -148,7 +148,7 @@ describe('bad input never changes what the host sees', () => {
   });
 
   it('reports malformed settings clearly and starts with the defaults', async () => {
-    const app = await startApp('nest11-cjs', {
+    const app = await startApp(LOADING_CASES[0], {
       env: { DIAG_GHOST_TRACKING_ENABLED: 'maybe', MANAGEMENT_SERVER_PORT: 'abc' },
     });
     try {

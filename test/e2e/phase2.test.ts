@@ -134,7 +134,7 @@ describe('an unwritable report directory', () => {
   it('gives a warning and a clean shutdown', async () => {
     const blocker = path.join(tempDir('blocker'), 'file');
     fs.writeFileSync(blocker, '');
-    const app = await startApp('nest11-cjs', {
+    const app = await startApp(LOADING_CASES[0], {
       app: 'tracking-app',
       env: TRACKING_ENV,
       reportDir: path.join(blocker, 'reports'),

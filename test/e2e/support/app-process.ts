@@ -4,21 +4,32 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 /** The loading cases the package supports, each a real `node` process as a user would start it. */
-export type LoadingCase = 'nest11-cjs' | 'nest12-esm' | 'nest12-cjs';
+export type LoadingCase = 'nest10-cjs' | 'nest11-cjs' | 'nest12-esm' | 'nest12-cjs';
 
-export const LOADING_CASES: readonly LoadingCase[] = ['nest11-cjs', 'nest12-esm', 'nest12-cjs'];
+/**
+ * A matrix cell (scripts/matrix.js) runs these same suites against an installed tarball, another NestJS,
+ * OpenTelemetry and Node version: it names its cases, its folder and its node binary in the environment.
+ */
+const MATRIX_DIR = process.env.DIAG_MATRIX_DIR;
+const NODE_BIN = process.env.DIAG_MATRIX_NODE || process.execPath;
+
+export const LOADING_CASES: readonly LoadingCase[] = process.env.DIAG_MATRIX_CASES
+  ? (process.env.DIAG_MATRIX_CASES.split(',') as LoadingCase[])
+  : ['nest11-cjs', 'nest12-esm', 'nest12-cjs'];
 
 const FIXTURES = path.resolve(__dirname, '..', '..', 'fixtures');
 
 /** Where the compiled fixture app lives and how node must be started for it. */
-export function launchSpec(loading: LoadingCase, app = 'ghost-app'): { cwd: string; args: string[] } {
-  const [nest, format] = loading.split('-') as ['nest11' | 'nest12', 'cjs' | 'esm'];
-  const cwd = path.join(FIXTURES, nest, `out-${format}`, app);
+export function launchSpec(loading: LoadingCase, app = 'ghost-app'): { node: string; cwd: string; args: string[] } {
+  const [nest, format] = loading.split('-') as [string, 'cjs' | 'esm'];
+  const appRoot = MATRIX_DIR ?? path.join(FIXTURES, nest);
+  const preloads = MATRIX_DIR ?? path.join(FIXTURES, 'telemetry');
+  const cwd = path.join(appRoot, `out-${format}`, app);
   const preload =
     format === 'esm'
-      ? ['--import', path.join(FIXTURES, 'telemetry', 'telemetry.mjs')]
-      : ['--require', path.join(FIXTURES, 'telemetry', 'telemetry.cjs')];
-  return { cwd, args: [...preload, 'main.js'] };
+      ? ['--import', path.join(preloads, 'telemetry.mjs')]
+      : ['--require', path.join(preloads, 'telemetry.cjs')];
+  return { node: NODE_BIN, cwd, args: [...preload, 'main.js'] };
 }
 
 export interface RunningApp {
@@ -63,7 +74,7 @@ export async function startApp(loading: LoadingCase, options: StartOptions = {})
   const spec = launchSpec(loading, options.app);
   const reportDir = options.reportDir ?? tempDir('report');
   const args = options.bare ? spec.args.slice(2) : spec.args;
-  const proc = spawn(process.execPath, args, {
+  const proc = spawn(spec.node, args, {
     cwd: spec.cwd,
     env: { ...process.env, ...quietOtelEnv(), DIAG_REPORT_DIR: reportDir, DIAG_LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -120,7 +131,7 @@ export async function runToExit(
   const spec = launchSpec(loading, options.app);
   const reportDir = options.reportDir ?? tempDir('report');
   const args = options.bare ? spec.args.slice(2) : spec.args;
-  const proc = spawn(process.execPath, args, {
+  const proc = spawn(spec.node, args, {
     cwd: spec.cwd,
     env: { ...process.env, ...quietOtelEnv(), DIAG_REPORT_DIR: reportDir, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
