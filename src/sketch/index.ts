@@ -23,7 +23,32 @@ export {
   type RegistrySketchOptions,
   type SketchRegistryOptions,
 } from './registry';
-export type { SketchInfo, SketchRegistryView } from './types';
+export type { SketchCounters, SketchRegistryStats } from './registry';
+export type { SketchInfo, SketchRegistryView, SketchStats } from './types';
+export {
+  SketchLimit,
+  SketchShield,
+  SketchFraud,
+  defineSketchDecorator,
+  SketchThresholdError,
+  SketchKeyError,
+  SketchThresholdFilter,
+  answerTooManyRequests,
+  hashSketchKey,
+  type SketchMethodDecorator,
+  type SketchCommonOptions,
+  type SketchLimitOptions,
+  type SketchShieldOptions,
+  type SketchFraudOptions,
+  type SketchDecoratorOptions,
+  type SketchKey,
+  type SketchKeyFunction,
+  type SketchMode,
+  type KeyErrorPolicy,
+  type SketchThresholdBody,
+  type SketchThresholdDetails,
+  type ArgumentsHostLike,
+} from './decorators';
 export {
   loadNativeLibrary,
   nativeLibrary,

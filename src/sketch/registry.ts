@@ -1,6 +1,6 @@
 import type { NativeLibrary } from './native/loader';
 import { SketchConfigError, type SketchShapeOptions } from './counters';
-import type { SketchInfo, SketchRegistryView } from './types';
+import type { SketchInfo, SketchRegistryView, SketchStats } from './types';
 import { WindowedCountMinSketch, type WindowedSketchOptions } from './window';
 
 /** Per-sketch options a caller of {@link SketchRegistry.getOrCreate} may give (the window comes from the id). */
@@ -18,6 +18,30 @@ export interface SketchRegistryOptions {
   readonly defaults?: RegistrySketchOptions;
 }
 
+/**
+ * Running totals of one sketch, kept beside it by the registry. The decorators hold this record and bump its
+ * plain number fields on every call, so counting costs no allocation and no lookup per call.
+ */
+export interface SketchCounters {
+  /** Calls counted by the sketch. */
+  hits: number;
+  /** Calls whose key's estimate exceeded their decorator's threshold (rejected, or only reported in observe mode). */
+  breaches: number;
+  /** Calls whose key function threw or returned no usable key; they are not counted in the sketch. */
+  keyErrors: number;
+}
+
+/** What {@link SketchRegistry.stats} reports: the telemetry's hits and breaches, plus the key errors. */
+export interface SketchRegistryStats extends SketchStats {
+  readonly keyErrors: number;
+}
+
+interface Entry {
+  readonly sketch: WindowedCountMinSketch;
+  readonly shape: string;
+  readonly counters: SketchCounters;
+}
+
 const TYPE_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
 
 /**
@@ -26,7 +50,7 @@ const TYPE_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
  * {@link SketchRegistryView}; the decorators create sketches through {@link getOrCreate}.
  */
 export class SketchRegistry implements SketchRegistryView {
-  private readonly sketches = new Map<string, { sketch: WindowedCountMinSketch; shape: string }>();
+  private readonly sketches = new Map<string, Entry>();
 
   constructor(private readonly options: SketchRegistryOptions = {}) {}
 
@@ -67,8 +91,22 @@ export class SketchRegistry implements SketchRegistryView {
       clock: this.options.clock,
       library: lib,
     });
-    this.sketches.set(id, { sketch, shape: shapeKey(merged) });
+    this.sketches.set(id, { sketch, shape: shapeKey(merged), counters: { hits: 0, breaches: 0, keyErrors: 0 } });
     return sketch;
+  }
+
+  /**
+   * The live, mutable totals of a sketch, or undefined for an unknown (or closed) id. For code that counts on
+   * the sketch's behalf (the decorators); a sketch created anew under the same id starts a new record.
+   */
+  counters(id: string): SketchCounters | undefined {
+    return this.live(id)?.counters;
+  }
+
+  /** A snapshot of one sketch's totals since it was created; undefined for an unknown (or closed) id. */
+  stats(id: string): SketchRegistryStats | undefined {
+    const c = this.live(id)?.counters;
+    return c === undefined ? undefined : { hits: c.hits, breaches: c.breaches, keyErrors: c.keyErrors };
   }
 
   /** The live sketch with this id, or undefined. */
@@ -114,7 +152,7 @@ export class SketchRegistry implements SketchRegistryView {
   }
 
   // A sketch closed directly by its user drops out of the registry.
-  private live(id: string): { sketch: WindowedCountMinSketch; shape: string } | undefined {
+  private live(id: string): Entry | undefined {
     const entry = this.sketches.get(id);
     if (entry !== undefined && entry.sketch.closed) {
       this.sketches.delete(id);

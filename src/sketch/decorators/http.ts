@@ -1,0 +1,156 @@
+import { SketchThresholdError } from './errors';
+
+// Nest's metadata keys (stable since Nest 5); spelled out so that @nestjs/common stays an optional peer.
+const EXCEPTION_FILTERS_METADATA = '__exceptionFilters__';
+const FILTER_CATCH_EXCEPTIONS = '__filterCatchExceptions__';
+const PATH_METADATA = 'path';
+const METHOD_METADATA = 'method';
+
+interface NodeResponseLike {
+  statusCode: number;
+  readonly headersSent: boolean;
+  setHeader(name: string, value: string | number): unknown;
+  end(body?: string): unknown;
+}
+
+interface FastifyReplyLike {
+  readonly sent: boolean;
+  readonly raw: unknown;
+  code(status: number): FastifyReplyLike;
+  header(name: string, value: string): FastifyReplyLike;
+  send(body: string): unknown;
+}
+
+type Reflector = typeof Reflect & {
+  getMetadata?(key: unknown, target: object): unknown;
+  getOwnMetadata?(key: unknown, target: object): unknown;
+  getOwnMetadataKeys?(target: object): unknown[];
+  defineMetadata?(key: unknown, value: unknown, target: object): void;
+};
+
+/** @internal reflect-metadata's API when the application loaded it (Nest always does), else undefined. */
+export function reflector(): Required<Pick<Reflector, 'getMetadata' | 'getOwnMetadata' | 'getOwnMetadataKeys' | 'defineMetadata'>> | undefined {
+  const r = Reflect as Reflector;
+  return typeof r.defineMetadata === 'function' &&
+    typeof r.getOwnMetadataKeys === 'function' &&
+    typeof r.getOwnMetadata === 'function' &&
+    typeof r.getMetadata === 'function'
+    ? (r as never)
+    : undefined;
+}
+
+function isFastifyReply(x: unknown): x is FastifyReplyLike {
+  const r = x as Partial<FastifyReplyLike> | null;
+  return (
+    typeof r === 'object' && r !== null &&
+    typeof r.code === 'function' && typeof r.header === 'function' && typeof r.send === 'function' &&
+    typeof r.raw === 'object'
+  );
+}
+
+function isNodeResponse(x: unknown): x is NodeResponseLike {
+  const r = x as Partial<NodeResponseLike> | null;
+  return (
+    typeof r === 'object' && r !== null &&
+    typeof r.setHeader === 'function' && typeof r.end === 'function' && typeof r.headersSent === 'boolean'
+  );
+}
+
+/** @internal Whether `x` is a response this module can answer: a Fastify reply or a Node/Express response. */
+export function isResponse(x: unknown): boolean {
+  return isFastifyReply(x) || isNodeResponse(x);
+}
+
+/**
+ * Answers `res` (a Fastify reply, or a Node `ServerResponse` such as Express's) with 429, `Retry-After` and
+ * the error's JSON body. Returns false when `res` is neither, or when its headers have already gone out and
+ * no status can be set any more (then the response is only ended).
+ */
+export function answerTooManyRequests(res: unknown, error: SketchThresholdError): boolean {
+  const body = JSON.stringify(error.getResponse());
+  const retryAfter = String(error.retryAfterSeconds);
+  if (isFastifyReply(res)) {
+    if (res.sent) return false;
+    res.code(429).header('retry-after', retryAfter).header('content-type', 'application/json; charset=utf-8').send(body);
+    return true;
+  }
+  if (isNodeResponse(res)) {
+    if (res.headersSent) {
+      res.end();
+      return false;
+    }
+    res.statusCode = 429;
+    res.setHeader('Retry-After', retryAfter);
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', Buffer.byteLength(body));
+    res.end(body);
+    return true;
+  }
+  return false;
+}
+
+/** The part of Nest's ArgumentsHost this filter uses (typed here so that Nest stays optional). */
+export interface ArgumentsHostLike {
+  getType?(): string;
+  getArgByIndex(index: number): unknown;
+}
+
+/**
+ * A NestJS exception filter for {@link SketchThresholdError}: answers 429 with `Retry-After` and the JSON
+ * body, on Express or Fastify. The decorators attach one to every decorated route handler themselves; register
+ * it globally (`app.useGlobalFilters(new SketchThresholdFilter())`) to get the same answer when a decorated
+ * service method, rather than the handler, rejects the call. Without it such a call still answers 429, through
+ * Nest's default filter (which honours the error's `statusCode`), but without the header and with a logged error.
+ */
+export class SketchThresholdFilter {
+  catch(exception: unknown, host: ArgumentsHostLike): unknown {
+    const type = typeof host.getType === 'function' ? host.getType() : 'http';
+    // Other transports (RPC, WebSocket, GraphQL) have their own idea of an answer: undefined leaves the
+    // exception to their default handling.
+    if (type !== 'http' || !(exception instanceof SketchThresholdError)) return undefined;
+    // Returning the exception tells Nest (11.2+) the request is still unanswered, so its default filter runs.
+    return answerTooManyRequests(host.getArgByIndex(1), exception) ? undefined : exception;
+  }
+}
+
+let filterMarked = false;
+const FILTER = new SketchThresholdFilter();
+
+/**
+ * Puts {@link SketchThresholdFilter} among the exception filters Nest reads from this handler (what
+ * `@UseFilters()` writes), keeping filters already there. Nest selects it for SketchThresholdError only, by the
+ * same `@Catch()` metadata its own decorator writes, so every other exception still reaches the application's
+ * filters. Does nothing without reflect-metadata: then there is no Nest to read it either.
+ */
+export function attachNestFilter(handler: object): void {
+  const r = reflector();
+  if (r === undefined) return;
+  if (!filterMarked) {
+    // both places Nest versions look: the filter's prototype (11.2+) and its class
+    r.defineMetadata(FILTER_CATCH_EXCEPTIONS, [SketchThresholdError], SketchThresholdFilter);
+    r.defineMetadata(FILTER_CATCH_EXCEPTIONS, [SketchThresholdError], SketchThresholdFilter.prototype);
+    filterMarked = true;
+  }
+  const existing = r.getOwnMetadata(EXCEPTION_FILTERS_METADATA, handler);
+  const filters = Array.isArray(existing) ? existing : [];
+  if (filters.includes(FILTER)) return;
+  // Nest tries a handler's filters last-first: appended, this narrow one is tried before broader ones
+  // written before it, so a catch-all filter of the method does not turn the 429 into its own answer.
+  r.defineMetadata(EXCEPTION_FILTERS_METADATA, [...filters, FILTER], handler);
+}
+
+/** Whether Nest's route decorators (`@Get()` and the like) marked this handler, whichever ran first. */
+export function isNestRoute(handler: object): boolean {
+  const r = reflector();
+  return r !== undefined && r.getOwnMetadata(METHOD_METADATA, handler) !== undefined && r.getOwnMetadata(PATH_METADATA, handler) !== undefined;
+}
+
+/**
+ * Copies every own reflect-metadata entry of `from` onto `to`: Nest's route, guard, pipe and filter decorators
+ * store theirs on the method function itself, so a replacement without them would no longer be a route.
+ */
+export function copyMetadata(from: object, to: object): void {
+  const r = reflector();
+  if (r === undefined) return;
+  for (const key of r.getOwnMetadataKeys(from)) r.defineMetadata(key, r.getOwnMetadata(key, from), to);
+}
