@@ -22,7 +22,7 @@ interface FastifyReplyLike {
 }
 
 type Reflector = typeof Reflect & {
-  getMetadata?(key: unknown, target: object): unknown;
+  getMetadata?(key: unknown, target: object, propertyKey?: string | symbol): unknown;
   getOwnMetadata?(key: unknown, target: object): unknown;
   getOwnMetadataKeys?(target: object): unknown[];
   defineMetadata?(key: unknown, value: unknown, target: object): void;
