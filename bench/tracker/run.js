@@ -11,6 +11,24 @@
 require('reflect-metadata'); // NestJS apps load it; the tracker then copies metadata, which is part of the cost.
 const path = require('node:path');
 const { GhostTracker } = require(path.resolve(__dirname, '../../dist/ghost/tracker'));
+const { DiagRuntime } = require(path.resolve(__dirname, '../../dist/runtime'));
+const { DiagTelemetry } = require(path.resolve(__dirname, '../../dist/telemetry'));
+const { resolveConfig } = require(path.resolve(__dirname, '../../dist/config/properties'));
+const { MeterProvider } = require('@opentelemetry/sdk-metrics');
+const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = require('@opentelemetry/sdk-trace-base');
+
+/**
+ * A tracker as the instrumentation runs it: owned by a DiagRuntime whose telemetry has live SDK instruments
+ * and a tracer with a span processor, so a first touch emits the span event and metrics are observable. After
+ * the first touch none of that may cost anything per call.
+ */
+function trackerWithTelemetry() {
+  const runtime = new DiagRuntime(resolveConfig({ ghostTracking: { enabled: true }, report: { flushIntervalMs: 0 } }, {}));
+  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())] });
+  const telemetry = new DiagTelemetry(runtime, () => tracerProvider.getTracer('bench'), () => undefined);
+  telemetry.updateMetricInstruments(new MeterProvider().getMeter('bench'));
+  return runtime.tracker;
+}
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -93,6 +111,11 @@ function steadyState(n) {
   const plain = new (makeClass(n))();
   const tracked = new (makeClass(n))();
   tracker.track('tracked', tracked);
+  const withTelemetry = new (makeClass(n))();
+  const telemetryTracker = trackerWithTelemetry();
+  telemetryTracker.track('withTelemetry', withTelemetry);
+  withTelemetry.m0(0);
+  if (!telemetryTracker.isTouched('withTelemetry')) throw new Error('telemetry tracker did not flip');
   const capturedTracked = names.map((k) => tracked[k]); // wrappers, captured before the touch
   tracked.m0(0); // first touch: prototype and own properties restored
   if (!tracker.isTouched('tracked')) throw new Error('tracker did not flip');
@@ -106,6 +129,7 @@ function steadyState(n) {
     'direct/untracked': [makeDirectLoop(n), () => [plain, iters]],
     'direct/tracked': [makeDirectLoop(n), () => [tracked, iters]],
     'direct/proxy': [makeDirectLoop(n), () => [proxied, iters]],
+    'direct/telemetry': [makeDirectLoop(n), () => [withTelemetry, iters]],
     'captured/untracked': [makeCapturedLoop(n), () => [plain, capturedPlain, iters]],
     'captured/tracked': [makeCapturedLoop(n), () => [tracked, capturedTracked, iters]],
     'captured/proxy': [makeCapturedLoop(n), () => [proxied, capturedProxy, iters]],
@@ -117,7 +141,7 @@ function steadyState(n) {
     for (let w = 0; w < 3; w++) sink = (sink + loop(...a)) | 0;
   }
   const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
-  const ratios = { direct: [], captured: [], directProxy: [], capturedProxy: [] };
+  const ratios = { direct: [], captured: [], directProxy: [], capturedProxy: [], directTelemetry: [] };
   for (let r = 0; r < ROUNDS; r++) {
     const ns = {};
     for (const [name, [loop, argsOf]] of Object.entries(variants)) {
@@ -125,6 +149,7 @@ function steadyState(n) {
       samples[name].push(ns[name]);
     }
     ratios.direct.push(ns['direct/tracked'] / ns['direct/untracked']);
+    ratios.directTelemetry.push(ns['direct/telemetry'] / ns['direct/untracked']);
     ratios.captured.push(ns['captured/tracked'] / ns['captured/untracked']);
     ratios.directProxy.push(ns['direct/proxy'] / ns['direct/untracked']);
     ratios.capturedProxy.push(ns['captured/proxy'] / ns['captured/untracked']);
@@ -176,6 +201,11 @@ if (JSON_OUT) {
         `${String(s.methods).padStart(7)} | ${p.padEnd(8)} | ${f(s.nsPerCall[`${p}/untracked`])}   | ${f(s.nsPerCall[`${p}/tracked`])} | ${f(s.nsPerCall[`${p}/proxy`])} |           ${s.ratio[p].toFixed(3)} |          ${s.ratio[`${p}Proxy`].toFixed(2)}`,
       );
     }
+  }
+  console.log('\ndirect path, tracked by a runtime with live OpenTelemetry metrics and tracer (after first touch)');
+  console.log('methods | untracked | tracked+telemetry | ratio');
+  for (const s of results.steady) {
+    console.log(`${String(s.methods).padStart(7)} | ${f(s.nsPerCall['direct/untracked'])}   | ${f(s.nsPerCall['direct/telemetry']).padStart(17)} | ${s.ratio.directTelemetry.toFixed(3)}`);
   }
   console.log('\none-time costs (ns per bean, medians)');
   console.log('methods | track() | first call (restores) | second call');
