@@ -50,11 +50,8 @@ export class SketchThresholdError extends DiagError implements SketchThresholdDe
   readonly expose = true;
 
   constructor(details: SketchThresholdDetails) {
-    super(
-      'ERR_SKETCH_THRESHOLD',
-      `${details.method}: key ${details.keyHash} over the threshold of sketch ${details.sketchId} ` +
-        `(estimate ${details.estimate} > ${details.threshold}); retry after ${details.retryAfterSeconds} s`,
-    );
+    // Frameworks show an http-errors style message to the client: it names neither the method nor the key.
+    super('ERR_SKETCH_THRESHOLD', `Rate limit exceeded (sketch ${details.sketchId}); retry after ${details.retryAfterSeconds} s`);
     this.sketchId = details.sketchId;
     this.keyHash = details.keyHash;
     this.threshold = details.threshold;
@@ -73,7 +70,7 @@ export class SketchThresholdError extends DiagError implements SketchThresholdDe
     return {
       statusCode: 429,
       error: 'Too Many Requests',
-      message: `Rate limit exceeded; retry after ${this.retryAfterSeconds} s`,
+      message: this.message,
       code: 'ERR_SKETCH_THRESHOLD',
       sketchId: this.sketchId,
       retryAfterSeconds: this.retryAfterSeconds,
