@@ -43,6 +43,9 @@ const NEST = {
 };
 const COMMON = { passport: '0.7.0', 'passport-local': '1.0.0', 'reflect-metadata': '0.2.2', rxjs: '7.8.2' };
 
+/** What each cell runs: the ghost detector's suites and the decorators on a NestJS route (native sketches). */
+const SUITES = ['test/e2e/phase1.test.ts', 'test/e2e/phase2.test.ts', 'test/e2e/sketch-decorators'];
+
 /** The cells CI runs; the README's "Supported versions" table lists exactly these. */
 const CELLS = [
   { name: 'nest10-node20-otel2', nest: 10, node: null, otel: '2.x', cases: ['nest10-cjs'] },
@@ -116,7 +119,7 @@ async function main() {
     const outputFile = path.join(work, `${cell.name}.json`);
     const res = spawnSync(
       process.execPath,
-      [require.resolve('jest/bin/jest'), 'test/e2e/phase1.test.ts', 'test/e2e/phase2.test.ts', '--json', `--outputFile=${outputFile}`],
+      [require.resolve('jest/bin/jest'), ...SUITES, '--json', `--outputFile=${outputFile}`],
       { cwd: root, env, stdio: 'inherit' },
     );
     let passed = 0;
