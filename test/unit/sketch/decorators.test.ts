@@ -497,6 +497,43 @@ describe('HTTP answers outside Nest', () => {
     }
   });
 
+  it('answers a real Fastify app end to end, sync and async handlers', async () => {
+    const Fastify = require('fastify');
+    const { registry } = track(setup());
+    class Handlers {
+      @SketchLimit({ requests: 2, key: (req: any) => req.headers['x-key'], registry })
+      hello(_req: unknown, reply: any): unknown {
+        return reply.send({ hello: 'world' });
+      }
+      @SketchShield({ threshold: 1, key: (req: any) => req.headers['x-key'], registry })
+      async later(_req: unknown, _reply: unknown): Promise<unknown> {
+        return { later: true };
+      }
+    }
+    const h = new Handlers();
+    const app = Fastify();
+    app.get('/hello', (req: unknown, reply: unknown) => h.hello(req, reply));
+    app.get('/later', (req: unknown, reply: unknown) => h.later(req, reply));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const base = `http://127.0.0.1:${app.server.address().port}`;
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await fetch(`${base}/hello`, { headers: { 'x-key': 'a' } })).status);
+      expect(statuses).toEqual([200, 200, 429]);
+      const res = await fetch(`${base}/hello`, { headers: { 'x-key': 'a' } });
+      expect(res.headers.get('retry-after')).toBe('80');
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await res.json()).toMatchObject({ statusCode: 429, error: 'Too Many Requests', sketchId: 'LIMIT_60000' });
+      expect((await fetch(`${base}/hello`, { headers: { 'x-key': 'b' } })).status).toBe(200);
+      expect((await fetch(`${base}/later`, { headers: { 'x-key': 'a' } })).status).toBe(200);
+      const rejected = await fetch(`${base}/later`, { headers: { 'x-key': 'a' } });
+      expect(rejected.status).toBe(429);
+      expect(await rejected.json()).toMatchObject({ sketchId: 'SHIELD_60000' });
+    } finally {
+      await app.close();
+    }
+  });
+
   it('the Nest filter answers on Express and Fastify responses, and leaves other transports alone', () => {
     const filter = new SketchThresholdFilter();
     const err = new SketchThresholdError({ sketchId: 'LIMIT_1000', keyHash: 'h', threshold: 1, estimate: 2, retryAfterSeconds: 2, method: 'A.b' });
