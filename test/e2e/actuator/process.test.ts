@@ -1,8 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as net from 'node:net';
-import * as os from 'node:os';
 import * as path from 'node:path';
+import { tempDir } from '../../support/temp';
 
 /**
  * Whole-process behaviour: the actuator must never be what keeps the host alive, and a port in use must not
@@ -14,7 +13,7 @@ const root = path.resolve(__dirname, '../../..');
 let outDir: string;
 
 beforeAll(() => {
-  outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-actuator-'));
+  outDir = tempDir('actuator');
   execFileSync(
     process.execPath,
     [
@@ -26,8 +25,6 @@ beforeAll(() => {
     { cwd: root, stdio: 'pipe' },
   );
 }, 60_000);
-
-afterAll(() => fs.rmSync(outDir, { recursive: true, force: true }));
 
 function child(script: string): { proc: ReturnType<typeof spawn>; stdout: () => string; stderr: () => string; exit: Promise<{ code: number | null; ms: number }> } {
   const started = Date.now();

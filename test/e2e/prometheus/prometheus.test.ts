@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
-import * as os from 'node:os';
 import * as path from 'node:path';
+import { describeWithService } from '../../support/services';
+import { tempDir } from '../../support/temp';
 
 /**
  * A real backend: two instances of examples/prometheus (NodeSDK + PrometheusExporter + the instrumentation,
@@ -10,34 +11,13 @@ import * as path from 'node:path';
  * serves GET /users, instance B serves GET /billing: each alone has untouched beans, but the fleet-wide query
  * from docs/telemetry.md must name only the bean neither touched.
  *
- * Requires the `prometheus` binary (apt package `prometheus`, or PROMETHEUS_BIN): without it this test fails,
- * it does not skip, so CI cannot pass while silently not testing the backend.
+ * Needs the `prometheus` binary (Debian package `prometheus`, or PROMETHEUS_BIN): without it the test is skipped
+ * with a line saying so, and under DIAG_REQUIRE_SERVICES=1 (CI) it fails instead.
  */
 
 const root = path.resolve(__dirname, '../../..');
 const example = path.join(root, 'examples/prometheus');
 const JOB = 'diag-example';
-
-function findPrometheus(): string {
-  const explicit = process.env.PROMETHEUS_BIN;
-  if (explicit) {
-    if (fs.existsSync(explicit)) return explicit;
-    throw new Error(`PROMETHEUS_BIN=${explicit} does not exist`);
-  }
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter).concat('/usr/bin', '/usr/local/bin')) {
-    const candidate = path.join(dir, 'prometheus');
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      /* next */
-    }
-  }
-  throw new Error(
-    'the Prometheus end-to-end test needs the `prometheus` server binary: install the Debian package ' +
-      '(`apt-get install -y prometheus`) or set PROMETHEUS_BIN to its path',
-  );
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -116,142 +96,143 @@ function documentedFleetQuery(): string {
   return m[1]!.trim();
 }
 
-const instances: Record<'a' | 'b', { app?: Proc; appPort: number; metricsPort: number }> = {
-  a: { appPort: 0, metricsPort: 0 },
-  b: { appPort: 0, metricsPort: 0 },
-};
-let prometheus: Proc | undefined;
-let tmp = '';
+describeWithService('prometheus', 'two instrumented apps scraped by a real Prometheus server', (bin) => {
+  const instances: Record<'a' | 'b', { app?: Proc; appPort: number; metricsPort: number }> = {
+    a: { appPort: 0, metricsPort: 0 },
+    b: { appPort: 0, metricsPort: 0 },
+  };
+  let prometheus: Proc | undefined;
+  let tmp = '';
 
-beforeAll(async () => {
-  const bin = findPrometheus();
-  if (!fs.existsSync(path.join(root, 'dist/index.js'))) {
-    throw new Error('dist/ is missing: run `node scripts/prepare-test-fixtures.js` (jest globalSetup does) first');
-  }
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-prometheus-'));
-  for (const [id, inst] of Object.entries(instances)) {
-    inst.appPort = await freePort();
-    inst.metricsPort = await freePort();
-    const reportDir = path.join(tmp, `reports-${id}`);
-    inst.app = start(process.execPath, ['--require', path.join(example, 'telemetry.js'), path.join(example, 'app.js')], {
-      PORT: String(inst.appPort),
-      METRICS_PORT: String(inst.metricsPort),
-      DIAG_REPORT_DIR: reportDir,
-      // The start-up span on stdout, checked below in a real NestJS process.
-      OTEL_TRACES_EXPORTER: 'console',
-      DIAG_LOG_LEVEL: 'info',
+  beforeAll(async () => {
+    if (!fs.existsSync(path.join(root, 'dist/index.js'))) {
+      throw new Error('dist/ is missing: run `node scripts/prepare-test-fixtures.js` (jest globalSetup does) first');
+    }
+    tmp = tempDir('prometheus');
+    for (const [id, inst] of Object.entries(instances)) {
+      inst.appPort = await freePort();
+      inst.metricsPort = await freePort();
+      const reportDir = path.join(tmp, `reports-${id}`);
+      inst.app = start(process.execPath, ['--require', path.join(example, 'telemetry.js'), path.join(example, 'app.js')], {
+        PORT: String(inst.appPort),
+        METRICS_PORT: String(inst.metricsPort),
+        DIAG_REPORT_DIR: reportDir,
+        // The start-up span on stdout, checked below in a real NestJS process.
+        OTEL_TRACES_EXPORTER: 'console',
+        DIAG_LOG_LEVEL: 'info',
+      });
+    }
+    for (const inst of Object.values(instances)) {
+      const app = inst.app!;
+      await until('the example app to listen', 30_000, () => (/LISTENING \d+/.test(app.output()) ? true : undefined), app.output);
+      await until('its metrics endpoint', 10_000, async () => ((await get(`http://127.0.0.1:${inst.metricsPort}/metrics`)).status === 200 ? true : undefined), app.output);
+    }
+
+    const promPort = await freePort();
+    promUrl = `http://127.0.0.1:${promPort}`;
+    const config = path.join(tmp, 'prometheus.yml');
+    fs.writeFileSync(
+      config,
+      [
+        'global:',
+        '  scrape_interval: 1s',
+        '  scrape_timeout: 1s',
+        '  evaluation_interval: 1s',
+        'scrape_configs:',
+        `  - job_name: ${JOB}`,
+        '    static_configs:',
+        `      - targets: ['127.0.0.1:${instances.a.metricsPort}', '127.0.0.1:${instances.b.metricsPort}']`,
+        '',
+      ].join('\n'),
+    );
+    prometheus = start(bin, [
+      `--config.file=${config}`,
+      `--storage.tsdb.path=${path.join(tmp, 'data')}`,
+      `--web.listen-address=127.0.0.1:${promPort}`,
+      '--log.level=warn',
+    ], {}, tmp);
+    await until('prometheus to be ready', 30_000, async () => ((await get(`${promUrl}/-/ready`)).status === 200 ? true : undefined), prometheus.output);
+  }, 120_000);
+
+  afterAll(async () => {
+    await stop(prometheus);
+    await Promise.all(Object.values(instances).map((i) => stop(i.app)));
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  }, 30_000);
+
+  const perBean = (samples: Sample[]) =>
+    Object.fromEntries(samples.map((s) => [s.metric.diag_bean_name, { value: Number(s.value[1]), module: s.metric.diag_bean_module, candidate: s.metric.diag_bean_ghost_candidate }]));
+
+  it('exposes the per-bean touch state and the counts to a real Prometheus, and answers the fleet-wide question', async () => {
+    const a = `http://127.0.0.1:${instances.a.appPort}`;
+    const b = `http://127.0.0.1:${instances.b.appPort}`;
+    expect((await get(`${a}/users`)).status).toBe(200);
+    expect((await get(`${b}/billing`)).status).toBe(200);
+    const instA = `127.0.0.1:${instances.a.metricsPort}`;
+    const instB = `127.0.0.1:${instances.b.metricsPort}`;
+
+    // Per-bean series of instance A, once a scrape after its request has landed.
+    const seriesA = await until(
+      'the per-bean series of instance A with UsersService touched',
+      30_000,
+      async () => {
+        const result = await query(`diag_bean_touched{job="${JOB}",instance="${instA}"}`);
+        return perBean(result).UsersService?.value === 1 ? result : undefined;
+      },
+      () => prometheus!.output(),
+    );
+    expect(perBean(seriesA)).toEqual({
+      UsersController: { value: 1, module: 'UsersModule', candidate: 'false' },
+      UsersService: { value: 1, module: 'UsersModule', candidate: 'false' },
+      PriceCalculator: { value: 1, module: 'UsersModule', candidate: 'false' },
+      BillingController: { value: 0, module: 'BillingModule', candidate: 'false' },
+      InvoiceService: { value: 0, module: 'BillingModule', candidate: 'false' },
+      LegacyReportService: { value: 0, module: 'AppModule', candidate: 'true' },
     });
-  }
-  for (const inst of Object.values(instances)) {
-    const app = inst.app!;
-    await until('the example app to listen', 30_000, () => (/LISTENING \d+/.test(app.output()) ? true : undefined), app.output);
-    await until('its metrics endpoint', 10_000, async () => ((await get(`http://127.0.0.1:${inst.metricsPort}/metrics`)).status === 200 ? true : undefined), app.output);
-  }
 
-  const promPort = await freePort();
-  promUrl = `http://127.0.0.1:${promPort}`;
-  const config = path.join(tmp, 'prometheus.yml');
-  fs.writeFileSync(
-    config,
-    [
-      'global:',
-      '  scrape_interval: 1s',
-      '  scrape_timeout: 1s',
-      '  evaluation_interval: 1s',
-      'scrape_configs:',
-      `  - job_name: ${JOB}`,
-      '    static_configs:',
-      `      - targets: ['127.0.0.1:${instances.a.metricsPort}', '127.0.0.1:${instances.b.metricsPort}']`,
-      '',
-    ].join('\n'),
-  );
-  prometheus = start(bin, [
-    `--config.file=${config}`,
-    `--storage.tsdb.path=${path.join(tmp, 'data')}`,
-    `--web.listen-address=127.0.0.1:${promPort}`,
-    '--log.level=warn',
-  ], {}, tmp);
-  await until('prometheus to be ready', 30_000, async () => ((await get(`${promUrl}/-/ready`)).status === 200 ? true : undefined), prometheus.output);
-}, 120_000);
+    const seriesB = await until('instance B with InvoiceService touched', 30_000, async () => {
+      const result = await query(`diag_bean_touched{job="${JOB}",instance="${instB}"}`);
+      return perBean(result).InvoiceService?.value === 1 ? result : undefined;
+    });
+    expect(Object.entries(perBean(seriesB)).filter(([, v]) => v.value === 0).map(([k]) => k).sort()).toEqual([
+      'LegacyReportService',
+      'PriceCalculator',
+      'UsersController',
+      'UsersService',
+    ]);
 
-afterAll(async () => {
-  await stop(prometheus);
-  await Promise.all(Object.values(instances).map((i) => stop(i.app)));
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-}, 30_000);
+    // The counts, against the instance's own diag-report.json and against the per-bean series.
+    const single = async (promql: string) => {
+      const r = await query(promql);
+      expect(r).toHaveLength(1);
+      return Number(r[0]!.value[1]);
+    };
+    const report = JSON.parse(fs.readFileSync(path.join(tmp, 'reports-a', 'diag-report.json'), 'utf8')) as {
+      ghostCandidates: { count: number; beans: string[] };
+    };
+    expect(report.ghostCandidates.beans).toEqual(['LegacyReportService']);
+    const sel = `{job="${JOB}",instance="${instA}"}`;
+    expect(await single(`diag_ghost_candidates${sel}`)).toBe(report.ghostCandidates.count);
+    expect(await single(`diag_ghost_tracked${sel}`)).toBe(6);
+    expect(await single(`diag_ghost_touched${sel}`)).toBe(3);
+    expect(await single(`diag_ghost_untouched${sel}`)).toBe(3);
+    expect(await single(`count(diag_bean_touched${sel})`)).toBe(await single(`diag_ghost_tracked${sel}`));
+    expect(await single(`sum(diag_bean_touched${sel})`)).toBe(await single(`diag_ghost_touched${sel}`));
+    expect(await single(`diag_ghost_untrackable${sel}`)).toBeGreaterThanOrEqual(0);
+    expect(await single(`diag_ghost_framework_skipped${sel}`)).toBeGreaterThan(0);
 
-const perBean = (samples: Sample[]) =>
-  Object.fromEntries(samples.map((s) => [s.metric.diag_bean_name, { value: Number(s.value[1]), module: s.metric.diag_bean_module, candidate: s.metric.diag_bean_ghost_candidate }]));
+    // The documented fleet-wide query: only the bean no instance touched.
+    const fleet = documentedFleetQuery();
+    expect(fleet).toContain('max_over_time');
+    const never = await query(fleet);
+    expect(never.map((s) => s.metric.diag_bean_name)).toEqual(['LegacyReportService']);
+    expect(never[0]!.metric.diag_bean_module).toBe('AppModule');
 
-it('exposes the per-bean touch state and the counts to a real Prometheus, and answers the fleet-wide question', async () => {
-  const a = `http://127.0.0.1:${instances.a.appPort}`;
-  const b = `http://127.0.0.1:${instances.b.appPort}`;
-  expect((await get(`${a}/users`)).status).toBe(200);
-  expect((await get(`${b}/billing`)).status).toBe(200);
-  const instA = `127.0.0.1:${instances.a.metricsPort}`;
-  const instB = `127.0.0.1:${instances.b.metricsPort}`;
-
-  // Per-bean series of instance A, once a scrape after its request has landed.
-  const seriesA = await until(
-    'the per-bean series of instance A with UsersService touched',
-    30_000,
-    async () => {
-      const result = await query(`diag_bean_touched{job="${JOB}",instance="${instA}"}`);
-      return perBean(result).UsersService?.value === 1 ? result : undefined;
-    },
-    () => prometheus!.output(),
-  );
-  expect(perBean(seriesA)).toEqual({
-    UsersController: { value: 1, module: 'UsersModule', candidate: 'false' },
-    UsersService: { value: 1, module: 'UsersModule', candidate: 'false' },
-    PriceCalculator: { value: 1, module: 'UsersModule', candidate: 'false' },
-    BillingController: { value: 0, module: 'BillingModule', candidate: 'false' },
-    InvoiceService: { value: 0, module: 'BillingModule', candidate: 'false' },
-    LegacyReportService: { value: 0, module: 'AppModule', candidate: 'true' },
-  });
-
-  const seriesB = await until('instance B with InvoiceService touched', 30_000, async () => {
-    const result = await query(`diag_bean_touched{job="${JOB}",instance="${instB}"}`);
-    return perBean(result).InvoiceService?.value === 1 ? result : undefined;
-  });
-  expect(Object.entries(perBean(seriesB)).filter(([, v]) => v.value === 0).map(([k]) => k).sort()).toEqual([
-    'LegacyReportService',
-    'PriceCalculator',
-    'UsersController',
-    'UsersService',
-  ]);
-
-  // The counts, against the instance's own diag-report.json and against the per-bean series.
-  const single = async (promql: string) => {
-    const r = await query(promql);
-    expect(r).toHaveLength(1);
-    return Number(r[0]!.value[1]);
-  };
-  const report = JSON.parse(fs.readFileSync(path.join(tmp, 'reports-a', 'diag-report.json'), 'utf8')) as {
-    ghostCandidates: { count: number; beans: string[] };
-  };
-  expect(report.ghostCandidates.beans).toEqual(['LegacyReportService']);
-  const sel = `{job="${JOB}",instance="${instA}"}`;
-  expect(await single(`diag_ghost_candidates${sel}`)).toBe(report.ghostCandidates.count);
-  expect(await single(`diag_ghost_tracked${sel}`)).toBe(6);
-  expect(await single(`diag_ghost_touched${sel}`)).toBe(3);
-  expect(await single(`diag_ghost_untouched${sel}`)).toBe(3);
-  expect(await single(`count(diag_bean_touched${sel})`)).toBe(await single(`diag_ghost_tracked${sel}`));
-  expect(await single(`sum(diag_bean_touched${sel})`)).toBe(await single(`diag_ghost_touched${sel}`));
-  expect(await single(`diag_ghost_untrackable${sel}`)).toBeGreaterThanOrEqual(0);
-  expect(await single(`diag_ghost_framework_skipped${sel}`)).toBeGreaterThan(0);
-
-  // The documented fleet-wide query: only the bean no instance touched.
-  const fleet = documentedFleetQuery();
-  expect(fleet).toContain('max_over_time');
-  const never = await query(fleet);
-  expect(never.map((s) => s.metric.diag_bean_name)).toEqual(['LegacyReportService']);
-  expect(never[0]!.metric.diag_bean_module).toBe('AppModule');
-
-  // The start-up span of a real NestJS bootstrap, from the console exporter.
-  const out = instances.a.app!.output();
-  expect(out).toContain("name: 'diag.container.startup'");
-  expect(out).toMatch(/'diag\.ghost\.candidate_count': 1\b/);
-  expect(out).toContain("name: 'diag.bean.instantiation'");
-  expect(out).toContain("'diag.bean.name': 'LegacyReportService'");
-}, 120_000);
+    // The start-up span of a real NestJS bootstrap, from the console exporter.
+    const out = instances.a.app!.output();
+    expect(out).toContain("name: 'diag.container.startup'");
+    expect(out).toMatch(/'diag\.ghost\.candidate_count': 1\b/);
+    expect(out).toContain("name: 'diag.bean.instantiation'");
+    expect(out).toContain("'diag.bean.name': 'LegacyReportService'");
+  }, 120_000);
+});

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
+import { tempDir } from '../../support/temp';
 
 /** The loading cases the package supports, each a real `node` process as a user would start it. */
 export type LoadingCase = 'nest10-cjs' | 'nest11-cjs' | 'nest12-esm' | 'nest12-cjs';
@@ -54,9 +54,7 @@ export function quietOtelEnv(): NodeJS.ProcessEnv {
   };
 }
 
-export function tempDir(prefix: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), `diag-${prefix}-`));
-}
+export { tempDir };
 
 export interface StartOptions {
   readonly app?: string;

@@ -1,13 +1,13 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { BeanGraph } from '../../../src/ghost/bean-graph';
 import { findGhostCandidates } from '../../../src/ghost/candidates';
 import { buildDiagReport, writeJsonAtomic } from '../../../src/ghost/reports';
 import { writeGhostReport } from '../../../src/ghost/ghost-report-file';
 import { GhostTracker } from '../../../src/ghost/tracker';
+import { tempDir } from '../../support/temp';
 
-const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'diag-unit-'));
+const tmp = (): string => tempDir('unit');
 
 describe('diag-report.json', () => {
   it('carries the SPEC fields, the graph, the slowest beans and the cycles', () => {

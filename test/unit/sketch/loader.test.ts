@@ -11,6 +11,7 @@ import { UnsatisfiedLinkError } from '../../../src/sketch/native/errors';
 import { detectLibc, loadNativeLibrary, LIBRARY_PATH_ENV, readSums, type LoaderOptions } from '../../../src/sketch/native/loader';
 import { platformTarget } from '../../../src/sketch/native/platform';
 import { captureLogger } from './helpers';
+import { tempDir } from '../../support/temp';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const binDir = path.join(root, 'native-bin');
@@ -18,9 +19,7 @@ const hostLibc = detectLibc();
 const host = platformTarget(process.platform, process.arch, hostLibc);
 const OS_NAMES: Record<string, string> = { linux: 'Linux', win32: 'Windows', darwin: 'Mac' };
 const REQUIRED = ['linux-x64', 'linux-x64-musl', 'linux-arm64', 'linux-arm64-musl', 'win32-x64', 'darwin-x64', 'darwin-arm64'];
-const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-loader-test-'));
-
-afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+const scratch = tempDir('loader-test');
 
 function sha256(file: string): string {
   return createHash('sha256').update(fs.readFileSync(file)).digest('hex');

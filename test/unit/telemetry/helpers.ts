@@ -1,6 +1,4 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import type { Tracer } from '@opentelemetry/api';
 import { MeterProvider, MetricReader, type MetricData } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -10,6 +8,7 @@ import { DiagRuntime } from '../../../src/runtime';
 import { DiagTelemetry } from '../../../src/telemetry';
 import type { SketchRegistryView } from '../../../src/sketch/types';
 import { captureLogs } from '../../support/logs';
+import { tempDir } from '../../support/temp';
 
 /** A pull reader: the test decides when the SDK collects, as a Prometheus scrape would. */
 export class TestReader extends MetricReader {
@@ -84,7 +83,7 @@ const bean = (input: Partial<BeanInput> & { token: string }): BeanInput => ({
  * each instance tracked as it is created, then the finished graph handed to containerReady.
  */
 export function harness(options: DiagOptions = {}, sketches?: SketchRegistryView) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-telemetry-'));
+  const dir = tempDir('telemetry');
   const config = resolveConfig({
     ghostTracking: { enabled: true },
     ...options,

@@ -1,0 +1,2 @@
+/** The test file's global through which temp.ts hands its directories to environment.ts. */
+export const TEMP_DIRS_GLOBAL = '__diagTempDirs';
