@@ -1,5 +1,3 @@
-import type * as Koffi from 'koffi';
-
 /**
  * Must equal CMS_ABI_VERSION in native/cms.h: the JS fast path reads and writes the counters directly, so
  * any change to the hash or the layout is an ABI change even when no signature moves.
@@ -32,11 +30,23 @@ export interface NativeBindings {
   view(pointer: unknown, bytes: number): ArrayBuffer;
 }
 
-type KoffiModule = typeof Koffi;
+/**
+ * The parts of koffi the bindings use, stated structurally: koffi's own declarations are ESM-only, and a
+ * public declaration that imported them would not type-check in a CommonJS project under node16 resolution.
+ */
+export interface NativeLibraryHandle {
+  /** Declares a C function from its prototype (koffi's `lib.func`). */
+  func(declaration: string): (...args: unknown[]) => unknown;
+}
+
+/** The koffi module, as far as the bindings need it. */
+export interface KoffiViews {
+  view(pointer: unknown, bytes: number): ArrayBuffer;
+}
 
 /** Declares every function once per loaded library. Throws koffi's error when a symbol is missing. */
-export function bind(koffi: KoffiModule, lib: Koffi.LibraryHandle): NativeBindings {
-  const f = (decl: string): ((...args: unknown[]) => unknown) => lib.func(decl) as (...args: unknown[]) => unknown;
+export function bind(koffi: KoffiViews, lib: NativeLibraryHandle): NativeBindings {
+  const f = (decl: string): ((...args: unknown[]) => unknown) => lib.func(decl);
   const abi = f('uint32_t cms_abi_version()');
   const create = f('void *cms_create(uint32_t width, uint32_t depth, uint32_t slots, uint32_t seed)');
   const destroy = f('void cms_destroy(void *s)');

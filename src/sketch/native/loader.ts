@@ -6,7 +6,7 @@ import type * as Koffi from 'koffi';
 
 import { safeLog } from '../../logger';
 import { inspectBinary, expectedFormat } from './binary-header';
-import { bind, EXPECTED_ABI_VERSION, type NativeBindings } from './bindings';
+import { bind, EXPECTED_ABI_VERSION, type NativeBindings, type NativeLibraryHandle } from './bindings';
 import { UnsatisfiedLinkError } from './errors';
 import { platformTarget, type Libc, type PlatformTarget } from './platform';
 
@@ -44,7 +44,7 @@ export interface NativeLibrary {
   /** SHA-256 of the loaded bytes, hex. */
   readonly sha256: string;
   /** The raw koffi library handle, for declaring extra functions (benchmarks). */
-  readonly handle: Koffi.LibraryHandle;
+  readonly handle: NativeLibraryHandle;
 }
 
 const DEFAULT_BIN_DIR = path.resolve(__dirname, '..', '..', '..', 'native-bin');
