@@ -1,4 +1,4 @@
-import { LOADING_CASES, getJson, startApp, type RunningApp } from '../support/app-process';
+import { LOADING_CASES, actuatorPort, getJson, startApp, type RunningApp } from '../support/app-process';
 
 /**
  * The sketch decorators in real NestJS HTTP apps (test/fixtures/apps/sketch-app), one process per loading
@@ -23,12 +23,6 @@ async function statuses(app: RunningApp, path: string, key: string | undefined, 
   const out: number[] = [];
   for (let i = 0; i < n; i++) out.push((await call(app, path, key)).status);
   return out;
-}
-
-function actuatorPort(app: RunningApp): number {
-  const m = app.stdout().match(/actuator listening on http:\/\/127\.0\.0\.1:(\d+)\/actuator/);
-  if (!m) throw new Error(`no actuator line in:\n${app.stdout()}\n${app.stderr()}`);
-  return Number(m[1]);
 }
 
 describe.each(LOADING_CASES)('sketch decorators in a Nest app (%s)', (loading) => {

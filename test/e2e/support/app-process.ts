@@ -19,17 +19,18 @@ export const LOADING_CASES: readonly LoadingCase[] = process.env.DIAG_MATRIX_CAS
 
 const FIXTURES = path.resolve(__dirname, '..', '..', 'fixtures');
 
-/** Where the compiled fixture app lives and how node must be started for it. */
-export function launchSpec(loading: LoadingCase, app = 'ghost-app'): { node: string; cwd: string; args: string[] } {
+/**
+ * Where the compiled fixture app lives and how node must be started for it. `preload` names another file of
+ * test/fixtures/telemetry than the default telemetry.cjs / telemetry.mjs.
+ */
+export function launchSpec(loading: LoadingCase, app = 'ghost-app', preload?: string): { node: string; cwd: string; args: string[] } {
   const [nest, format] = loading.split('-') as [string, 'cjs' | 'esm'];
   const appRoot = MATRIX_DIR ?? path.join(FIXTURES, nest);
   const preloads = MATRIX_DIR ?? path.join(FIXTURES, 'telemetry');
   const cwd = path.join(appRoot, `out-${format}`, app);
-  const preload =
-    format === 'esm'
-      ? ['--import', path.join(preloads, 'telemetry.mjs')]
-      : ['--require', path.join(preloads, 'telemetry.cjs')];
-  return { node: NODE_BIN, cwd, args: [...preload, 'main.js'] };
+  const flag = format === 'esm' ? '--import' : '--require';
+  const file = preload ?? (format === 'esm' ? 'telemetry.mjs' : 'telemetry.cjs');
+  return { node: NODE_BIN, cwd, args: [flag, path.join(preloads, file), 'main.js'] };
 }
 
 export interface RunningApp {
@@ -65,11 +66,13 @@ export interface StartOptions {
   readonly timeoutMs?: number;
   /** Resolve when this line prefix appears instead of `LISTENING `. */
   readonly readyLine?: string;
+  /** Another preload of test/fixtures/telemetry (see launchSpec). */
+  readonly preload?: string;
 }
 
 /** Starts a fixture app and waits for `LISTENING <port>`; rejects with its output if it exits or times out. */
 export async function startApp(loading: LoadingCase, options: StartOptions = {}): Promise<RunningApp> {
-  const spec = launchSpec(loading, options.app);
+  const spec = launchSpec(loading, options.app, options.preload);
   const reportDir = options.reportDir ?? tempDir('report');
   const args = options.bare ? spec.args.slice(2) : spec.args;
   const proc = spawn(spec.node, args, {
@@ -126,7 +129,7 @@ export async function runToExit(
   loading: LoadingCase,
   options: StartOptions = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string; reportDir: string }> {
-  const spec = launchSpec(loading, options.app);
+  const spec = launchSpec(loading, options.app, options.preload);
   const reportDir = options.reportDir ?? tempDir('report');
   const args = options.bare ? spec.args.slice(2) : spec.args;
   const proc = spawn(spec.node, args, {
@@ -142,6 +145,13 @@ export async function runToExit(
   const code = await new Promise<number | null>((resolve) => proc.once('exit', (c) => resolve(c)));
   clearTimeout(timer);
   return { code, stdout, stderr, reportDir };
+}
+
+/** The side actuator's port, from the line the package logs once it listens (start with MANAGEMENT_SERVER_PORT=0). */
+export function actuatorPort(app: RunningApp): number {
+  const m = app.stdout().match(/actuator listening on http:\/\/127\.0\.0\.1:(\d+)\/actuator/);
+  if (!m) throw new Error(`no actuator line in:\n${app.stdout()}\n${app.stderr()}`);
+  return Number(m[1]);
 }
 
 export async function getJson(port: number, urlPath: string): Promise<{ status: number; body: any; text: string }> {

@@ -1,0 +1,235 @@
+/**
+ * The ghost detector where NestJS teams really run it: on Nest's Fastify platform, beside the contrib HTTP and
+ * NestJS instrumentations in one NodeSDK, and under an application's own `instrument.instanceDecorator`.
+ * Each is the orders fixture (test/fixtures/apps/orders) started as a real process; the verdicts must be the
+ * ones it gives on plain Express, and the application must answer exactly as without the instrumentation.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { actuatorPort, getJson, startApp, tempDir, type RunningApp } from './support/app-process';
+
+// @nestjs/platform-fastify and the contrib NestJS instrumentation (0.70, Nest < 12) are the root's own.
+const LOADING = 'nest11-cjs';
+
+const PHASE2_WITH_ACTUATOR = {
+  DIAG_GHOST_TRACKING_ENABLED: 'true',
+  MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'health,diag',
+  MANAGEMENT_SERVER_PORT: '0',
+};
+
+/** What every variant of the orders app must answer. */
+async function exercise(app: RunningApp): Promise<Record<string, unknown>> {
+  return {
+    list: (await getJson(app.port, '/orders')).body,
+    one: (await getJson(app.port, '/orders/2')).body,
+    lookup: (await getJson(app.port, '/orders/lookup')).body,
+  };
+}
+
+const EXPECTED_ANSWERS = {
+  list: [
+    { id: 1, price: 10 },
+    { id: 2, price: 20 },
+  ],
+  one: { id: 2, price: 20 },
+  lookup: { answer: 42 },
+};
+
+const EXPECTED_CANDIDATES = ['LookupService', 'UnusedService'];
+const EXPECTED_TOUCHED = ['LookupService', 'OrdersController', 'OrdersService', 'PriceService'];
+const EXPECTED_UNTOUCHED = ['ReminderService', 'UnusedService'];
+
+interface Verdicts {
+  answers: Record<string, unknown>;
+  candidates: string[];
+  liveTouched: string[];
+  liveUntouched: string[];
+  health: unknown;
+  reportTouched: string[];
+  reportUntouched: string[];
+  /** Exit code, or the signal: enableShutdownHooks re-raises SIGTERM once the hooks ran. */
+  exit: number | string | null;
+}
+
+async function verdicts(app: string): Promise<Verdicts> {
+  const running = await startApp(LOADING, { app, env: PHASE2_WITH_ACTUATOR });
+  try {
+    const answers = await exercise(running);
+    const port = actuatorPort(running);
+    const live = (await getJson(port, '/actuator/diag/ghosts')).body;
+    const startup = (await getJson(port, '/actuator/diag')).body;
+    const health = (await getJson(port, '/actuator/health')).body;
+    const exitCode = await running.stop('SIGTERM');
+    const report = running.readReport('diag-ghost-report.json');
+    expect(running.readReport().ghostCandidates.beans).toEqual(startup.ghostCandidates.beans);
+    return {
+      answers,
+      candidates: [...startup.ghostCandidates.beans].sort(),
+      liveTouched: [...live.touched].sort(),
+      liveUntouched: [...live.untouched].sort(),
+      health,
+      reportTouched: [...report.touched].sort(),
+      reportUntouched: [...report.untouched].sort(),
+      exit: running.proc.signalCode ?? exitCode,
+    };
+  } finally {
+    await running.stop('SIGKILL');
+  }
+}
+
+describe('Nest on Fastify: Phase 1, Phase 2 and the actuator', () => {
+  let express: Verdicts;
+  let fastify: Verdicts;
+
+  beforeAll(async () => {
+    [express, fastify] = await Promise.all([verdicts('orders-app'), verdicts('fastify-app')]);
+  }, 90_000);
+
+  it('answers the routes as the Express app does, through tracked controllers', () => {
+    expect(fastify.answers).toEqual(EXPECTED_ANSWERS);
+    expect(express.answers).toEqual(EXPECTED_ANSWERS);
+  });
+
+  it('lists the same ghost candidates (Phase 1)', () => {
+    expect(fastify.candidates).toEqual(EXPECTED_CANDIDATES);
+    expect(express.candidates).toEqual(EXPECTED_CANDIDATES);
+  });
+
+  it('serves the live snapshot on the actuator with the same touched and untouched beans (Phase 2)', () => {
+    expect(fastify.health).toEqual({ status: 'UP' });
+    expect(fastify.liveTouched).toEqual(EXPECTED_TOUCHED);
+    expect(fastify.liveUntouched).toEqual(EXPECTED_UNTOUCHED);
+    expect(express.liveTouched).toEqual(EXPECTED_TOUCHED);
+    expect(express.liveUntouched).toEqual(EXPECTED_UNTOUCHED);
+  });
+
+  it('writes the ghost report at SIGTERM and exits as the Express app does', () => {
+    expect([0, 'SIGTERM']).toContain(fastify.exit);
+    expect(fastify.exit).toBe(express.exit);
+    expect(fastify.reportTouched).toEqual(EXPECTED_TOUCHED);
+    expect(fastify.reportUntouched).toEqual(EXPECTED_UNTOUCHED);
+  });
+});
+
+interface SpanLine {
+  name: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  scope?: string;
+  attributes: Record<string, unknown>;
+  events: { name: string; attributes?: Record<string, unknown> }[];
+}
+
+describe('beside @opentelemetry/instrumentation-http and -nestjs-core in one NodeSDK', () => {
+  let spans: SpanLine[];
+  let answers: Record<string, unknown>;
+  let bare: Record<string, unknown>;
+  let ghost: { touched: string[]; untouched: string[] };
+  let candidates: string[];
+
+  beforeAll(async () => {
+    const spansFile = path.join(tempDir('spans'), 'spans.jsonl');
+    const app = await startApp(LOADING, {
+      app: 'orders-app',
+      preload: 'telemetry-contrib.cjs',
+      env: { DIAG_GHOST_TRACKING_ENABLED: 'true', SPANS_FILE: spansFile },
+    });
+    try {
+      answers = await exercise(app);
+      await app.stop('SIGTERM');
+      ghost = app.readReport('diag-ghost-report.json');
+      candidates = app.readReport().ghostCandidates.beans;
+    } finally {
+      await app.stop('SIGKILL');
+    }
+    spans = fs.readFileSync(spansFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as SpanLine);
+    const plain = await startApp(LOADING, { app: 'orders-app', bare: true });
+    try {
+      bare = await exercise(plain);
+    } finally {
+      await plain.stop('SIGKILL');
+    }
+  }, 90_000);
+
+  const named = (name: string) => spans.filter((s) => s.name === name);
+
+  it('leaves the app answering exactly as without any instrumentation', () => {
+    expect(answers).toEqual(EXPECTED_ANSWERS);
+    expect(answers).toEqual(bare);
+  });
+
+  it('gives the same verdicts as without the contrib instrumentations', () => {
+    expect([...candidates].sort()).toEqual(EXPECTED_CANDIDATES);
+    expect([...ghost.touched].sort()).toEqual(EXPECTED_TOUCHED);
+    expect([...ghost.untouched].sort()).toEqual(EXPECTED_UNTOUCHED);
+  });
+
+  it('puts the container start-up span inside the contrib "Create Nest App" span, in one trace', () => {
+    const create = named('Create Nest App');
+    const startup = named('diag.container.startup');
+    expect(create).toHaveLength(1);
+    expect(startup).toHaveLength(1);
+    expect(startup[0]!.traceId).toBe(create[0]!.traceId);
+    expect(startup[0]!.parentSpanId).toBe(create[0]!.spanId);
+    const beans = named('diag.bean.instantiation').filter((s) => s.traceId === create[0]!.traceId);
+    expect(beans.map((s) => s.attributes['diag.bean.name'])).toEqual(expect.arrayContaining(['OrdersService', 'UnusedService']));
+  });
+
+  it('wraps nothing twice: one handler span per request, one instantiation span per bean', () => {
+    const handlers = spans.filter((s) => s.scope === '@opentelemetry/instrumentation-nestjs-core' && s.attributes['nestjs.type'] === 'handler');
+    expect(handlers.map((s) => s.attributes['nestjs.callback']).sort()).toEqual(['list', 'lookup', 'one']);
+    const httpServer = spans.filter((s) => s.scope === '@opentelemetry/instrumentation-http' && /^GET/.test(s.name));
+    expect(httpServer).toHaveLength(3);
+    const perBean = named('diag.bean.instantiation').map((s) => s.attributes['diag.bean.name']);
+    expect(perBean.filter((n) => n === 'OrdersService')).toHaveLength(1);
+    expect(new Set(perBean).size).toBe(perBean.length);
+  });
+
+  it('records a first touch on a span of the request that made it', () => {
+    const touched = spans.filter((s) => s.events.some((e) => e.name === 'diag.bean.first_touch' && e.attributes?.['diag.bean.name'] === 'LookupService'));
+    expect(touched).toHaveLength(1);
+    const requestTraces = new Set(spans.filter((s) => s.scope === '@opentelemetry/instrumentation-http').map((s) => s.traceId));
+    expect(requestTraces.has(touched[0]!.traceId)).toBe(true);
+  });
+});
+
+describe("under the application's own instrument.instanceDecorator (NestJS >= 11.1.4)", () => {
+  async function run(mode: 'mark' | 'proxy', bareRun = false) {
+    const app = await startApp(LOADING, {
+      app: 'decorated-app',
+      bare: bareRun,
+      env: { APP_DECORATOR: mode, DIAG_GHOST_TRACKING_ENABLED: 'true' },
+    });
+    try {
+      const answers = await exercise(app);
+      const identity = (await getJson(app.port, '/orders/identity')).body;
+      await app.stop('SIGTERM');
+      const ghost = bareRun ? undefined : app.readReport('diag-ghost-report.json');
+      return { answers, identity, ghost };
+    } finally {
+      await app.stop('SIGKILL');
+    }
+  }
+
+  it('composes with a decorator that returns the instance: both see every bean, identity and behaviour unchanged', async () => {
+    const [tracked, bare] = await Promise.all([run('mark'), run('mark', true)]);
+    expect(tracked.answers).toEqual(EXPECTED_ANSWERS);
+    expect(tracked.identity).toEqual(bare.identity);
+    expect(tracked.identity).toMatchObject({ sameInstance: true, isOrdersService: true, constructorName: 'OrdersService', decoratedMark: 'marked' });
+    expect(tracked.identity.decorated).toEqual(expect.arrayContaining(['OrdersController', 'OrdersService', 'PriceService', 'UnusedService']));
+    expect([...tracked.ghost.touched].sort()).toEqual(EXPECTED_TOUCHED);
+    expect([...tracked.ghost.untouched].sort()).toEqual(EXPECTED_UNTOUCHED);
+  }, 60_000);
+
+  it("leaves a Proxy the app's decorator returns alone (already-proxied) and tracks the rest", async () => {
+    const [tracked, bare] = await Promise.all([run('proxy'), run('proxy', true)]);
+    expect(tracked.answers).toEqual(EXPECTED_ANSWERS);
+    expect(tracked.identity).toEqual(bare.identity);
+    expect(tracked.identity).toMatchObject({ sameInstance: true, isOrdersService: true, constructorName: 'OrdersService' });
+    expect(tracked.identity.decoratedMark).toMatch(/^proxy:\d+$/);
+    expect(tracked.ghost.untrackable).toMatchObject({ OrdersService: 'already-proxied' });
+    expect([...tracked.ghost.touched].sort()).toEqual(EXPECTED_TOUCHED.filter((n) => n !== 'OrdersService'));
+    expect([...tracked.ghost.untouched].sort()).toEqual(EXPECTED_UNTOUCHED);
+  }, 60_000);
+});
