@@ -27,6 +27,20 @@ function installNest12() {
   run(npm, ['ci', '--no-audit', '--no-fund', '--loglevel=error'], dir);
 }
 
+/**
+ * Fixture packages (test/fixtures/packages) are copied, not linked, into NestJS 12's node_modules: a symlink
+ * would resolve to a path outside node_modules, and the test is about classes that really come from a package.
+ */
+function installFixturePackages() {
+  const source = path.join(fixtures, 'packages');
+  const modules = path.join(fixtures, 'nest12', 'node_modules');
+  for (const name of fs.readdirSync(source)) {
+    const target = path.join(modules, name);
+    fs.rmSync(target, { recursive: true, force: true });
+    fs.cpSync(path.join(source, name), target, { recursive: true });
+  }
+}
+
 /** The same app sources, compiled for each loading case the tests start. */
 const TARGETS = [
   { out: 'nest11/out-cjs', format: 'cjs', type: 'commonjs' },
@@ -50,6 +64,7 @@ module.exports = async function prepare() {
   if (process.env.DIAG_SKIP_PREPARE === '1') return;
   tsc(['-p', path.join(root, 'tsconfig.build.json')]);
   installNest12();
+  installFixturePackages();
   buildApps();
 };
 

@@ -13,6 +13,7 @@ import type { SketchRegistryView } from './sketch/types';
 import { safeLog } from './logger';
 import { DiagTelemetry } from './telemetry';
 import { sketchRegistry } from './sketch/registry';
+import { watchEsmLibraries } from './origins/esm-libraries';
 
 export const PACKAGE_NAME = 'diag-instrumentation';
 
@@ -34,6 +35,8 @@ interface DiagState {
   nestVersion?: string;
   actuator?: Promise<ActuatorHandle | undefined>;
   sketches?: () => SketchRegistryView | undefined;
+  /** Stops indexing the packages an ESM application imports. */
+  unwatchEsmLibraries?: () => void;
 }
 
 /**
@@ -103,6 +106,7 @@ export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentation
     if (wasEnabled) return;
     const diag = this.diag;
     diag.runtime.start();
+    diag.unwatchEsmLibraries ??= watchEsmLibraries(diag.runtime.origins);
     if (diag.config.actuator.include !== undefined && !diag.actuator) {
       diag.actuator = startActuator(
         diag.config.actuator,
@@ -121,6 +125,8 @@ export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentation
     super.disable();
     if (!wasEnabled || !this.state) return;
     this.state.runtime.stop();
+    this.state.unwatchEsmLibraries?.();
+    this.state.unwatchEsmLibraries = undefined;
     void this.stopActuator();
   }
 

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { DiagConfig } from './config/properties';
-import { ClassOriginIndex } from './adapters/class-origin';
+import { ClassOriginIndex } from './origins/class-origin';
 import { findGhostCandidates, type EntryPointClassifier, type Phase1Result } from './ghost/candidates';
 import type { BeanGraph } from './ghost/bean-graph';
 import { buildDiagReport, DIAG_REPORT_FILE, GHOST_REPORT_FILE, writeJsonAtomic, type DiagReport } from './ghost/reports';

@@ -1,5 +1,5 @@
 import { BeanGraph, type BeanKind, type BeanRole, type BeanScope } from '../../ghost/bean-graph';
-import type { ClassOriginIndex } from '../class-origin';
+import type { ClassOriginIndex } from '../../origins/class-origin';
 import type { NestBeanFacts } from './entry-points';
 import {
   GLOBAL_ENHANCER_TOKEN,

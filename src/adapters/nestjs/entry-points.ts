@@ -1,4 +1,4 @@
-import type { ClassOriginIndex } from '../class-origin';
+import type { ClassOriginIndex } from '../../origins/class-origin';
 import type { BeanRole } from '../../ghost/bean-graph';
 
 /**

@@ -5,7 +5,7 @@ import {
   isWrapped,
 } from '@opentelemetry/instrumentation';
 import { safeLog } from '../../logger';
-import type { ClassOriginIndex } from '../class-origin';
+import type { ClassOriginIndex } from '../../origins/class-origin';
 import type { NestContainerObserver } from './container-observer';
 
 /** `@nestjs/core` majors the hooks are written and tested for. */

@@ -8,8 +8,9 @@ import { safeLog } from '../logger';
  * through its base, so it is an entry point.
  *
  * JavaScript keeps no link from a function to its file, so the index learns origins from what the module
- * loaders hold: every CommonJS module's exports (which includes CommonJS packages imported from ESM), plus
- * namespaces that hooks hand in. What it never saw is `unknown`, and callers treat unknown as "not proven
+ * loaders hold: every CommonJS module's exports (which includes CommonJS packages imported from ESM, and the
+ * root of an ESM package a CommonJS app requires), plus namespaces that hooks hand in — the instrumented
+ * packages', and every package an ESM application imports (esm-libraries.ts). What it never saw is `unknown`, and callers treat unknown as "not proven
  * external": a missed library base only leaves a candidate on a LOW-confidence list.
  */
 export type ClassOrigin = 'app' | 'library' | 'builtin' | 'unknown';
@@ -77,10 +78,20 @@ export class ClassOriginIndex {
   private readonly origins = new WeakMap<object, ClassOrigin>();
   private scannedModules = new WeakSet<object>();
   private builtinsIndexed = false;
+  /** Library namespaces seen while modules load, indexed at the first question instead of on the import path. */
+  private pendingLibraries: unknown[] = [];
 
   /** Records every function exported by a namespace or exports object that a hook saw. */
   registerExports(exports: unknown, origin: Exclude<ClassOrigin, 'unknown'>): void {
     forEachExportedFunction(exports, (fn) => this.record(fn, origin), true);
+  }
+
+  /**
+   * Like `registerExports(namespace, 'library')`, but deferred to the first `originOf` or `libraryAncestor`:
+   * called once per module the application imports, so it must cost nothing there.
+   */
+  registerLibraryLater(namespace: unknown): void {
+    this.pendingLibraries.push(namespace);
   }
 
   /**
@@ -106,7 +117,7 @@ export class ClassOriginIndex {
   /** The origin of one function, as far as the index knows. */
   originOf(fn: unknown): ClassOrigin {
     if (!isFunction(fn)) return 'unknown';
-    this.indexBuiltins();
+    this.indexPending();
     return this.origins.get(fn) ?? 'unknown';
   }
 
@@ -116,7 +127,7 @@ export class ClassOriginIndex {
    */
   libraryAncestor(cls: unknown): AnyFunction | undefined {
     if (!isFunction(cls)) return undefined;
-    this.indexBuiltins();
+    this.indexPending();
     let current: unknown = Object.getPrototypeOf(cls);
     for (let depth = 0; isFunction(current) && current !== Function.prototype && depth < 64; depth++) {
       if (this.origins.get(current) === 'library') return current;
@@ -130,6 +141,14 @@ export class ClassOriginIndex {
     // A class re-exported by application code stays a library class; builtins are never overridden.
     if (known === 'builtin' || known === 'library') return;
     this.origins.set(fn, origin);
+  }
+
+  private indexPending(): void {
+    this.indexBuiltins();
+    if (this.pendingLibraries.length === 0) return;
+    const pending = this.pendingLibraries;
+    this.pendingLibraries = [];
+    for (const namespace of pending) this.registerExports(namespace, 'library');
   }
 
   private indexBuiltins(): void {

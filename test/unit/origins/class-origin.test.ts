@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { ClassOriginIndex } from '../../../src/adapters/class-origin';
+import { ClassOriginIndex } from '../../../src/origins/class-origin';
 
 describe('ClassOriginIndex', () => {
   it('knows library classes from require.cache and app classes from the project', () => {
@@ -33,5 +33,18 @@ describe('ClassOriginIndex', () => {
     const namespace = Object.defineProperty({}, 'FromEsm', { get: () => FromEsm, enumerable: true });
     index.registerExports(namespace, 'library');
     expect(index.originOf(FromEsm)).toBe('library');
+  });
+
+  it('reads a namespace registered while modules load only when first asked, then knows its classes', () => {
+    const index = new ClassOriginIndex();
+    class Base {}
+    class Derived extends Base {}
+    let reads = 0;
+    const namespace = Object.defineProperty({}, 'Base', { get: () => (reads++, Base), enumerable: true });
+    index.registerLibraryLater(namespace);
+    expect(reads).toBe(0);
+    expect(index.libraryAncestor(Derived)).toBe(Base);
+    expect(index.originOf(Base)).toBe('library');
+    expect(reads).toBe(1);
   });
 });
