@@ -12,7 +12,7 @@ import type { GhostReport, GhostTrackingDisabled } from './ghost/types';
 import type { SketchRegistryView } from './sketch/types';
 import { safeLog } from './logger';
 import { DiagTelemetry } from './telemetry';
-import { sketchRegistry } from './sketch/registry';
+import { configureSketchRegistry, sketchRegistry } from './sketch/registry';
 import { watchEsmLibraries } from './origins/esm-libraries';
 
 export const PACKAGE_NAME = 'diag-instrumentation';
@@ -59,6 +59,7 @@ export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentation
   private get diag(): DiagState {
     if (this.state) return this.state;
     const config = resolveConfig(this.getConfig());
+    configureSketchRegistry(config.sketchRedis);
     const runtime = new DiagRuntime(config);
     const telemetry = new DiagTelemetry(
       runtime,

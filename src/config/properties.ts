@@ -28,6 +28,18 @@ export interface DiagConfig {
     /** `diag.telemetry.bean-spans`: one child span per bean instantiation under the start-up span. */
     readonly beanSpans: boolean;
   };
+  readonly sketchRedis: {
+    /** `diag.sketch.redis.url`: `redis://` or `rediss://` URL of the fleet store; unset = sketches stay in this process. */
+    readonly url: string | undefined;
+    /** `diag.sketch.redis.sync-interval-ms`: how often each sketch syncs with Redis. */
+    readonly syncIntervalMs: number;
+    /** `diag.sketch.redis.timeout-ms`: a sync with no answer after this long switches to local-fallback. */
+    readonly timeoutMs: number;
+    /** `diag.sketch.redis.fail-mode`: `open` admits threshold ÷ nodes locally while Redis is away; `closed` rejects. */
+    readonly failMode: 'open' | 'closed';
+    /** `diag.sketch.redis.key-prefix`: prefix of every key the store writes. */
+    readonly keyPrefix: string;
+  };
   readonly actuator: {
     /** `management.endpoints.web.exposure.include`: exposed endpoint ids (lower-cased), `*` for all; unset = no server. */
     readonly include: readonly string[] | undefined;
@@ -49,6 +61,7 @@ export interface DiagOptions {
   ghostTracking?: { enabled?: boolean; exclude?: string[] | string };
   report?: { dir?: string; flushIntervalMs?: number; runId?: string };
   telemetry?: { beanSpans?: boolean };
+  sketchRedis?: { url?: string; syncIntervalMs?: number; timeoutMs?: number; failMode?: 'open' | 'closed'; keyPrefix?: string };
   actuator?: {
     include?: string[] | string;
     exclude?: string[] | string;
@@ -59,7 +72,7 @@ export interface DiagOptions {
   };
 }
 
-type Kind = 'boolean' | 'list' | 'path' | 'basePath' | 'port' | 'nonNegativeInt' | 'host' | 'string';
+type Kind = 'boolean' | 'list' | 'path' | 'basePath' | 'port' | 'nonNegativeInt' | 'positiveInt' | 'host' | 'string' | 'failMode' | 'keyPrefix';
 
 interface PropertyDef {
   /** Spring-style name, as in the SPEC. */
@@ -69,6 +82,8 @@ interface PropertyDef {
   readonly kind: Kind;
   readonly defaultValue: () => unknown;
   readonly description: string;
+  /** May hold a secret (a password in a URL): a warning about it never quotes the value. */
+  readonly secret?: boolean;
 }
 
 /** The one table of settings: README's configuration table mirrors it. */
@@ -115,6 +130,42 @@ export const PROPERTIES: readonly PropertyDef[] = [
     kind: 'boolean',
     defaultValue: () => true,
     description: 'A child span per bean instantiation under the container start-up span',
+  },
+  {
+    property: 'diag.sketch.redis.url',
+    at: ['sketchRedis', 'url'],
+    kind: 'string',
+    defaultValue: () => undefined,
+    description: '`redis://[user:password@]host:port[/db]` (or `rediss://` for TLS): every replica holds one limit per sketch through this Redis',
+    secret: true,
+  },
+  {
+    property: 'diag.sketch.redis.sync-interval-ms',
+    at: ['sketchRedis', 'syncIntervalMs'],
+    kind: 'positiveInt',
+    defaultValue: () => 100,
+    description: 'How often each sketch pushes its changed cells to Redis and reads the fleet’s back',
+  },
+  {
+    property: 'diag.sketch.redis.timeout-ms',
+    at: ['sketchRedis', 'timeoutMs'],
+    kind: 'positiveInt',
+    defaultValue: () => 250,
+    description: 'A sync with no answer after this long switches the sketch to local-fallback',
+  },
+  {
+    property: 'diag.sketch.redis.fail-mode',
+    at: ['sketchRedis', 'failMode'],
+    kind: 'failMode',
+    defaultValue: () => 'open',
+    description: '`open`: while Redis is away each process admits threshold ÷ nodes per key; `closed`: it rejects',
+  },
+  {
+    property: 'diag.sketch.redis.key-prefix',
+    at: ['sketchRedis', 'keyPrefix'],
+    kind: 'keyPrefix',
+    defaultValue: () => 'diag:sketch:',
+    description: 'Prefix of every Redis key the fleet store writes',
   },
   {
     property: 'management.endpoints.web.exposure.include',
@@ -207,12 +258,22 @@ function parse(kind: Kind, raw: unknown): unknown {
       }
       return p;
     }
+    case 'failMode': {
+      const text = String(raw).trim().toLowerCase();
+      return text === 'open' || text === 'closed' ? text : new InvalidValue('expected open or closed');
+    }
+    case 'keyPrefix': {
+      if (typeof raw !== 'string' || /[{}\s]/.test(raw)) return new InvalidValue('expected a string without braces or spaces');
+      return raw;
+    }
+    case 'positiveInt':
     case 'port':
     case 'nonNegativeInt': {
       const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
       if (!/^\d+$/.test(text)) return new InvalidValue('expected a whole number');
       const n = Number(text);
       if (kind === 'port' && n > 65535) return new InvalidValue('expected a port from 0 to 65535');
+      if (kind === 'positiveInt' && n < 1) return new InvalidValue('expected a whole number of at least 1');
       if (!Number.isSafeInteger(n)) return new InvalidValue('number too large');
       return n;
     }
@@ -247,9 +308,35 @@ export function resolveConfig(
   env: NodeJS.ProcessEnv = process.env,
   warn: (message: string) => void = (m) => safeLog('warn', m),
 ): DiagConfig {
+  const groups = resolveProperties(PROPERTIES, options, env, warn);
+  const actuator = groups.actuator;
+  if (Array.isArray(actuator.include)) actuator.include = actuator.include.map((id: string) => id.toLowerCase());
+  if (Array.isArray(actuator.exclude)) actuator.exclude = actuator.exclude.map((id: string) => id.toLowerCase());
+  return deepFreeze(groups) as unknown as DiagConfig;
+}
+
+/**
+ * The `diag.sketch.redis.*` settings alone, for the process-wide sketch registry, which the sketch entry point
+ * creates without the instrumentation.
+ */
+export function resolveSketchRedisConfig(
+  options: DiagOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+  warn: (message: string) => void = (m) => safeLog('warn', m),
+): DiagConfig['sketchRedis'] {
+  const defs = PROPERTIES.filter((d) => d.at[0] === 'sketchRedis');
+  return deepFreeze(resolveProperties(defs, options, env, warn).sketchRedis) as unknown as DiagConfig['sketchRedis'];
+}
+
+function resolveProperties(
+  defs: readonly PropertyDef[],
+  options: DiagOptions,
+  env: NodeJS.ProcessEnv,
+  warn: (message: string) => void,
+): Record<string, Record<string, unknown>> {
   const groups: Record<string, Record<string, unknown>> = {};
   const optionGroups = (options ?? {}) as Record<string, Record<string, unknown> | undefined>;
-  for (const def of PROPERTIES) {
+  for (const def of defs) {
     const [group, field] = def.at;
     const target = (groups[group] ??= {});
     const envName = envVarName(def.property);
@@ -271,20 +358,15 @@ export function resolveConfig(
       if (raw === undefined) continue;
       const parsed = parse(def.kind, raw);
       if (parsed instanceof InvalidValue) {
-        warn(
-          `ignoring ${source} for ${def.property}: ${describe(raw)} is not valid (${parsed.reason}); ` +
-            `using ${describe(value)}`,
-        );
+        const shown = def.secret ? 'the value (not shown: it may hold a secret)' : describe(raw);
+        warn(`ignoring ${source} for ${def.property}: ${shown} is not valid (${parsed.reason}); using ${def.secret ? 'the default' : describe(value)}`);
         continue;
       }
       value = parsed;
     }
     target[field] = value;
   }
-  const actuator = groups.actuator;
-  if (Array.isArray(actuator.include)) actuator.include = actuator.include.map((id: string) => id.toLowerCase());
-  if (Array.isArray(actuator.exclude)) actuator.exclude = actuator.exclude.map((id: string) => id.toLowerCase());
-  return deepFreeze(groups) as unknown as DiagConfig;
+  return groups;
 }
 
 function deepFreeze<T>(value: T): T {

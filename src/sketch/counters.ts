@@ -152,6 +152,27 @@ export class NativeCounters {
    * slots right after. Same arithmetic as add_fp in native/cms.c.
    */
   hit(key: string, slot: number, count: number): number {
+    const min = this.locate(key, slot);
+    const c = this.counters;
+    const d = this.depth;
+    const s = this.slots;
+    const cells = this.cells;
+    const target = min + count > SATURATED ? SATURATED : min + count;
+    let est = NO_ESTIMATE;
+    for (let i = 0; i < d; i++) {
+      const cell = cells[i];
+      if (c[cell + slot] < target) c[cell + slot] = target;
+      const sum = s === 4 ? c[cell] + c[cell + 1] + c[cell + 2] + c[cell + 3] : sumSlots(c, cell, s);
+      if (sum < est) est = sum;
+    }
+    return est > SATURATED ? SATURATED : est;
+  }
+
+  /**
+   * Hashes `key` into {@link cells} (the first counter of each row's cell; a cell's slots follow it) and
+   * returns the smallest of those cells' values in `slot`: where a conservative update starts.
+   */
+  locate(key: string, slot: number): number {
     fingerprint(key);
     const a = fp.a;
     const b = fp.b;
@@ -173,15 +194,7 @@ export class NativeCounters {
       const v = c[cell + slot];
       if (v < min) min = v;
     }
-    const target = min + count > SATURATED ? SATURATED : min + count;
-    let est = NO_ESTIMATE;
-    for (let i = 0; i < d; i++) {
-      const cell = cells[i];
-      if (c[cell + slot] < target) c[cell + slot] = target;
-      const sum = s === 4 ? c[cell] + c[cell + 1] + c[cell + 2] + c[cell + 3] : sumSlots(c, cell, s);
-      if (sum < est) est = sum;
-    }
-    return est > SATURATED ? SATURATED : est;
+    return min;
   }
 
   estimate(key: string): number {

@@ -24,7 +24,17 @@ export {
   type SketchRegistryOptions,
 } from './registry';
 export type { SketchCounters, SketchRegistryStats } from './registry';
-export type { SketchInfo, SketchRegistryView, SketchStats } from './types';
+export type { SketchInfo, SketchPlacement, SketchRegistryView, SketchStats } from './types';
+export { nativeSketchStore } from './stores/native';
+export type { FleetMode, FleetStatus, SketchStore, SketchStoreKind, SyncEvent } from './stores/types';
+export {
+  RedisSketchStore,
+  DEFAULT_KEY_PREFIX,
+  DEFAULT_SYNC_INTERVAL_MS,
+  DEFAULT_TIMEOUT_MS,
+  type RedisSketchStoreOptions,
+} from './stores/redis/store';
+export type { RedisPipelineClient } from './stores/redis/connection';
 export {
   SketchLimit,
   SketchShield,

@@ -1,7 +1,10 @@
 import type { NativeLibrary } from './native/loader';
 import { SketchConfigError, type SketchShapeOptions } from './counters';
-import type { SketchInfo, SketchRegistryView, SketchStats } from './types';
-import { WindowedCountMinSketch, type WindowedSketchOptions } from './window';
+import type { SketchInfo, SketchPlacement, SketchRegistryView, SketchStats } from './types';
+import type { WindowedCountMinSketch, WindowedSketchOptions } from './window';
+import { nativeSketchStore } from './stores/native';
+import type { SketchStore, SyncEvent } from './stores/types';
+import { defaultStore, setDefaultStoreSettings, storeFromSettings, type SketchRedisSettings } from './stores/from-settings';
 
 /** Per-sketch options a caller of {@link SketchRegistry.getOrCreate} may give (the window comes from the id). */
 export type RegistrySketchOptions = Omit<WindowedSketchOptions, 'windowMs' | 'clock' | 'library'>;
@@ -16,6 +19,11 @@ export interface SketchRegistryOptions {
   readonly library?: NativeLibrary | (() => NativeLibrary);
   /** Shape applied when getOrCreate gives none (default: 1 MiB, depth 4, 3 sub-windows). */
   readonly defaults?: RegistrySketchOptions;
+  /**
+   * Where the sketches' counts live: this process's native memory (default), or a fleet through Redis
+   * (`new RedisSketchStore({ client })`), so that every replica holds one limit.
+   */
+  readonly store?: SketchStore;
 }
 
 /**
@@ -38,6 +46,7 @@ export interface SketchRegistryStats extends SketchStats {
 
 interface Entry {
   readonly sketch: WindowedCountMinSketch;
+  readonly store: SketchStore;
   readonly shape: string;
   readonly counters: SketchCounters;
 }
@@ -51,8 +60,31 @@ const TYPE_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
  */
 export class SketchRegistry implements SketchRegistryView {
   private readonly sketches = new Map<string, Entry>();
+  private storeInUse: SketchStore = nativeSketchStore;
+  private readonly syncListeners = new Set<(event: SyncEvent) => void>();
+  private readonly watchedStores = new Set<SketchStore>();
 
-  constructor(private readonly options: SketchRegistryOptions = {}) {}
+  constructor(private readonly options: SketchRegistryOptions = {}) {
+    this.useStore(options.store ?? nativeSketchStore);
+  }
+
+  /** The store new sketches are created in. */
+  get store(): SketchStore {
+    return this.storeInUse;
+  }
+
+  /**
+   * Creates sketches in `store` from now on; sketches that already exist stay where they are. For the
+   * process-wide registry, when the instrumentation's settings arrive after a sketch was first used.
+   */
+  useStore(store: SketchStore): void {
+    this.storeInUse = store;
+    if (this.watchedStores.has(store)) return;
+    this.watchedStores.add(store);
+    store.onSync?.((event) => {
+      for (const listener of this.syncListeners) listener(event);
+    });
+  }
 
   /** The id of a sketch: `<type>_<windowMs>`, e.g. `LIMIT_60000`. */
   static idOf(type: string, windowMs: number): string {
@@ -84,14 +116,15 @@ export class SketchRegistry implements SketchRegistryView {
       return existing.sketch;
     }
     const lib = typeof this.options.library === 'function' ? this.options.library() : this.options.library;
-    const sketch = new WindowedCountMinSketch({
+    const store = this.storeInUse;
+    const sketch = store.create(id, {
       autoRotate: this.options.autoRotate,
       ...merged,
       windowMs,
-      clock: this.options.clock,
+      ...(this.options.clock !== undefined ? { clock: this.options.clock } : {}),
       library: lib,
     });
-    this.sketches.set(id, { sketch, shape: shapeKey(merged), counters: { hits: 0, breaches: 0, keyErrors: 0 } });
+    this.sketches.set(id, { sketch, store, shape: shapeKey(merged), counters: { hits: 0, breaches: 0, keyErrors: 0 } });
     return sketch;
   }
 
@@ -133,6 +166,20 @@ export class SketchRegistry implements SketchRegistryView {
     return { id, epsilon: s.epsilon, deltaPercent: s.deltaPercent, memoryBytes: s.memoryBytes };
   }
 
+  /** Which store holds a sketch, and for a fleet sketch its mode, nodes and last sync; undefined for an unknown id. */
+  placement(id: string): SketchPlacement | undefined {
+    const entry = this.live(id);
+    if (entry === undefined) return undefined;
+    const fleet = entry.store.fleet?.(id);
+    return fleet === undefined ? { store: entry.store.kind } : { store: entry.store.kind, fleet };
+  }
+
+  /** Calls `listener` after each sync round of a fleet store this registry uses (telemetry). */
+  onSync(listener: (event: SyncEvent) => void): () => void {
+    this.syncListeners.add(listener);
+    return () => this.syncListeners.delete(listener);
+  }
+
   get size(): number {
     return this.list().length;
   }
@@ -143,6 +190,7 @@ export class SketchRegistry implements SketchRegistryView {
     if (entry === undefined) return false;
     this.sketches.delete(id);
     entry.sketch.close();
+    entry.store.release?.(id);
     return true;
   }
 
@@ -151,11 +199,21 @@ export class SketchRegistry implements SketchRegistryView {
     for (const id of [...this.sketches.keys()]) this.delete(id);
   }
 
+  /**
+   * Pushes what fleet sketches counted since their last sync (bounded by the store's timeout), closes every
+   * sketch and the store's own connection. The registry stays usable: a new sketch reopens nothing of Redis.
+   */
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.watchedStores].map((store) => store.close?.()));
+    this.closeAll();
+  }
+
   // A sketch closed directly by its user drops out of the registry.
   private live(id: string): Entry | undefined {
     const entry = this.sketches.get(id);
     if (entry !== undefined && entry.sketch.closed) {
       this.sketches.delete(id);
+      entry.store.release?.(id);
       return undefined;
     }
     return entry;
@@ -172,8 +230,25 @@ function shapeKey(o: RegistrySketchOptions & SketchShapeOptions): string {
 
 let defaultRegistry: SketchRegistry | undefined;
 
-/** The process-wide registry the decorators, the actuator and telemetry share. */
+/**
+ * The process-wide registry the decorators, the actuator and telemetry share. Its store follows the
+ * `diag.sketch.redis.*` settings (`DIAG_SKETCH_REDIS_URL`…): fleet-wide through Redis when a URL is set,
+ * this process's native memory otherwise.
+ */
 export function sketchRegistry(): SketchRegistry {
-  defaultRegistry ??= new SketchRegistry();
+  defaultRegistry ??= new SketchRegistry({ store: defaultStore() });
   return defaultRegistry;
+}
+
+/**
+ * Gives the process-wide registry the instrumentation's `diag.sketch.redis.*` settings (its options joined
+ * with the environment). Before the registry exists they are kept for its creation; after, a URL that was
+ * not in effect yet moves new sketches to the fleet store.
+ */
+export function configureSketchRegistry(settings: SketchRedisSettings): void {
+  if (defaultRegistry === undefined) {
+    setDefaultStoreSettings(settings);
+    return;
+  }
+  if (settings.url !== undefined && defaultRegistry.store.kind === 'native') defaultRegistry.useStore(storeFromSettings(settings));
 }

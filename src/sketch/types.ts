@@ -1,3 +1,5 @@
+import type { FleetStatus, SketchStoreKind, SyncEvent } from './stores/types';
+
 /** What the actuator and telemetry read about one live sketch. */
 export interface SketchInfo {
   /** `<TYPE>_<windowMs>`, e.g. `LIMIT_60000`. */
@@ -8,6 +10,12 @@ export interface SketchInfo {
   readonly deltaPercent: number;
   /** Native memory the sketch really holds, windows included. */
   readonly memoryBytes: number;
+}
+
+/** Where a sketch's counts live, and for a fleet sketch how it syncs. */
+export interface SketchPlacement {
+  readonly store: SketchStoreKind;
+  readonly fleet?: FleetStatus;
 }
 
 /** Read-only view of the sketch registry: what the actuator and telemetry depend on. */
@@ -21,6 +29,10 @@ export interface SketchRegistryView {
    * counters; undefined for an unknown id. Optional: a registry without it simply exports no such counters.
    */
   stats?(id: string): SketchStats | undefined;
+  /** Which store holds the sketch, with its fleet state; optional, as `stats`. */
+  placement?(id: string): SketchPlacement | undefined;
+  /** Calls `listener` after every fleet sync round; returns the unsubscribe. Optional. */
+  onSync?(listener: (event: SyncEvent) => void): () => void;
 }
 
 /** Cumulative counts of one sketch; both only ever grow while the sketch lives. */

@@ -28,6 +28,12 @@ export interface WindowedSketchOptions extends SketchShapeOptions {
   readonly clock?: () => number;
   /** Rotate sub-windows from an unref'd timer too (default true); otherwise only on calls and maybeRotate(). */
   readonly autoRotate?: boolean;
+  /**
+   * Start every sub-window at a multiple of subWindowMs on the clock instead of subWindowMs after the last
+   * one, so that processes reading synchronised wall clocks (`clock: Date.now`) cut the same sub-windows: what
+   * the Redis fleet store needs to add their counts up. Default false.
+   */
+  readonly alignSubWindows?: boolean;
 }
 
 const CHECK_EVERY_MASK = 63;
@@ -50,12 +56,17 @@ export class WindowedCountMinSketch extends SketchShape {
   readonly subWindows: number;
   /** Length of one sub-window: windowMs / subWindows. */
   readonly subWindowMs: number;
-  private readonly clock: () => number;
-  private readonly starts: Float64Array;
+  protected readonly clock: () => number;
+  /** Clock time each slot's sub-window started at. */
+  protected readonly starts: Float64Array;
   private readonly ends: Float64Array;
-  private readonly inUse: Uint8Array;
-  private current = 0;
-  private calls = 0;
+  /** 1 while a slot holds events that may still count. */
+  protected readonly inUse: Uint8Array;
+  /** The slot events are counted in now. */
+  protected current = 0;
+  /** Hits since the last rotation check. */
+  protected calls = 0;
+  private readonly aligned: boolean;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(options: WindowedSketchOptions) {
@@ -76,10 +87,11 @@ export class WindowedCountMinSketch extends SketchShape {
     this.subWindows = subWindows;
     this.subWindowMs = windowMs / subWindows;
     this.clock = options.clock ?? (() => performance.now());
+    this.aligned = options.alignSubWindows === true;
     this.starts = new Float64Array(slots);
     this.ends = new Float64Array(slots).fill(-Infinity);
     this.inUse = new Uint8Array(slots);
-    this.starts[0] = this.clock();
+    this.starts[0] = this.subWindowStart(this.clock());
     this.inUse[0] = 1;
     if (options.autoRotate !== false) {
       const self = new WeakRef(this);
@@ -139,16 +151,24 @@ export class WindowedCountMinSketch extends SketchShape {
         this.core.bindings.clearSlot(this.core.native('WindowedCountMinSketch'), k);
         this.inUse[k] = 0;
         this.ends[k] = -Infinity;
+        this.slotCleared(k);
       }
     }
     if (!(now - this.starts[cur] >= this.subWindowMs)) return false;
     const next = (cur + 1) % slots;
     if (next === cur || this.inUse[next] === 1) return false;
     this.ends[cur] = now;
-    this.starts[next] = now;
+    this.starts[next] = this.subWindowStart(now);
     this.inUse[next] = 1;
     this.current = next;
     return true;
+  }
+
+  /** Called after slot `k` was cleared, for subclasses that keep state per slot. */
+  protected slotCleared(_k: number): void {}
+
+  private subWindowStart(now: number): number {
+    return this.aligned ? Math.floor(now / this.subWindowMs) * this.subWindowMs : now;
   }
 
   /**

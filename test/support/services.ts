@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 /**
- * Tests that need a system program (a Prometheus server today) run when the program is installed and are
+ * Tests that need a system program (a Prometheus server, a Redis server) run when the program is installed and are
  * skipped visibly when it is not, naming the package that provides it: `npm ci && npm test` must pass on a
  * machine with Node.js alone. CI sets DIAG_REQUIRE_SERVICES=1, which turns an absent program into a failure,
  * so the service-backed tests can never be skipped there.
@@ -18,6 +18,7 @@ export interface ServiceProgram {
 
 export const SERVICES = {
   prometheus: { program: 'prometheus', envVar: 'PROMETHEUS_BIN', debianPackage: 'prometheus' },
+  redis: { program: 'redis-server', envVar: 'REDIS_SERVER_BIN', debianPackage: 'redis-server' },
 } as const satisfies Record<string, ServiceProgram>;
 
 export type ServiceName = keyof typeof SERVICES;

@@ -1,0 +1,65 @@
+import { resolveSketchRedisConfig, type DiagConfig } from '../../config/properties';
+import { safeLog } from '../../logger';
+import { nativeSketchStore } from './native';
+import { connectIORedis, parseRedisUrl } from './redis/connection';
+import { RedisSketchStore } from './redis/store';
+import type { SketchStore } from './types';
+
+/** The `diag.sketch.redis.*` settings. */
+export type SketchRedisSettings = DiagConfig['sketchRedis'];
+
+/**
+ * The store the settings ask for: a {@link RedisSketchStore} on a connection of its own when a URL is set,
+ * else the native store. A malformed URL or a missing ioredis is a WARN naming the setting, and the native
+ * store: configuration never breaks the host. Nothing logged quotes the URL's password.
+ */
+export function storeFromSettings(settings: SketchRedisSettings): SketchStore {
+  if (settings.url === undefined) return nativeSketchStore;
+  let target;
+  try {
+    target = parseRedisUrl(settings.url);
+  } catch (err) {
+    safeLog('warn', `ignoring diag.sketch.redis.url (DIAG_SKETCH_REDIS_URL): ${(err as Error).message}; sketches stay in this process`);
+    return nativeSketchStore;
+  }
+  let client;
+  try {
+    client = connectIORedis(target, Math.max(10_000, 40 * settings.timeoutMs), (err) =>
+      safeLog('debug', `sketch store connection to ${target.address}: ${target.redact(err.message)}`),
+    );
+  } catch (err) {
+    const missing = (err as { code?: string }).code === 'MODULE_NOT_FOUND';
+    safeLog(
+      'warn',
+      missing
+        ? `diag.sketch.redis.url is set but ioredis is not installed (npm install ioredis); sketches stay in this process`
+        : `could not create the Redis client for ${target.address}: ${target.redact((err as Error).message)}; sketches stay in this process`,
+    );
+    return nativeSketchStore;
+  }
+  return new RedisSketchStore({
+    client,
+    syncIntervalMs: settings.syncIntervalMs,
+    timeoutMs: settings.timeoutMs,
+    failMode: settings.failMode,
+    keyPrefix: settings.keyPrefix,
+    address: target.address,
+    redact: target.redact,
+    ownsClient: true,
+  });
+}
+
+let pending: SketchRedisSettings | undefined;
+
+/**
+ * Settings for the process-wide registry, given by the instrumentation before any sketch exists (its options
+ * join the environment there). Later calls are ignored once the store was created.
+ */
+export function setDefaultStoreSettings(settings: SketchRedisSettings): void {
+  pending = settings;
+}
+
+/** The process-wide registry's store: the instrumentation's settings if it gave some, else the environment's. */
+export function defaultStore(): SketchStore {
+  return storeFromSettings(pending ?? resolveSketchRedisConfig());
+}
