@@ -237,9 +237,18 @@ export class ActuatorRouter {
               { id: id.length <= MAX_SKETCH_ID_LENGTH ? id : `${id.slice(0, MAX_SKETCH_ID_LENGTH)}…`, expected: '<TYPE>_<windowMs>' },
             );
           }
+          const sketches = this.options.sources.sketches();
+          const placement = sketches.placement?.(id);
+          const fleet = placement?.fleet;
           return {
             status: 200,
-            body: JSON.stringify({ epsilon: info.epsilon, memory_bytes: info.memoryBytes, delta_percent: info.deltaPercent }),
+            body: JSON.stringify({
+              epsilon: info.epsilon,
+              memory_bytes: info.memoryBytes,
+              delta_percent: info.deltaPercent,
+              store: placement?.store ?? 'native',
+              ...(fleet ? { fleet: { mode: fleet.mode, nodes: fleet.nodes, lastSyncAgoMs: fleet.lastSyncAgoMs } } : {}),
+            }),
           };
         });
     }

@@ -1,4 +1,4 @@
-import type { Attributes, BatchObservableCallback, BatchObservableResult, Meter, Observable } from '@opentelemetry/api';
+import type { Attributes, BatchObservableCallback, BatchObservableResult, Histogram, Meter, Observable } from '@opentelemetry/api';
 import type { DiagReport } from '../ghost/reports';
 import type { GhostReport } from '../ghost/types';
 import type { SketchRegistryView } from '../sketch/types';
@@ -27,6 +27,9 @@ interface Instruments {
   readonly sketchMemory: Observable;
   readonly sketchHits: Observable;
   readonly sketchBreaches: Observable;
+  readonly sketchFleetMode: Observable;
+  readonly sketchFleetNodes: Observable;
+  readonly sketchSyncFailures: Observable;
 }
 
 type Spec = (typeof METRICS)[keyof typeof METRICS];
@@ -41,7 +44,9 @@ function options(spec: Spec): { unit: string; description: string } {
  * lets Phase 2 promise that a call after the first touch costs the same as an untracked one.
  */
 export class DiagMetrics {
-  private registered: { meter: Meter; callback: BatchObservableCallback; observables: Observable[] } | undefined;
+  private registered:
+    | { meter: Meter; callback: BatchObservableCallback; observables: Observable[]; stopSyncs?: () => void }
+    | undefined;
 
   constructor(private readonly sources: MetricSources) {}
 
@@ -63,11 +68,14 @@ export class DiagMetrics {
         sketchMemory: meter.createObservableGauge(METRICS.sketchMemory.name, options(METRICS.sketchMemory)),
         sketchHits: meter.createObservableCounter(METRICS.sketchHits.name, options(METRICS.sketchHits)),
         sketchBreaches: meter.createObservableCounter(METRICS.sketchBreaches.name, options(METRICS.sketchBreaches)),
+        sketchFleetMode: meter.createObservableGauge(METRICS.sketchFleetMode.name, options(METRICS.sketchFleetMode)),
+        sketchFleetNodes: meter.createObservableGauge(METRICS.sketchFleetNodes.name, options(METRICS.sketchFleetNodes)),
+        sketchSyncFailures: meter.createObservableCounter(METRICS.sketchSyncFailures.name, options(METRICS.sketchSyncFailures)),
       };
       const callback: BatchObservableCallback = (result) => this.observe(result, instruments);
       const observables = Object.values(instruments);
       meter.addBatchObservableCallback(callback, observables);
-      this.registered = { meter, callback, observables };
+      this.registered = { meter, callback, observables, stopSyncs: this.recordSyncs(meter) };
     } catch (err) {
       safeLog('warn', `diag metrics not registered: ${(err as Error)?.message ?? String(err)}`);
     }
@@ -78,6 +86,7 @@ export class DiagMetrics {
     const registered = this.registered;
     this.registered = undefined;
     if (!registered) return;
+    registered.stopSyncs?.();
     try {
       registered.meter.removeBatchObservableCallback(registered.callback, registered.observables);
     } catch (err) {
@@ -127,7 +136,32 @@ export class DiagMetrics {
         result.observe(m.sketchHits, stats.hits, attributes);
         result.observe(m.sketchBreaches, stats.breaches, attributes);
       }
+      const fleet = view.placement?.(info.id)?.fleet;
+      if (fleet) {
+        result.observe(m.sketchFleetMode, fleet.mode === 'fleet' ? 1 : 0, attributes);
+        result.observe(m.sketchFleetNodes, fleet.nodes, attributes);
+        result.observe(m.sketchSyncFailures, fleet.syncFailures, attributes);
+      }
     }
+  }
+
+  /**
+   * The one synchronous instrument: a histogram of sync rounds, fed by the fleet store's background loop
+   * (never by a hit). Returns the unsubscribe, or undefined when no registry with fleet sketches is in use.
+   */
+  private recordSyncs(meter: Meter): (() => void) | undefined {
+    const view = this.sources.sketches();
+    if (!view?.onSync) return undefined;
+    const histogram: Histogram = meter.createHistogram(METRICS.sketchSyncDuration.name, {
+      ...options(METRICS.sketchSyncDuration),
+      advice: { explicitBucketBoundaries: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1] },
+    });
+    return view.onSync((event) => {
+      histogram.record(event.durationMs / 1000, {
+        [ATTRIBUTES.sketchId]: event.id,
+        [ATTRIBUTES.sketchSyncOutcome]: event.ok ? 'ok' : 'failed',
+      });
+    });
   }
 
   private guard(part: string, fn: () => void): void {

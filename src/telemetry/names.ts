@@ -25,6 +25,14 @@ export const METRICS = {
   sketchHits: { name: 'diag.sketch.hits', unit: '{call}', description: 'Calls counted by the sketch since it was created' },
   /** Per sketch id: calls rejected because their key exceeded the threshold. */
   sketchBreaches: { name: 'diag.sketch.breaches', unit: '{call}', description: 'Calls rejected because their key exceeded the threshold' },
+  /** Per fleet sketch: 1 while estimates are the fleet's, 0 in local-fallback. */
+  sketchFleetMode: { name: 'diag.sketch.fleet.mode', unit: '1', description: '1 while the sketch judges by the fleet’s counts through Redis, 0 in local-fallback' },
+  /** Per fleet sketch: processes syncing it, as last seen. */
+  sketchFleetNodes: { name: 'diag.sketch.fleet.nodes', unit: '{process}', description: 'Processes syncing the sketch through Redis, as last seen' },
+  /** Per fleet sketch: sync rounds that failed (timeout, error, lost connection). */
+  sketchSyncFailures: { name: 'diag.sketch.sync.failures', unit: '{round}', description: 'Sync rounds with Redis that failed since the sketch was created' },
+  /** Per fleet sketch: duration of each sync round with Redis, answered or not. */
+  sketchSyncDuration: { name: 'diag.sketch.sync.duration', unit: 's', description: 'Duration of one sync round with Redis (push of changed cells, read of the fleet’s)' },
 } as const;
 
 /** Span names. */
@@ -50,6 +58,8 @@ export const ATTRIBUTES = {
   /** `singleton`, `request` or `transient`. */
   beanScope: 'diag.bean.scope',
   sketchId: 'diag.sketch.id',
+  /** On sync durations: whether the round was answered. */
+  sketchSyncOutcome: 'diag.sketch.sync.outcome',
   containerName: 'diag.container.name',
   containerVersion: 'diag.container.version',
   /** Start-up span: every bean in the container, framework ones included. */

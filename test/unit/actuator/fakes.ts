@@ -1,5 +1,5 @@
 import type { GhostReport } from '../../../src/ghost/types';
-import type { SketchInfo, SketchRegistryView } from '../../../src/sketch/types';
+import type { SketchInfo, SketchPlacement, SketchRegistryView } from '../../../src/sketch/types';
 import type { ActuatorSources } from '../../../src/actuator';
 import { ghostTrackingDisabled } from '../../../src/actuator';
 
@@ -22,7 +22,13 @@ export function fakeGhostReport(n: number): GhostReport {
 }
 
 export class FakeSketches implements SketchRegistryView {
-  constructor(readonly items: SketchInfo[] = []) {}
+  constructor(
+    readonly items: SketchInfo[] = [],
+    readonly placements: Record<string, SketchPlacement> = {},
+  ) {}
+  placement(id: string): SketchPlacement | undefined {
+    return this.placements[id] ?? (this.get(id) ? { store: 'native' } : undefined);
+  }
   list(): SketchInfo[] {
     return [...this.items].sort((a, b) => a.id.localeCompare(b.id));
   }

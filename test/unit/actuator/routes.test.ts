@@ -1,5 +1,5 @@
 import { ActuatorRouter, MAX_URL_LENGTH, parseTarget, resolveExposure, type ActuatorResponse } from '../../../src/actuator';
-import { fakeGhostReport, fakeSources, LIMIT, SHIELD } from './fakes';
+import { FakeSketches, fakeGhostReport, fakeSources, LIMIT, SHIELD } from './fakes';
 
 function router(opts: { include?: string[]; exclude?: string[]; basePath?: string; token?: string; sources?: ReturnType<typeof fakeSources>; onSourceError?: (e: string, err: unknown) => void } = {}) {
   const sources = opts.sources ?? fakeSources({ ghosts: fakeGhostReport(4), diag: { orphans: ['A'] }, sketches: [LIMIT, SHIELD] });
@@ -77,7 +77,23 @@ describe('ActuatorRouter endpoints', () => {
     });
     const res = r.respond('GET', '/actuator/sketches/LIMIT_60000');
     expect(res.status).toBe(200);
-    expect(res.body).toBe('{"epsilon":0.0001,"memory_bytes":1048576,"delta_percent":0.0335}');
+    expect(res.body).toBe('{"epsilon":0.0001,"memory_bytes":1048576,"delta_percent":0.0335,"store":"native"}');
+  });
+
+  it('adds the store and, for a fleet sketch, its mode, nodes and last sync; the listing keeps its shape', () => {
+    const sketches = new FakeSketches([LIMIT], {
+      LIMIT_60000: { store: 'redis', fleet: { mode: 'local-fallback', nodes: 3, lastSyncAgoMs: 1250, syncFailures: 4 } },
+    });
+    const sources = { ...fakeSources(), sketches: () => sketches };
+    const { r } = router({ sources });
+    expect(json(r.respond('GET', '/actuator/sketches'))).toEqual({ LIMIT_60000: 'Active (1 MB)' });
+    expect(json(r.respond('GET', '/actuator/sketches/LIMIT_60000'))).toEqual({
+      epsilon: 0.0001,
+      memory_bytes: 1048576,
+      delta_percent: 0.0335,
+      store: 'redis',
+      fleet: { mode: 'local-fallback', nodes: 3, lastSyncAgoMs: 1250 },
+    });
   });
 
   it('answers an empty listing before any sketch exists', () => {

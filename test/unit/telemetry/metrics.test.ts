@@ -1,6 +1,7 @@
 import { DataPointType, MeterProvider } from '@opentelemetry/sdk-metrics';
 import { ATTRIBUTES, METRICS } from '../../../src/telemetry/names';
 import type { SketchRegistryView } from '../../../src/sketch/types';
+import type { SyncEvent } from '../../../src/sketch/stores/types';
 import { collect, harness, metric, quietLogs, startApp, TestReader, value } from './helpers';
 
 let logs: ReturnType<typeof quietLogs>;
@@ -156,9 +157,59 @@ describe('sketch metrics', () => {
   });
 });
 
+describe('fleet sketch metrics', () => {
+  it('reports mode, nodes and failed syncs per fleet sketch, and each sync round in a duration histogram', async () => {
+    const listeners: ((e: SyncEvent) => void)[] = [];
+    const info = { id: 'LIMIT_60000', epsilon: 0.0001, deltaPercent: 1.8, memoryBytes: 1_048_576 };
+    const fleet: { mode: 'fleet' | 'local-fallback'; nodes: number; lastSyncAgoMs: number; syncFailures: number } = {
+      mode: 'fleet',
+      nodes: 3,
+      lastSyncAgoMs: 40,
+      syncFailures: 0,
+    };
+    const view: SketchRegistryView = {
+      list: () => [info, { ...info, id: 'LOCAL_1000' }],
+      get: () => info,
+      placement: (id) => (id === 'LIMIT_60000' ? { store: 'redis', fleet } : { store: 'native' }),
+      onSync: (l) => {
+        listeners.push(l);
+        return () => listeners.splice(listeners.indexOf(l), 1);
+      },
+    };
+    const h = harness({}, view);
+    try {
+      listeners.forEach((l) => l({ id: 'LIMIT_60000', durationMs: 4, ok: true }));
+      listeners.forEach((l) => l({ id: 'LIMIT_60000', durationMs: 250, ok: false }));
+      fleet.mode = 'local-fallback';
+      fleet.syncFailures = 1;
+      const metrics = await collect(h.reader);
+      const byId = (name: string) =>
+        Object.fromEntries(metric(metrics, name).dataPoints.map((p) => [p.attributes[ATTRIBUTES.sketchId], p.value]));
+      expect(byId(METRICS.sketchFleetMode.name)).toEqual({ LIMIT_60000: 0 });
+      expect(byId(METRICS.sketchFleetNodes.name)).toEqual({ LIMIT_60000: 3 });
+      expect(byId(METRICS.sketchSyncFailures.name)).toEqual({ LIMIT_60000: 1 });
+      const durations = metric(metrics, METRICS.sketchSyncDuration.name);
+      expect(durations.dataPointType).toBe(DataPointType.HISTOGRAM);
+      expect(durations.descriptor.unit).toBe('s');
+      const points = durations.dataPoints.map((p) => ({ outcome: p.attributes[ATTRIBUTES.sketchSyncOutcome], value: p.value as { count: number; sum: number } }));
+      expect(points.map((p) => [p.outcome, p.value.count, p.value.sum]).sort()).toEqual([
+        ['failed', 1, 0.25],
+        ['ok', 1, 0.004],
+      ]);
+      // A new meter replaces the listener rather than adding a second one.
+      const provider2 = new MeterProvider({ readers: [new TestReader()] });
+      h.telemetry.updateMetricInstruments(provider2.getMeter('second'));
+      expect(listeners).toHaveLength(1);
+      await provider2.shutdown();
+    } finally {
+      await h.cleanup();
+    }
+  });
+});
+
 it('names every metric under diag. with a unit', () => {
   for (const spec of Object.values(METRICS)) {
     expect(spec.name).toMatch(/^diag\.[a-z_]+(\.[a-z_]+)+$/);
-    expect(spec.unit).toMatch(/^(By|1|\{[a-z]+\})$/);
+    expect(spec.unit).toMatch(/^(By|1|s|\{[a-z]+\})$/);
   }
 });

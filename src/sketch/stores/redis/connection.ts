@@ -41,7 +41,7 @@ export function parseRedisUrl(raw: string): RedisTarget {
     address,
     redact: (text) => {
       let out = text;
-      for (const secret of [password, url.password, url.username && `${url.username}:${url.password}`]) {
+      for (const secret of [password, url.password]) {
         if (secret) out = out.split(secret).join('***');
       }
       return out;
