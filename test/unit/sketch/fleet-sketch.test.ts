@@ -16,9 +16,12 @@ function sketch(view: Partial<FleetView> = {}) {
   return { s, v, advance: (ms: number) => (now += ms), now: () => now };
 }
 
+const SETTLE = 1000;
+const take = (s: FleetSketch, now: number) => s.collect(now, SETTLE).batches;
+
 /** What Redis would answer to a batch: the fleet's total per op (here: `others` + this process's increments). */
 function totalsFor(batch: SubWindowBatch, fleetElsewhere: number): number[] {
-  return batch.ops.map((op) => fleetElsewhere + op.delta);
+  return batch.deltas.map((delta) => fleetElsewhere + delta);
 }
 
 describe('FleetSketch', () => {
@@ -26,22 +29,22 @@ describe('FleetSketch', () => {
     const { s, now } = sketch();
     s.hit('alice');
     s.hit('alice');
-    const [batch, ...rest] = s.collect(now());
+    const [batch, ...rest] = take(s, now());
     expect(rest).toEqual([]);
     expect(batch!.epoch).toBe(10);
     expect(batch!.expiresAt).toBe(11 * SUB + WINDOW + SUB);
     // depth 4: four cells, each raised twice, pushed as one increment of 2
-    expect(batch!.ops).toHaveLength(4);
-    expect(batch!.ops.every((op) => op.delta === 2)).toBe(true);
-    expect(s.collect(now())).toEqual([]);
+    expect(batch!.indices).toHaveLength(4);
+    expect(batch!.deltas).toEqual([2, 2, 2, 2]);
+    expect(take(s, now())).toEqual([]);
     s.close();
   });
 
   it('judges by the fleet: own counts plus what the rest of the fleet had counted at the last sync', () => {
     const { s, now } = sketch();
     s.hit('alice');
-    const [batch] = s.collect(now());
-    s.apply(batch!, totalsFor(batch!, 40), now(), 1000); // 40 more elsewhere
+    const [batch] = take(s, now());
+    s.apply(batch!, totalsFor(batch!, 40), now(), SETTLE); // 40 more elsewhere
     expect(s.estimate('alice')).toBe(41);
     expect(s.hit('alice')).toBe(42);
     expect(s.estimate('bob')).toBe(0);
@@ -51,41 +54,50 @@ describe('FleetSketch', () => {
   it('gives a failed round back, so the next round pushes the same counts', () => {
     const { s, now } = sketch();
     for (let i = 0; i < 3; i++) s.hit('carol');
-    const [lost] = s.collect(now());
+    const [lost] = take(s, now());
     s.restore(lost!);
     s.hit('carol');
-    const [again] = s.collect(now());
-    expect(again!.ops.map((op) => op.delta)).toEqual([4, 4, 4, 4]);
+    const [again] = take(s, now());
+    expect(again!.deltas).toEqual([4, 4, 4, 4]);
     s.close();
   });
 
-  it('reads the same cells in the other live sub-windows, and not again once a closed one is settled', () => {
+  it('reads the same cells in the other live sub-windows, then a settled closed one whole, once', () => {
     const { s, advance, now } = sketch();
     s.hit('dave');
-    s.collect(now());
+    take(s, now());
     advance(SUB); // a new sub-window: slot 1 holds epoch 11, slot 0 (epoch 10) is closed
     s.maybeRotate();
     s.hit('dave');
-    const batches = s.collect(now());
-    const byEpoch = Object.fromEntries(batches.map((b) => [b.epoch, b.ops.map((op) => op.delta)]));
+    const batches = take(s, now());
+    const byEpoch = Object.fromEntries(batches.map((b) => [b.epoch, b.deltas]));
+    // Epoch 10 closed 5 ms ago: late pushes may still land, so its cells are read one by one.
     expect(byEpoch).toEqual({ 10: [0, 0, 0, 0], 11: [1, 1, 1, 1] });
-    // Answered 2 s past epoch 10's end: its counts are final, and it is never read again.
-    advance(2000);
-    for (const b of batches) s.apply(b, totalsFor(b, 7), now(), 1000);
+    for (const b of batches) s.apply(b, totalsFor(b, 7), now(), SETTLE);
+
+    advance(2000); // past the settle time: epoch 10 is final and is read whole instead
     s.hit('dave');
-    const next = s.collect(now());
-    expect(next.map((b) => b.epoch)).toEqual([11]);
-    // Epoch 10: Redis holds 7, this process's pushed hit among them (6 elsewhere); epoch 11: 7 elsewhere
-    // + 1 pushed. Own: 1 + 2.
-    expect(s.estimate('dave')).toBe(1 + 6 + 2 + 7);
+    const plan = s.collect(now(), SETTLE);
+    expect(plan.batches.map((b) => b.epoch)).toEqual([11]);
+    expect(plan.loads).toEqual([{ slot: 0, epoch: 10 }]);
+    const whole = new Uint8Array(4 * 1024 * 4); // every cell of the sub-window: 9 in Redis, this process's 1 among them
+    const view = new DataView(whole.buffer);
+    for (let cell = 0; cell < 1024 * 4; cell++) view.setUint32(cell * 4, 9);
+    s.load(plan.loads[0]!, whole);
+    s.hit('dave');
+    expect(s.collect(now(), SETTLE).loads).toEqual([]);
+    // Epoch 10: 9 in Redis, 8 elsewhere; epoch 11: 7 elsewhere; own 1 + 3.
+    expect(s.estimate('dave')).toBe(1 + 8 + 3 + 7);
+    // A key never seen here still sees the fleet's final counts of the closed sub-window.
+    expect(s.estimate('someone-else')).toBe(9);
     s.close();
   });
 
   it('forgets a sub-window once the window has passed it, its fleet counts included', () => {
     const { s, advance, now } = sketch();
     s.hit('erin');
-    const [batch] = s.collect(now());
-    s.apply(batch!, totalsFor(batch!, 100), now(), 1000);
+    const [batch] = take(s, now());
+    s.apply(batch!, totalsFor(batch!, 100), now(), SETTLE);
     expect(s.estimate('erin')).toBe(101);
     for (let i = 0; i < 4; i++) {
       advance(SUB);
@@ -111,7 +123,7 @@ describe('FleetSketch', () => {
     const b = sketch().s;
     a.hit('same-key');
     b.hit('same-key');
-    const cells = (x: FleetSketch) => x.collect(10 * SUB + 5)[0]!.ops.map((op) => op.index);
+    const cells = (x: FleetSketch) => take(x, 10 * SUB + 5)[0]!.indices;
     expect(cells(a)).toEqual(cells(b));
     a.close();
     b.close();

@@ -2,7 +2,8 @@ import { SketchConfigError } from '../../counters';
 
 /**
  * The part of a Redis client the fleet store uses: a pipeline built from raw commands, as ioredis's `Redis`
- * and `Cluster` both offer (`client.pipeline([['get', 'k'], …]).exec()`). Any client of that shape works.
+ * and `Cluster` both offer (`client.pipeline([['get', 'k'], …]).exec()`), with ioredis's `getBuffer` for the
+ * one binary read. Any client of that shape works.
  */
 export interface RedisPipelineClient {
   pipeline(commands: (string | number)[][]): { exec(): Promise<[Error | null, unknown][] | null> };

@@ -12,35 +12,47 @@ export interface FleetView {
   rejectAll: boolean;
 }
 
-/** One BITFIELD read or increment of a sync round, in the order the reply lists them. */
-export interface CellOp {
-  /** Counter index in this process's sketch: cell base + slot. */
-  readonly index: number;
-  /** Increment pushed (0 for a plain read). */
-  readonly delta: number;
+/** A closed sub-window whose counts can no longer change: read whole, once, instead of cell by cell. */
+export interface SubWindowLoad {
+  readonly slot: number;
+  readonly epoch: number;
 }
 
-/** The commands one sketch sends for one live sub-window in a sync round. */
+/**
+ * The BITFIELD operations one sketch sends for one live sub-window in a sync round, in reply order:
+ * `indices[i]` is a counter index of this process's sketch (cell base + slot), `deltas[i]` the increment
+ * pushed, 0 for a plain read.
+ */
 export interface SubWindowBatch {
   readonly slot: number;
   /** Wall-clock sub-window number: start / subWindowMs. */
   readonly epoch: number;
   /** Wall-clock time after which nobody counts this sub-window any more. */
   readonly expiresAt: number;
-  readonly ops: CellOp[];
+  readonly indices: number[];
+  readonly deltas: number[];
+}
+
+/** What one sync round of one sketch sends. */
+export interface SyncPlan {
+  readonly batches: SubWindowBatch[];
+  readonly loads: SubWindowLoad[];
 }
 
 const CHECK_EVERY_MASK = 63;
+/** Fields of `side`, two per counter. */
+const OTHERS = 0;
+const PENDING = 1;
 /** Above any sum of up to 256 saturated slots, and an integer, so the minimum stays in integer arithmetic. */
 const NO_ESTIMATE = 2 ** 52;
 
 /**
  * A windowed sketch that counts locally and judges by the fleet. Every hit is counted here first, on the
  * native counters, with no network: this process's own conservative-update counts ("own"), exactly as a
- * local sketch. Beside them, per counter, two arrays the sync loop keeps:
- * - `pending`: own increments not yet pushed to Redis;
- * - `others`: the rest of the fleet's count in that cell, as last read (fleet total minus what this process
- *   had pushed).
+ * local sketch. Beside each counter the sync loop keeps two numbers:
+ * - PENDING: own increments not yet pushed to Redis (a counter with some is in the `dirty` list, once);
+ * - OTHERS: the rest of the fleet's count in that cell, as last read (fleet total less what this process had
+ *   pushed).
  * A hit's estimate is min over rows of Σ over live sub-windows of (own + others): the fleet's count as of the
  * last sync plus everything this process counted since. Sub-windows are aligned on the wall clock so every
  * process cuts the same ones, and the row hashes follow a seed derived from the sketch id, so cells line up.
@@ -49,15 +61,18 @@ const NO_ESTIMATE = 2 ** 52;
  * its own stream), which is why deltas are taken from own counts and never from the mixed view.
  */
 export class FleetSketch extends WindowedCountMinSketch {
-  private readonly others: Uint32Array;
-  private readonly pending: Uint32Array;
-  /** 1 when `others` holds the final count of a closed sub-window's cell: it is not read again. */
+  /**
+   * [OTHERS, PENDING] per counter, side by side: a cell's slots span 32 bytes, so a hit reads one more cache
+   * line per row than a local sketch, not one per field.
+   */
+  private readonly side: Uint32Array;
+  /** 1 when OTHERS holds the final count of a closed sub-window's cell: it is not read again. */
   private readonly settled: Uint8Array;
-  /** Counter indices changed since the last collect(), each once (deduplicated by `marks`). */
+  /** Per slot: 1 once its closed sub-window was read whole. */
+  private readonly loaded: Uint8Array;
+  /** Counter indices with PENDING > 0, each once. */
   private dirty: Uint32Array;
   private dirtyCount = 0;
-  private readonly marks: Uint32Array;
-  private generation = 1;
 
   constructor(
     options: WindowedSketchOptions,
@@ -65,16 +80,15 @@ export class FleetSketch extends WindowedCountMinSketch {
   ) {
     super({ ...options, alignSubWindows: true });
     const n = this.core.counters.length;
-    this.others = new Uint32Array(n);
-    this.pending = new Uint32Array(n);
+    this.side = new Uint32Array(2 * n);
     this.settled = new Uint8Array(n);
-    this.marks = new Uint32Array(n);
+    this.loaded = new Uint8Array(this.core.slots);
     this.dirty = new Uint32Array(Math.min(n, 4096));
   }
 
   /** Bytes this process holds for the sketch: the native counters plus the fleet bookkeeping beside them. */
   get localBytes(): number {
-    return this.memoryBytes + this.others.byteLength + this.pending.byteLength + this.settled.byteLength + this.marks.byteLength;
+    return this.memoryBytes + this.side.byteLength + this.settled.byteLength + this.dirty.byteLength;
   }
 
   override hit(key: string, count = 1): number {
@@ -89,16 +103,18 @@ export class FleetSketch extends WindowedCountMinSketch {
     const d = core.depth;
     const s = core.slots;
     const cells = core.cells;
-    const pending = this.pending;
+    const side = this.side;
     const target = min + count > SATURATED ? SATURATED : min + count;
     for (let i = 0; i < d; i++) {
       const index = cells[i] + slot;
       const old = c[index];
       if (old < target) {
         c[index] = target;
-        const p = pending[index] + (target - old);
-        pending[index] = p > SATURATED ? SATURATED : p;
-        if (this.marks[index] !== this.generation) this.markDirty(index);
+        const at = (index << 1) + PENDING;
+        const pending = side[at];
+        if (pending === 0) this.markDirty(index);
+        const p = pending + (target - old);
+        side[at] = p > SATURATED ? SATURATED : p;
       }
     }
     const view = this.view;
@@ -114,12 +130,11 @@ export class FleetSketch extends WindowedCountMinSketch {
       const scaled = own * view.nodes;
       return scaled > SATURATED ? SATURATED : scaled;
     }
-    const others = this.others;
     let est = NO_ESTIMATE;
     for (let i = 0; i < d; i++) {
       const cell = cells[i];
       let sum = 0;
-      for (let k = 0; k < s; k++) sum += c[cell + k] + others[cell + k];
+      for (let k = 0; k < s; k++) sum += c[cell + k] + side[((cell + k) << 1) + OTHERS];
       if (sum < est) est = sum;
     }
     return est > SATURATED ? SATURATED : est;
@@ -131,16 +146,16 @@ export class FleetSketch extends WindowedCountMinSketch {
     const core = this.core;
     core.locate(key, this.current);
     const c = core.counters;
-    const others = this.view.mode === 'fleet' ? this.others : undefined;
+    const fleet = this.view.mode === 'fleet';
     let est = NO_ESTIMATE;
     for (let i = 0; i < core.depth; i++) {
       const cell = core.cells[i];
       let sum = 0;
-      for (let k = 0; k < core.slots; k++) sum += c[cell + k] + (others ? others[cell + k] : 0);
+      for (let k = 0; k < core.slots; k++) sum += c[cell + k] + (fleet ? this.side[((cell + k) << 1) + OTHERS] : 0);
       if (sum < est) est = sum;
     }
-    if (others === undefined && this.view.rejectAll) return SATURATED;
-    const scaled = others === undefined ? est * this.view.nodes : est;
+    if (!fleet && this.view.rejectAll) return SATURATED;
+    const scaled = fleet ? est : est * this.view.nodes;
     return scaled > SATURATED ? SATURATED : scaled;
   }
 
@@ -158,90 +173,133 @@ export class FleetSketch extends WindowedCountMinSketch {
 
   /**
    * Takes everything a sync round must send: per live sub-window, the increments of the cells this process
-   * changed since the last round, and reads of those same cells in the other live sub-windows (skipping
-   * closed ones already read in full). The increments leave `pending`; give them back with
-   * {@link restore} if the round fails. Empty when nothing changed: an idle sketch sends nothing.
+   * changed since the last round; reads of those same cells in closed sub-windows that may still change (for
+   * 2·S + timeout after their end, `settleAfterMs`); and whole reads of closed sub-windows that no longer can,
+   * once each — one GET where per-cell reads would cost an operation per new key. The increments leave
+   * PENDING; give them back with {@link restore} if the round fails. Empty when nothing changed: an idle
+   * sketch sends nothing.
    */
-  collect(now: number): SubWindowBatch[] {
+  collect(now: number, settleAfterMs: number): SyncPlan {
     this.maybeRotate(now);
     const count = this.dirtyCount;
-    if (count === 0) return [];
-    const dirty = this.dirty;
-    const round = this.generation;
+    if (count === 0) return { batches: [], loads: [] };
     this.dirtyCount = 0;
-    this.generation = round === 0xffffffff ? 1 : round + 1;
     const s = this.core.slots;
     const batches: (SubWindowBatch | undefined)[] = new Array(s);
+    const loads: SubWindowLoad[] = [];
+    const readSlots: number[] = [];
     for (let k = 0; k < s; k++) {
       const epoch = this.epochOf(k);
       if (epoch === undefined) continue;
-      batches[k] = { slot: k, epoch, expiresAt: (epoch + 1) * this.subWindowMs + this.windowMs + this.subWindowMs, ops: [] };
+      const expiresAt = (epoch + 1) * this.subWindowMs + this.windowMs + this.subWindowMs;
+      batches[k] = { slot: k, epoch, expiresAt, indices: [], deltas: [] };
+      if (k === this.current || this.loaded[k] === 1) continue;
+      if (now >= (epoch + 1) * this.subWindowMs + settleAfterMs) loads.push({ slot: k, epoch });
+      else readSlots.push(k);
     }
-    const bases = new Set<number>();
+    const side = this.side;
+    const dirty = this.dirty;
     for (let j = 0; j < count; j++) {
       const index = dirty[j];
-      const slot = index % s;
-      const delta = this.pending[index];
-      this.pending[index] = 0;
-      bases.add(index - slot);
-      if (delta > 0) batches[slot]?.ops.push({ index, delta });
-    }
-    // The same cells in the other live sub-windows: what the rest of the fleet counted there.
-    for (const base of bases) {
-      for (let k = 0; k < s; k++) {
-        const index = base + k;
-        if (this.marks[index] === round || this.settled[index] === 1) continue;
-        batches[k]?.ops.push({ index, delta: 0 });
+      const at = (index << 1) + PENDING;
+      const delta = side[at];
+      side[at] = 0;
+      const batch = batches[index % s];
+      if (batch !== undefined && delta > 0) {
+        batch.indices.push(index);
+        batch.deltas.push(delta);
       }
     }
-    return batches.filter((b): b is SubWindowBatch => b !== undefined && b.ops.length > 0);
+    // The same cells in closed sub-windows still open to late pushes: what the rest of the fleet counted there.
+    // Rare: only in the first 2·S + timeout after a sub-window closes.
+    if (readSlots.length > 0) {
+      const bases = new Set<number>();
+      for (let j = 0; j < count; j++) bases.add(dirty[j] - (dirty[j] % s));
+      for (const base of bases) {
+        for (const k of readSlots) {
+          const batch = batches[k]!;
+          const index = base + k;
+          if (this.settled[index] === 1 || batch.indices.includes(index)) continue;
+          batch.indices.push(index);
+          batch.deltas.push(0);
+        }
+      }
+    }
+    return { batches: batches.filter((b): b is SubWindowBatch => b !== undefined && b.indices.length > 0), loads };
   }
 
   /**
-   * Applies a round's reply: `totals[i]` is the fleet's total for `batch.ops[i]` after the round. A
+   * Takes a closed sub-window read whole (`GET` of its key: big-endian u32 counters, shorter when its tail
+   * was never written, null when nobody wrote it): every cell's fleet count is final from now on.
+   */
+  load(load: SubWindowLoad, bytes: Uint8Array | null): void {
+    if (this.epochOf(load.slot) !== load.epoch) return;
+    const c = this.core.counters;
+    const s = this.core.slots;
+    const cells = c.length / s;
+    const view = bytes === null ? undefined : new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const available = view === undefined ? 0 : Math.min(cells, Math.floor(view.byteLength / 4));
+    for (let cell = 0; cell < cells; cell++) {
+      const index = cell * s + load.slot;
+      const total = cell < available ? view!.getUint32(cell * 4) : 0;
+      this.setOthers(index, total);
+      this.settled[index] = 1;
+    }
+    this.loaded[load.slot] = 1;
+  }
+
+  /**
+   * Applies a round's reply: `totals[i]` is the fleet's total for `batch.indices[i]` after the round. A
    * sub-window that rotated out meanwhile is skipped. A closed sub-window read once `settleAfterMs` past its
    * end will not change any more and is not read again.
    */
   apply(batch: SubWindowBatch, totals: readonly number[], now: number, settleAfterMs: number): void {
     if (this.epochOf(batch.slot) !== batch.epoch) return;
-    const c = this.core.counters;
     const settledSubWindow = now >= (batch.epoch + 1) * this.subWindowMs + settleAfterMs;
-    for (let i = 0; i < batch.ops.length; i++) {
-      const index = batch.ops[i]!.index;
+    for (let i = 0; i < batch.indices.length; i++) {
       const total = totals[i];
       if (typeof total !== 'number' || !Number.isFinite(total)) continue;
-      // What this process has pushed of the cell so far: its own count less what is still pending.
-      const pushed = c[index] - this.pending[index];
-      const others = total - pushed;
-      this.others[index] = others > 0 ? (others > SATURATED ? SATURATED : others) : 0;
+      const index = batch.indices[i]!;
+      this.setOthers(index, total);
       if (settledSubWindow) this.settled[index] = 1;
     }
   }
 
-  /** Gives a failed round's increments back to `pending`, to be pushed again by the next round. */
+  /** Gives a failed round's increments back to PENDING, to be pushed again by the next round. */
   restore(batch: SubWindowBatch): void {
     if (this.epochOf(batch.slot) !== batch.epoch) return;
-    for (const op of batch.ops) {
-      if (op.delta === 0) continue;
-      const p = this.pending[op.index] + op.delta;
-      this.pending[op.index] = p > SATURATED ? SATURATED : p;
-      if (this.marks[op.index] !== this.generation) this.markDirty(op.index);
+    for (let i = 0; i < batch.indices.length; i++) {
+      const delta = batch.deltas[i]!;
+      if (delta === 0) continue;
+      const index = batch.indices[i]!;
+      const at = (index << 1) + PENDING;
+      if (this.side[at] === 0) this.markDirty(index);
+      const p = this.side[at] + delta;
+      this.side[at] = p > SATURATED ? SATURATED : p;
     }
   }
 
   protected override slotCleared(k: number): void {
-    const s = this.core.slots;
-    for (let index = k; index < this.others.length; index += s) {
-      this.others[index] = 0;
-      this.pending[index] = 0;
+    this.loaded[k] = 0;
+    const n = this.core.counters.length;
+    for (let index = k; index < n; index += this.core.slots) {
+      this.side[(index << 1) + OTHERS] = 0;
+      this.side[(index << 1) + PENDING] = 0;
       this.settled[index] = 0;
     }
   }
 
+  /** OTHERS from the fleet's total of a cell: the total less what this process has pushed of it so far. */
+  private setOthers(index: number, total: number): void {
+    const pushed = this.core.counters[index] - this.side[(index << 1) + PENDING];
+    const others = total - pushed;
+    this.side[(index << 1) + OTHERS] = others > 0 ? (others > SATURATED ? SATURATED : others) : 0;
+  }
+
   private markDirty(index: number): void {
-    this.marks[index] = this.generation;
     if (this.dirtyCount === this.dirty.length) {
-      const grown = new Uint32Array(Math.min(this.marks.length, this.dirty.length * 2));
+      // Past the cell count only by the rare duplicate a cleared slot leaves behind.
+      const grown = new Uint32Array(this.dirty.length * 2);
       grown.set(this.dirty);
       this.dirty = grown;
     }

@@ -198,7 +198,8 @@ export class RedisSketchStore implements SketchStore {
     const abandonAfter = Math.max(10_000, 40 * this.timeoutMs);
     if (e.inflight !== undefined && performance.now() - e.inflight.startedAt < abandonAfter) return;
     const now = this.clock();
-    const batches = e.sketch.collect(now);
+    const settleAfterMs = 2 * this.syncIntervalMs + this.timeoutMs;
+    const { batches, loads } = e.sketch.collect(now, settleAfterMs);
     const slots = e.sketch.subWindows + 1;
     const commands: (string | number)[][] = [];
     // Per batch, the indices of its BITFIELD commands: a busy round is cut into commands of at most
@@ -208,12 +209,14 @@ export class RedisSketchStore implements SketchStore {
       const key = this.key(e.id, b.epoch);
       const own: number[] = [];
       let pushes = false;
-      for (let from = 0; from < b.ops.length; from += OPS_PER_COMMAND) {
+      for (let from = 0; from < b.indices.length; from += OPS_PER_COMMAND) {
         const args: (string | number)[] = ['bitfield', key, 'OVERFLOW', 'SAT'];
-        for (const op of b.ops.slice(from, from + OPS_PER_COMMAND)) {
-          const cell = `#${(op.index - b.slot) / slots}`;
-          if (op.delta > 0) {
-            args.push('INCRBY', 'u32', cell, op.delta);
+        const to = Math.min(b.indices.length, from + OPS_PER_COMMAND);
+        for (let i = from; i < to; i++) {
+          const cell = `#${(b.indices[i]! - b.slot) / slots}`;
+          const delta = b.deltas[i]!;
+          if (delta > 0) {
+            args.push('INCRBY', 'u32', cell, delta);
             pushes = true;
           } else {
             args.push('GET', 'u32', cell);
@@ -225,6 +228,8 @@ export class RedisSketchStore implements SketchStore {
       commandsOf.push(own);
       if (pushes) commands.push(['pexpireat', key, Math.ceil(b.expiresAt)]);
     }
+    const firstLoad = commands.length;
+    for (const load of loads) commands.push(['getBuffer', this.key(e.id, load.epoch)]);
     const nodesKey = this.key(e.id, 'nodes');
     const nodeTtl = Math.max(1000, 5 * this.syncIntervalMs);
     const heartbeat = commands.length;
@@ -278,7 +283,12 @@ export class RedisSketchStore implements SketchStore {
         failure ??= errorText(err);
         return;
       }
-      e.sketch.apply(b, totals, answered, 2 * this.syncIntervalMs + this.timeoutMs);
+      e.sketch.apply(b, totals, answered, settleAfterMs);
+    });
+    loads.forEach((load, i) => {
+      const [err, bytes] = results?.[firstLoad + i] ?? [new Error('no reply'), undefined];
+      if (err) failure ??= errorText(err);
+      else if (bytes === null || bytes instanceof Uint8Array) e.sketch.load(load, bytes);
     });
     const [nodesErr, nodes] = results?.[heartbeat + 2] ?? [new Error('no reply'), undefined];
     if (nodesErr) failure ??= errorText(nodesErr);
