@@ -173,7 +173,9 @@ function runChildren(variant, phase, port, count) {
   return Promise.all(
     Array.from({ length: count }, (_, i) =>
       new Promise((resolve, reject) => {
-        const p = spawn(process.execPath, [__filename, '--child', variant, '--phase', phase, '--port', String(port), '--offset', String(i * 1e9)], {
+        const args = ['--child', variant, '--phase', phase, '--port', String(port), '--offset', String(i * 1e9),
+          '--rate', String(RATE), '--seconds', String(SECONDS), '--memory-keys', String(MEMORY_KEYS)];
+        const p = spawn(process.execPath, [__filename, ...args], {
           cwd: root,
           stdio: ['ignore', 'pipe', 'inherit'],
         });
