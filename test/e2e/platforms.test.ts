@@ -137,6 +137,10 @@ describe('beside @opentelemetry/instrumentation-http and -nestjs-core in one Nod
     });
     try {
       answers = await exercise(app);
+      // Every request's server span is exported before the app is stopped.
+      const deadline = Date.now() + 10_000;
+      const exported = () => (fs.existsSync(spansFile) ? (fs.readFileSync(spansFile, 'utf8').match(/"scope":"@opentelemetry\/instrumentation-http"/g) ?? []).length : 0);
+      while (exported() < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       await app.stop('SIGTERM');
       ghost = app.readReport('diag-ghost-report.json');
       candidates = app.readReport().ghostCandidates.beans;

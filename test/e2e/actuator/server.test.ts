@@ -55,7 +55,7 @@ describe('startActuator', () => {
       ['/diag', 200, { orphans: [] }],
       ['/diag/ghosts', 200, fakeGhostReport(3)],
       ['/sketches', 200, { LIMIT_60000: 'Active (1 MB)', SHIELD_1000: 'Active (1.5 MB)' }],
-      ['/sketches/LIMIT_60000', 200, { epsilon: 0.0001, memory_bytes: 1_048_576, delta_percent: 0.0335 }],
+      ['/sketches/LIMIT_60000', 200, { epsilon: 0.0001, memory_bytes: 1_048_576, delta_percent: 0.0335, store: 'native' }],
       ['/sketches/NOPE_1', 404, expect.objectContaining({ status: 404, expected: '<TYPE>_<windowMs>' })],
       ['/unknown', 404, expect.objectContaining({ status: 404, error: 'Not Found' })],
       ['/sketches/%zz', 400, expect.objectContaining({ status: 400 })],

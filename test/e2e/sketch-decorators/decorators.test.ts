@@ -109,7 +109,7 @@ describe.each(LOADING_CASES)('sketch decorators in a Nest app (%s)', (loading) =
     });
     const detail = await getJson(port, '/actuator/sketches/LIMIT_60000');
     expect(detail.status).toBe(200);
-    expect(detail.body).toEqual({ epsilon: Math.E / 16384, memory_bytes: 1048576, delta_percent: 100 * Math.exp(-4) });
+    expect(detail.body).toEqual({ epsilon: Math.E / 16384, memory_bytes: 1048576, delta_percent: 100 * Math.exp(-4), store: 'native' });
     expect((await getJson(port, '/actuator/sketches/LIMIT_1')).status).toBe(404);
   });
 });
