@@ -5,7 +5,8 @@
  * there; the password must never show in what the replicas print.
  */
 import { describeWithService } from '../../support/services';
-import { freePort, RedisServer, sleep, until, Worker } from './harness';
+import { freePort } from '../../support/ports';
+import { RedisServer, sleep, until, Worker } from './harness';
 
 const PASSWORD = 'fleet-s3cret-pw';
 const SYNC_MS = 100;

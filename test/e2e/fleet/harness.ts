@@ -5,18 +5,6 @@ import { tempDir } from '../../support/temp';
 
 const WORKER = path.resolve(__dirname, '..', '..', 'fixtures', 'fleet', 'worker.js');
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { describeWithService } from '../../support/services';
 import { tempDir } from '../../support/temp';
+import { freePort } from '../../support/ports';
 
 /**
  * A real backend: two instances of examples/prometheus (NodeSDK + PrometheusExporter + the instrumentation,
@@ -18,18 +18,6 @@ import { tempDir } from '../../support/temp';
 const root = path.resolve(__dirname, '../../..');
 const example = path.join(root, 'examples/prometheus');
 const JOB = 'diag-example';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Proc {
   readonly proc: ChildProcess;

@@ -5,7 +5,7 @@ import { safeLog } from '../../../logger';
 import { SketchConfigError } from '../../counters';
 import type { WindowedCountMinSketch, WindowedSketchOptions } from '../../window';
 import type { FleetStatus, SketchStore, SyncEvent } from '../types';
-import { FleetSketch, type FleetView, type SubWindowBatch } from './fleet-sketch';
+import { FleetSketch, type FleetView } from './fleet-sketch';
 import type { RedisPipelineClient } from './connection';
 
 /** What a {@link RedisSketchStore} may be told. */
