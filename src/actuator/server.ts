@@ -1,5 +1,6 @@
+import * as fs from 'node:fs';
 import * as http from 'node:http';
-import type { Socket } from 'node:net';
+import * as net from 'node:net';
 import { createHttpTerminator } from 'http-terminator';
 import { safeLog } from '../logger';
 import { ActuatorListenError } from './errors';
@@ -42,7 +43,12 @@ export async function startActuator(
 ): Promise<ActuatorHandle | undefined> {
   try {
     if (config.include === undefined) return undefined;
-    return await start(config, sources, { ...DEFAULTS, ...definedOnly(options) });
+    const authToken = resolveAuthToken(config);
+    if (authToken instanceof Error) {
+      safeLog('warn', `actuator not started: ${authToken.message}`);
+      return undefined;
+    }
+    return await start({ ...config, authToken }, sources, { ...DEFAULTS, ...definedOnly(options) });
   } catch (error) {
     safeLog('warn', `actuator not started: ${describe(error)}; the application continues without it`);
     return undefined;
@@ -97,10 +103,10 @@ async function start(
   server.timeout = opts.idleSocketTimeoutMs;
   server.maxConnections = opts.maxConnections;
   // A keep-alive socket is a handle of its own; unref'd, an open client connection cannot hold the host up.
-  server.on('connection', (socket: Socket) => socket.unref());
+  server.on('connection', (socket: net.Socket) => socket.unref());
   server.on('clientError', onClientError);
   // Without a listener Node drops CONNECT silently; a proxy tunnel is not something this server offers.
-  server.on('connect', (_req: http.IncomingMessage, socket: Socket) => {
+  server.on('connect', (_req: http.IncomingMessage, socket: net.Socket) => {
     socket.on('error', () => socket.destroy());
     writeRawAndClose(socket, 405, 'CONNECT is not supported; use GET', 'Allow: GET, HEAD, OPTIONS\r\n');
   });
@@ -134,6 +140,14 @@ async function start(
     `actuator listening on ${url} (port ${boundPort}; endpoints: ${exposure.exposed.join(', ') || 'none'}` +
       `${config.authToken !== undefined ? '; bearer token required' : ''})`,
   );
+  if (config.authToken === undefined && !isLoopback(address)) {
+    safeLog(
+      'warn',
+      `actuator listens on ${hostForLinks()}, beyond loopback, with no management.server.auth-token: anyone who can ` +
+        `reach it can read ${exposure.exposed.map((id) => READABLE[id]).join(', ') || 'the endpoint index'}; ` +
+        'set management.server.auth-token or auth-token-file, or bind 127.0.0.1',
+    );
+  }
 
   const terminator = createHttpTerminator({ server, gracefulTerminationTimeout: opts.gracefulStopTimeoutMs });
   let stopping: Promise<void> | undefined;
@@ -182,7 +196,7 @@ function onRequest(router: ActuatorRouter, req: http.IncomingMessage, res: http.
  * Requests the parser rejects never reach the handler. Node's default answer is an empty 400; this one says
  * what was wrong, in JSON like every other answer, then closes the connection.
  */
-function onClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
+function onClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: net.Socket): void {
   const code = error.code;
   if (code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: http.ServerResponse })._httpMessage?.headersSent) {
     socket.destroy();
@@ -217,7 +231,7 @@ function onClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, so
 }
 
 /** A complete JSON error response written straight to a socket the HTTP layer has given up on, then closed. */
-function writeRawAndClose(socket: Socket, status: number, message: string, extraHeaders = ''): void {
+function writeRawAndClose(socket: net.Socket, status: number, message: string, extraHeaders = ''): void {
   const body = JSON.stringify({ status, error: http.STATUS_CODES[status], message });
   try {
     socket.end(
@@ -259,4 +273,44 @@ function definedOnly(options: ActuatorOptions): Partial<ActuatorOptions> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(options ?? {})) if (v !== undefined) out[k] = v;
   return out as Partial<ActuatorOptions>;
+}
+
+/** What each endpoint lets a caller read, for the warning about an unprotected non-loopback actuator. */
+const READABLE: Record<string, string> = {
+  health: 'the health status',
+  diag: 'every bean name, the dependency graph and the ghost reports',
+  sketches: 'the sketch ids and their fleet state',
+};
+
+/** Whether a bind address only accepts connections from this machine. */
+export function isLoopback(address: string): boolean {
+  const a = address.trim().toLowerCase();
+  if (a === 'localhost' || a === '::1' || a === '[::1]') return true;
+  if (net.isIPv4(a)) return a.startsWith('127.');
+  const mapped = /^(?:::ffff:)(\d+\.\d+\.\d+\.\d+)$/.exec(a);
+  return mapped !== null && mapped[1]!.startsWith('127.');
+}
+
+/**
+ * The token requests must carry: `auth-token` if set, else the content of `auth-token-file` (trailing line
+ * breaks removed). A file that cannot be read, or is empty, is an error: starting without the token the
+ * operator asked for would serve everything unprotected. The message names the path, never the content.
+ */
+export function resolveAuthToken(config: Pick<ActuatorConfig, 'authToken' | 'authTokenFile'>): string | undefined | Error {
+  if (config.authToken !== undefined) {
+    if (config.authTokenFile !== undefined) {
+      safeLog('warn', 'both management.server.auth-token and auth-token-file are set; using auth-token');
+    }
+    return config.authToken;
+  }
+  if (config.authTokenFile === undefined) return undefined;
+  let token: string;
+  try {
+    token = fs.readFileSync(config.authTokenFile, 'utf8').replace(/[\r\n]+$/, '');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    return new Error(`management.server.auth-token-file ${config.authTokenFile} cannot be read (${code}); the actuator would have served without its token`);
+  }
+  if (token.length === 0) return new Error(`management.server.auth-token-file ${config.authTokenFile} is empty; the actuator would have served without a token`);
+  return token;
 }

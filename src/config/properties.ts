@@ -53,6 +53,8 @@ export interface DiagConfig {
     readonly address: string;
     /** `management.server.auth-token`: when set, every request needs `Authorization: Bearer <token>`. */
     readonly authToken: string | undefined;
+    /** `management.server.auth-token-file`: a file holding the token (a mounted Kubernetes secret, say). */
+    readonly authTokenFile: string | undefined;
   };
 }
 
@@ -69,6 +71,7 @@ export interface DiagOptions {
     port?: number;
     address?: string;
     authToken?: string;
+    authTokenFile?: string;
   };
 }
 
@@ -208,6 +211,14 @@ export const PROPERTIES: readonly PropertyDef[] = [
     kind: 'string',
     defaultValue: () => undefined,
     description: 'Optional shared secret: requests must send `Authorization: Bearer <token>`',
+    secret: true,
+  },
+  {
+    property: 'management.server.auth-token-file',
+    at: ['actuator', 'authTokenFile'],
+    kind: 'path',
+    defaultValue: () => undefined,
+    description: 'A file whose content (trailing newline removed) is the auth token, as Kubernetes mounts secrets; read at start',
   },
 ];
 

@@ -20,7 +20,7 @@ beforeAll(async () => {
   process.on('unhandledRejection', onError);
   host = await startHostApp();
   const started = await startActuator(
-    { include: ['*'], exclude: [], basePath: '/actuator', port: 0, address: '127.0.0.1', authToken: undefined },
+    { include: ['*'], exclude: [], basePath: '/actuator', port: 0, address: '127.0.0.1', authToken: undefined, authTokenFile: undefined },
     fakeSources({ ghosts: fakeGhostReport(20), sketches: [LIMIT] }),
     // Short timeouts so slow-client cases finish quickly.
     { headersTimeoutMs: 400, requestTimeoutMs: 800, idleSocketTimeoutMs: 1_500, keepAliveTimeoutMs: 1_000 },

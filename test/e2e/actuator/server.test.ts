@@ -1,6 +1,10 @@
 import * as http from 'node:http';
 import * as net from 'node:net';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { startActuator, type ActuatorConfig, type ActuatorHandle } from '../../../src/actuator';
+import { isLoopback } from '../../../src/actuator/server';
+import { tempDir } from '../../support/temp';
 import { fakeGhostReport, fakeSources, LIMIT, SHIELD } from '../../unit/actuator/fakes';
 import { captureLogs, delay, raw, request } from './helpers';
 
@@ -11,6 +15,7 @@ const config = (over: Partial<ActuatorConfig> = {}): ActuatorConfig => ({
   port: 0,
   address: '127.0.0.1',
   authToken: undefined,
+  authTokenFile: undefined,
   ...over,
 });
 
@@ -137,6 +142,44 @@ describe('startActuator', () => {
     const ok = await request(`${h.url}/diag/ghosts`, { headers: { authorization: 'Bearer T0ken-!' } });
     expect(ok.status).toBe(200);
     expect(logs.lines.join('\n')).not.toMatch(/T0ken/);
+  });
+
+  it('reads the token from management.server.auth-token-file, as a mounted secret', async () => {
+    const file = path.join(tempDir('token'), 'token');
+    fs.writeFileSync(file, 'from-a-file\n');
+    const h = await start({ authTokenFile: file });
+    expect((await request(`${h.url}/health`)).status).toBe(401);
+    const ok = await request(`${h.url}/health`, { headers: { authorization: 'Bearer from-a-file' } });
+    expect(ok.status).toBe(200);
+    expect(logs.lines.join('\n')).not.toContain('from-a-file');
+  });
+
+  it('does not start, naming the path, when the token file cannot be read or is empty', async () => {
+    const dir = tempDir('token');
+    const empty = path.join(dir, 'empty');
+    fs.writeFileSync(empty, '\n');
+    for (const file of [path.join(dir, 'missing'), empty]) {
+      const h = await startActuator(config({ authTokenFile: file }), fakeSources());
+      expect(h).toBeUndefined();
+    }
+    expect(logs.lines).toContainEqual(expect.stringMatching(/^WARN actuator not started: management\.server\.auth-token-file .*missing cannot be read \(ENOENT\)/));
+    expect(logs.lines).toContainEqual(expect.stringMatching(/^WARN actuator not started: management\.server\.auth-token-file .*empty is empty/));
+  });
+
+  it('warns once when it listens beyond loopback without a token, naming the address and what becomes readable', async () => {
+    const open = await start({ address: '0.0.0.0' });
+    const warning = logs.lines.filter((l) => l.startsWith('WARN'));
+    expect(warning).toEqual([
+      expect.stringMatching(
+        new RegExp(`^WARN actuator listens on 0\\.0\\.0\\.0:${open.port}, beyond loopback, with no management\\.server\\.auth-token: .*every bean name`),
+      ),
+    ]);
+    logs.lines.length = 0;
+    await start({ address: '0.0.0.0', authToken: 't0ken' });
+    await start({ address: '127.0.0.1' });
+    expect(logs.lines.filter((l) => l.startsWith('WARN'))).toEqual([]);
+    expect(['127.0.0.1', '127.8.9.1', '::1', 'localhost', '::ffff:127.0.0.1'].every(isLoopback)).toBe(true);
+    expect(['0.0.0.0', '::', '10.0.0.5', 'example.com', '::ffff:10.0.0.1'].some(isLoopback)).toBe(false);
   });
 
   it('keeps connections alive between requests', async () => {
