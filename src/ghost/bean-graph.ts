@@ -30,6 +30,10 @@ export interface BeanInput {
   readonly eager: boolean;
   /** Wall time of the bean's creation (constructor or factory, awaited), when it was observed. */
   readonly instantiationMs?: number;
+  /** Name of the class the container instantiates, when it is a class (may differ from the token). */
+  readonly className?: string;
+  /** File the application class was loaded from, relative to the working directory, when known. */
+  readonly source?: string;
 }
 
 /** A bean in the graph: its input plus the unique name the reports use. */

@@ -18,6 +18,10 @@ export interface ReportNode {
   framework: boolean;
   eager: boolean;
   instantiationMs?: number;
+  /** The class instantiated, when the bean is a class and its name differs from the token or is useful. */
+  className?: string;
+  /** Where the application class was loaded from (relative path), when known: for SARIF and the page. */
+  source?: string;
   dependents: number;
   /** For application orphans: why they are or are not candidates. */
   verdict?: OrphanVerdict['status'];
@@ -80,6 +84,8 @@ export function buildDiagReport(input: DiagReportInput): DiagReport {
       framework: bean.framework,
       eager: bean.eager,
       ...(bean.instantiationMs !== undefined ? { instantiationMs: round(bean.instantiationMs) } : {}),
+      ...(bean.className !== undefined ? { className: bean.className } : {}),
+      ...(bean.source !== undefined ? { source: bean.source } : {}),
       dependents: graph.inDegree(bean.id),
     };
     const verdict = phase1.verdicts.get(bean.name);

@@ -78,8 +78,10 @@ export class ClassOriginIndex {
   private readonly origins = new WeakMap<object, ClassOrigin>();
   private scannedModules = new WeakSet<object>();
   private builtinsIndexed = false;
-  /** Library namespaces seen while modules load, indexed at the first question instead of on the import path. */
-  private pendingLibraries: unknown[] = [];
+  /** Where application classes were defined (absolute), for reports and SARIF. */
+  private readonly files = new WeakMap<object, string>();
+  /** Namespaces seen while modules load, indexed at the first question instead of on the import path. */
+  private pending: Array<{ namespace: unknown; file?: string }> = [];
 
   /** Records every function exported by a namespace or exports object that a hook saw. */
   registerExports(exports: unknown, origin: Exclude<ClassOrigin, 'unknown'>): void {
@@ -91,7 +93,20 @@ export class ClassOriginIndex {
    * called once per module the application imports, so it must cost nothing there.
    */
   registerLibraryLater(namespace: unknown): void {
-    this.pendingLibraries.push(namespace);
+    this.pending.push({ namespace });
+  }
+
+  /** Like {@link registerLibraryLater}, for a module of the application itself, defined in `file`. */
+  registerAppLater(namespace: unknown, file: string): void {
+    this.pending.push({ namespace, file });
+  }
+
+  /** The file an application class was defined in (relative to the working directory), when known. */
+  fileOf(fn: unknown): string | undefined {
+    if (!isFunction(fn)) return undefined;
+    this.indexPending();
+    const file = this.files.get(fn);
+    return file === undefined ? undefined : relativeFile(file);
   }
 
   /**
@@ -110,7 +125,7 @@ export class ClassOriginIndex {
       if (!mod || this.scannedModules.has(mod)) continue;
       this.scannedModules.add(mod);
       const origin: ClassOrigin = file.includes(NODE_MODULES) ? 'library' : 'app';
-      forEachExportedFunction(mod.exports, (fn) => this.record(fn, origin));
+      forEachExportedFunction(mod.exports, (fn) => this.record(fn, origin, origin === 'app' ? file : undefined));
     }
   }
 
@@ -136,19 +151,24 @@ export class ClassOriginIndex {
     return undefined;
   }
 
-  private record(fn: AnyFunction, origin: ClassOrigin): void {
+  private record(fn: AnyFunction, origin: ClassOrigin, file?: string): void {
     const known = this.origins.get(fn);
     // A class re-exported by application code stays a library class; builtins are never overridden.
     if (known === 'builtin' || known === 'library') return;
     this.origins.set(fn, origin);
+    // The first module seen to export a class is usually where it is defined (a re-export comes later).
+    if (file !== undefined && !this.files.has(fn)) this.files.set(fn, file);
   }
 
   private indexPending(): void {
     this.indexBuiltins();
-    if (this.pendingLibraries.length === 0) return;
-    const pending = this.pendingLibraries;
-    this.pendingLibraries = [];
-    for (const namespace of pending) this.registerExports(namespace, 'library');
+    if (this.pending.length === 0) return;
+    const pending = this.pending;
+    this.pending = [];
+    for (const { namespace, file } of pending) {
+      if (file === undefined) this.registerExports(namespace, 'library');
+      else forEachExportedFunction(namespace, (fn) => this.record(fn, 'app', file), true);
+    }
   }
 
   private indexBuiltins(): void {
@@ -173,4 +193,9 @@ export class ClassOriginIndex {
       }
     }
   }
+}
+
+function relativeFile(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return (relative.startsWith('..') || path.isAbsolute(relative) ? file : relative).split(path.sep).join('/');
 }

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import * as path from 'node:path';
 import { safeLog } from '../logger';
 import type { ClassOriginIndex } from './class-origin';
 
@@ -30,9 +31,11 @@ export function watchEsmLibraries(origins: ClassOriginIndex): (() => void) | und
     return undefined;
   }
   try {
-    const hook = new iitm.Hook((namespace, _name, baseDir) => {
-      // Application files and builtins have no baseDir; returning nothing leaves the namespace untouched.
+    const hook = new iitm.Hook((namespace, name, baseDir) => {
+      // Packages come with their directory; the application's own files by absolute path; builtins by name.
+      // Returning nothing leaves the namespace untouched.
       if (baseDir !== undefined) origins.registerLibraryLater(namespace);
+      else if (path.isAbsolute(name)) origins.registerAppLater(namespace, name);
       return undefined;
     });
     return () => hook.unhook?.();

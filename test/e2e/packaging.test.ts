@@ -2,7 +2,7 @@
  * The published artefact is what users run: pack the package, install the tarball into a fresh application
  * next to NestJS and the OpenTelemetry SDK from the registry, and start the example shop against it.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { quietOtelEnv, tempDir } from './support/app-process';
@@ -92,6 +92,14 @@ describe('the packed tarball', () => {
       const report = JSON.parse(fs.readFileSync(path.join(reportDir, 'diag-report.json'), 'utf8'));
       expect(report.ghostCandidates.beans).toContain('LegacyReportService');
       expect(report.container.name).toBe('@nestjs/core');
+      // The bin, as a CI step would run it: npx resolves the installed package's `diag-instrumentation`.
+      const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+      const checked = spawnSync(npx, ['--no-install', 'diag-instrumentation', 'check', path.join(reportDir, 'diag-report.json')], {
+        cwd: appDir,
+        encoding: 'utf8',
+      });
+      expect(checked.status).toBe(1);
+      expect(checked.stdout).toMatch(/new ghost candidates and no baseline given/);
     } finally {
       proc.kill('SIGTERM');
     }

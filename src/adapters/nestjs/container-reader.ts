@@ -129,6 +129,8 @@ export function readContainer(
           framework,
           eager,
           ...(seen ? { instantiationMs: seen.ms } : {}),
+          // Application classes only: where a library class lives says nothing the user can act on.
+          ...(cls && !framework && cls.name ? { className: cls.name, ...sourceOf(cls, origins) } : {}),
         });
         ids.set(wrapper, id);
         wrappers.set(id, wrapper);
@@ -164,4 +166,9 @@ export function readContainer(
     }
   }
   return { graph, facts, wrappers };
+}
+
+function sourceOf(cls: unknown, origins: ClassOriginIndex): { source?: string } {
+  const file = origins.fileOf(cls);
+  return file !== undefined ? { source: file } : {};
 }

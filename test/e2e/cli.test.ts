@@ -1,0 +1,108 @@
+/**
+ * `diag-instrumentation check` as CI runs it: the compiled bin against reports a real NestJS app wrote.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { startApp, tempDir } from './support/app-process';
+
+const BIN = path.resolve(__dirname, '..', '..', 'dist', 'cli', 'index.js');
+
+function check(...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, 'check', ...args], { encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+let diagReport = '';
+let ghostReport = '';
+let dir = '';
+
+beforeAll(async () => {
+  const app = await startApp('nest11-cjs', { env: { DIAG_GHOST_TRACKING_ENABLED: 'true' } });
+  await app.stop('SIGTERM');
+  diagReport = path.join(app.reportDir, 'diag-report.json');
+  ghostReport = path.join(app.reportDir, 'diag-ghost-report.json');
+  dir = tempDir('cli');
+});
+
+const candidates = () => JSON.parse(fs.readFileSync(diagReport, 'utf8')).ghostCandidates.beans as string[];
+
+describe('diag-instrumentation check', () => {
+  it('fails (1) listing the candidates a baseline that does not exist yet lacks, then passes once it is updated', () => {
+    const baseline = path.join(dir, 'nested', 'ghosts.baseline.json');
+    const first = check(diagReport, '--baseline', baseline);
+    expect(first.code).toBe(1);
+    expect(first.stdout).toContain(`${candidates().length} new ghost candidates not in ${baseline}:`);
+    expect(first.stdout).toMatch(/^ {2}LegacyReportService \(ShopModule, shop\.module\.js\)$/m);
+
+    const update = check(diagReport, '--baseline', baseline, '--update-baseline');
+    expect(update.code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(baseline, 'utf8'))).toEqual({ tool: 'diag-instrumentation', kind: 'ghost-candidate', beans: [...candidates()].sort() });
+    const again = check(diagReport, '--baseline', baseline);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/^no new ghost candidates/);
+  });
+
+  it('fails on a new candidate only: one dropped from the baseline comes back as new', () => {
+    const baseline = path.join(dir, 'partial.json');
+    const beans = candidates().filter((b) => b !== 'LegacyReportService');
+    fs.writeFileSync(baseline, JSON.stringify({ tool: 'diag-instrumentation', kind: 'ghost-candidate', beans }));
+    const r = check(diagReport, '--baseline', baseline);
+    expect(r.code).toBe(1);
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim().split(' ')[0])).toEqual(['LegacyReportService']);
+  });
+
+  it('checks the untouched beans of a ghost report the same way', () => {
+    const baseline = path.join(dir, 'untouched.json');
+    const r = check(ghostReport, '--baseline', baseline);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/new untouched beans/);
+    expect(check(ghostReport, '--baseline', baseline, '--update-baseline').code).toBe(0);
+    expect(check(ghostReport, '--baseline', baseline).code).toBe(0);
+    // A baseline of the other kind is bad input, not a silent pass.
+    const wrong = check(diagReport, '--baseline', baseline);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('lists untouched beans, the report lists ghost candidates');
+  });
+
+  it('prints SARIF 2.1.0 with the rule, every finding with its class and file, and which are new', () => {
+    const baseline = path.join(dir, 'sarif-baseline.json');
+    fs.writeFileSync(baseline, JSON.stringify({ tool: 'diag-instrumentation', kind: 'ghost-candidate', beans: ['FEATURE_FLAGS'] }));
+    const r = check(diagReport, '--baseline', baseline, '--format', 'sarif');
+    expect(r.code).toBe(1);
+    const sarif = JSON.parse(r.stdout);
+    expect(sarif.version).toBe('2.1.0');
+    expect(sarif.$schema).toMatch(/sarif-2\.1\.0/);
+    const run = sarif.runs[0];
+    expect(run.tool.driver).toMatchObject({ name: 'diag-instrumentation', rules: [{ id: 'ghost-candidate', defaultConfiguration: { level: 'warning' } }] });
+    expect(run.results).toHaveLength(candidates().length);
+    const legacy = run.results.find((x: any) => x.partialFingerprints['diagBean/v1'] === 'ShopModule/LegacyReportService');
+    expect(legacy).toMatchObject({
+      ruleId: 'ghost-candidate',
+      level: 'warning',
+      baselineState: 'new',
+      locations: [{ physicalLocation: { artifactLocation: { uri: 'shop.module.js' } }, logicalLocations: [{ name: 'LegacyReportService', kind: 'type' }] }],
+    });
+    expect(run.results.find((x: any) => x.message.text.startsWith('FEATURE_FLAGS')).baselineState).toBe('unchanged');
+  });
+
+  it.each([
+    ['a missing report', () => path.join(dir, 'nope.json'), /cannot read report .*nope\.json: ENOENT/],
+    ['a truncated report', () => { const f = path.join(dir, 'cut.json'); fs.writeFileSync(f, fs.readFileSync(diagReport, 'utf8').slice(0, 200)); return f; }, /is not valid JSON \(truncated or corrupt\)/],
+    ['an empty report', () => { const f = path.join(dir, 'empty.json'); fs.writeFileSync(f, ''); return f; }, /is not valid JSON \(empty\)/],
+    ['a foreign JSON file', () => path.resolve(__dirname, '..', '..', 'package.json'), /is neither a diag-report\.json .* nor a diag-ghost-report\.json/],
+  ])('exits 2 with a clear message for %s', (_what, file, message) => {
+    const r = check(file());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stdout).toBe('');
+  });
+
+  it('exits 2 with the usage for bad arguments', () => {
+    expect(check().code).toBe(2);
+    const r = check(diagReport, '--format', 'xml');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--format must be text or sarif/);
+    expect(check(diagReport, '--update-baseline').stderr).toMatch(/--update-baseline needs --baseline/);
+  });
+});
