@@ -18,6 +18,7 @@ export interface ServiceProgram {
 
 export const SERVICES = {
   prometheus: { program: 'prometheus', envVar: 'PROMETHEUS_BIN', debianPackage: 'prometheus' },
+  promtool: { program: 'promtool', envVar: 'PROMTOOL_BIN', debianPackage: 'prometheus' },
   redis: { program: 'redis-server', envVar: 'REDIS_SERVER_BIN', debianPackage: 'redis-server' },
 } as const satisfies Record<string, ServiceProgram>;
 
