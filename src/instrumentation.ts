@@ -115,6 +115,7 @@ export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentation
           ghosts: () => diag.runtime.tracker,
           ghostsVersion: () => diag.runtime.tracker?.version ?? 0,
           diagReport: () => diag.runtime.diagReport(),
+          startup: () => diag.runtime.startupTimeline(),
           sketches: () => diag.sketches?.(),
         }),
       );

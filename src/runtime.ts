@@ -9,6 +9,7 @@ import { GhostTracker } from './ghost/tracker';
 import type { GhostReport, GhostSnapshotSource, GhostTrackingDisabled } from './ghost/types';
 import { safeLog } from './logger';
 import { ghostTrackingDisabled } from './ghost/tracking-disabled';
+import type { StartupTimeline } from './ghost/startup-timeline';
 
 /** What an adapter hands over once its container has created every static instance. */
 export interface ContainerReady {
@@ -17,6 +18,8 @@ export interface ContainerReady {
   readonly container: { name: string; version?: string };
   /** Wall time from the start of instance creation to its end. */
   readonly instantiationMs?: number;
+  /** When each bean was created, for `{base}/startup`; the analysis is added by the runtime. */
+  readonly timeline?: Omit<StartupTimeline, 'analysis'>;
 }
 
 /** Listeners the telemetry side registers; every call is guarded. */
@@ -34,6 +37,7 @@ export class DiagRuntime implements GhostSnapshotSource {
   /** Present only when Phase 2 is enabled: with tracking off, no tracking code runs at all. */
   readonly tracker: GhostTracker | undefined;
   private latest: DiagReport | undefined;
+  private timeline: StartupTimeline | undefined;
   private readonly listeners = new Set<RuntimeListener>();
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly onExit = (): void => this.flushGhostReport('exit');
@@ -84,6 +88,7 @@ export class DiagRuntime implements GhostSnapshotSource {
   containerReady(ready: ContainerReady): DiagReport | undefined {
     try {
       const t0 = performance.now();
+      const analysisStart = Date.now();
       const phase1 = findGhostCandidates(ready.graph, ready.classify);
       const report = buildDiagReport({
         graph: ready.graph,
@@ -93,6 +98,9 @@ export class DiagRuntime implements GhostSnapshotSource {
         analysisMs: performance.now() - t0,
       });
       this.latest = report;
+      if (ready.timeline) {
+        this.timeline = { ...ready.timeline, analysis: { startTime: analysisStart, endTime: analysisStart + report.summary.analysisMs } };
+      }
       try {
         writeJsonAtomic(this.diagReportPath, report);
         safeLog(
@@ -108,6 +116,11 @@ export class DiagRuntime implements GhostSnapshotSource {
       safeLog('warn', `ghost analysis failed, no report written: ${(err as Error)?.message ?? String(err)}`);
       return undefined;
     }
+  }
+
+  /** When each bean of the last started container was created, for the actuator's `{base}/startup`. */
+  startupTimeline(): StartupTimeline | undefined {
+    return this.timeline;
   }
 
   /** The last startup report, for the actuator's `{base}/diag`. */

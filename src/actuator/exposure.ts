@@ -3,8 +3,11 @@
  * include list names it (or is `*`) and the exclude list does not (nor is `*`). Exclude always wins.
  */
 
-/** The endpoint ids this actuator knows. `diag` covers both the start-up report and the live ghost snapshot. */
-export const ENDPOINT_IDS = ['health', 'diag', 'sketches'] as const;
+/**
+ * The endpoint ids this actuator knows. `diag` covers both the start-up report and the live ghost snapshot;
+ * `startup` is the bean-creation timeline in Spring Boot's shape.
+ */
+export const ENDPOINT_IDS = ['health', 'diag', 'startup', 'sketches'] as const;
 
 /** One of {@link ENDPOINT_IDS}. */
 export type EndpointId = (typeof ENDPOINT_IDS)[number];

@@ -50,6 +50,7 @@ type Route =
   | { kind: 'index' }
   | { kind: 'health' }
   | { kind: 'diag' }
+  | { kind: 'startup' }
   | { kind: 'ghosts' }
   | { kind: 'sketches' }
   | { kind: 'sketch'; id: string };
@@ -58,6 +59,7 @@ const ROUTE_ENDPOINT: Record<Route['kind'], EndpointId | undefined> = {
   index: undefined,
   health: 'health',
   diag: 'diag',
+  startup: 'startup',
   ghosts: 'diag',
   sketches: 'sketches',
   sketch: 'sketches',
@@ -187,6 +189,7 @@ export class ActuatorRouter {
       case 1:
         if (rest[0] === 'health') return { kind: 'health' };
         if (rest[0] === 'diag') return { kind: 'diag' };
+        if (rest[0] === 'startup') return { kind: 'startup' };
         if (rest[0] === 'sketches') return { kind: 'sketches' };
         return undefined;
       case 2:
@@ -214,6 +217,14 @@ export class ActuatorRouter {
             );
           }
           return { status: 200, body: JSON.stringify(report) };
+        });
+      case 'startup':
+        return this.read('startup', () => {
+          const startup = this.options.sources.startup?.();
+          if (startup === undefined) {
+            return errorResponse(404, 'the start-up timeline is not there yet; it is recorded once the container has finished starting');
+          }
+          return { status: 200, body: JSON.stringify(startup) };
         });
       case 'ghosts':
         return this.read('diag/ghosts', () => ({ status: 200, body: this.ghosts() }));
@@ -297,6 +308,7 @@ export class ActuatorRouter {
       links.diag = link('/diag');
       links['diag-ghosts'] = link('/diag/ghosts');
     }
+    if (exposure.isExposed('startup')) links.startup = link('/startup');
     if (exposure.isExposed('sketches')) {
       links.sketches = link('/sketches');
       links['sketches-id'] = link('/sketches/{id}', true);

@@ -4,7 +4,7 @@ import * as net from 'node:net';
 import { createHttpTerminator } from 'http-terminator';
 import { safeLog } from '../logger';
 import { ActuatorListenError } from './errors';
-import { resolveExposure } from './exposure';
+import { ENDPOINT_IDS, resolveExposure } from './exposure';
 import { ActuatorRouter, type ActuatorResponse } from './routes';
 import type { ActuatorConfig, ActuatorHandle, ActuatorOptions, ActuatorSources } from './types';
 
@@ -65,7 +65,7 @@ async function start(
     safeLog(
       'warn',
       `actuator: ignoring unknown endpoint id(s) ${exposure.unknown.join(', ')} in management.endpoints.web.exposure; ` +
-        'known ids are health, diag, sketches',
+        `known ids are ${ENDPOINT_IDS.join(', ')}`,
     );
   }
   const address = config.address;
@@ -279,6 +279,7 @@ function definedOnly(options: ActuatorOptions): Partial<ActuatorOptions> {
 const READABLE: Record<string, string> = {
   health: 'the health status',
   diag: 'every bean name, the dependency graph and the ghost reports',
+  startup: 'every bean name and its creation time',
   sketches: 'the sketch ids and their fleet state',
 };
 

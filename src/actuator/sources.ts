@@ -1,6 +1,7 @@
 import { ghostTrackingDisabled } from '../ghost/tracking-disabled';
 import type { GhostReport, GhostSnapshotSource, GhostTrackingDisabled } from '../ghost/types';
 import type { SketchRegistryView } from '../sketch/types';
+import { toSpringStartup, type StartupTimeline } from '../ghost/startup-timeline';
 import type { ActuatorSources } from './types';
 
 export { ghostTrackingDisabled };
@@ -19,6 +20,8 @@ export interface ActuatorSourceParts {
   readonly ghostsVersion?: () => number;
   /** The start-up report once written. */
   readonly diagReport?: () => object | undefined;
+  /** The start-up timeline once the container has started. */
+  readonly startup?: () => StartupTimeline | undefined;
   /** The sketch registry, looked up per request so it can be created lazily. */
   readonly sketches?: () => SketchRegistryView | undefined;
 }
@@ -42,6 +45,10 @@ export function actuatorSources(parts: ActuatorSourceParts): ActuatorSources {
         }
       : {}),
     diagReport: () => (parts.diagReport ? parts.diagReport() : undefined),
+    startup: () => {
+      const timeline = parts.startup?.();
+      return timeline ? toSpringStartup(timeline) : undefined;
+    },
     sketches: () => (parts.sketches ? parts.sketches() : undefined) ?? EMPTY_SKETCH_REGISTRY,
   };
 }

@@ -22,6 +22,8 @@ export interface ActuatorSources {
   ghostsVersion?(): number;
   /** The start-up report (`diag-report.json` content), or undefined while the container has not finished starting. */
   diagReport(): object | undefined;
+  /** The start-up timeline in Spring Boot's shape, once the container has started; optional. */
+  startup?(): object | undefined;
   /**
    * The sketch registry. A function rather than a value so that the registry (and the native library behind
    * it) can be created lazily: the actuator must never be the reason native code is loaded.

@@ -13,7 +13,7 @@ const LOADING = 'nest11-cjs';
 
 const PHASE2_WITH_ACTUATOR = {
   DIAG_GHOST_TRACKING_ENABLED: 'true',
-  MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'health,diag',
+  MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'health,diag,startup',
   MANAGEMENT_SERVER_PORT: '0',
 };
 
@@ -45,6 +45,7 @@ interface Verdicts {
   liveTouched: string[];
   liveUntouched: string[];
   health: unknown;
+  startup: any;
   reportTouched: string[];
   reportUntouched: string[];
   /** Exit code, or the signal: enableShutdownHooks re-raises SIGTERM once the hooks ran. */
@@ -57,17 +58,19 @@ async function verdicts(app: string): Promise<Verdicts> {
     const answers = await exercise(running);
     const port = actuatorPort(running);
     const live = (await getJson(port, '/actuator/diag/ghosts')).body;
-    const startup = (await getJson(port, '/actuator/diag')).body;
+    const diag = (await getJson(port, '/actuator/diag')).body;
     const health = (await getJson(port, '/actuator/health')).body;
+    const startup = (await getJson(port, '/actuator/startup')).body;
     const exitCode = await running.stop('SIGTERM');
     const report = running.readReport('diag-ghost-report.json');
-    expect(running.readReport().ghostCandidates.beans).toEqual(startup.ghostCandidates.beans);
+    expect(running.readReport().ghostCandidates.beans).toEqual(diag.ghostCandidates.beans);
     return {
       answers,
-      candidates: [...startup.ghostCandidates.beans].sort(),
+      candidates: [...diag.ghostCandidates.beans].sort(),
       liveTouched: [...live.touched].sort(),
       liveUntouched: [...live.untouched].sort(),
       health,
+      startup,
       reportTouched: [...report.touched].sort(),
       reportUntouched: [...report.untouched].sort(),
       exit: running.proc.signalCode ?? exitCode,
@@ -101,6 +104,27 @@ describe('Nest on Fastify: Phase 1, Phase 2 and the actuator', () => {
     expect(fastify.liveUntouched).toEqual(EXPECTED_UNTOUCHED);
     expect(express.liveTouched).toEqual(EXPECTED_TOUCHED);
     expect(express.liveUntouched).toEqual(EXPECTED_UNTOUCHED);
+  });
+
+  it("serves the start-up timeline in Spring Boot's shape: a step per module and per bean, parents first", () => {
+    for (const { startup } of [express, fastify]) {
+      const events: any[] = startup.timeline.events;
+      expect(Date.parse(startup.timeline.startTime)).toBeGreaterThan(0);
+      const byId = new Map(events.map((e) => [e.startupStep.id, e]));
+      const tags = (e: any) => Object.fromEntries(e.startupStep.tags.map((t: any) => [t.key, t.value]));
+      for (const e of events) {
+        if (e.startupStep.parentId !== undefined) expect(byId.get(e.startupStep.parentId)).toBeDefined();
+        expect(Date.parse(e.endTime)).toBeGreaterThanOrEqual(Date.parse(e.startTime));
+        expect(e.duration).toMatch(/^PT\d+(\.\d+)?S$/);
+      }
+      const orders = events.find((e) => e.startupStep.name === 'nest.bean.instantiate' && tags(e).bean === 'OrdersService');
+      expect(tags(orders)).toEqual({ module: 'OrdersModule', bean: 'OrdersService', scope: 'singleton', phase: 'instantiate' });
+      const module = byId.get(orders.startupStep.parentId);
+      expect(module.startupStep.name).toBe('nest.module.instantiate');
+      expect(tags(module).module).toBe('OrdersModule');
+      expect(Date.parse(module.startTime)).toBeLessThanOrEqual(Date.parse(orders.startTime));
+      expect(events.filter((e) => e.startupStep.name === 'diag.ghost.analysis')).toHaveLength(1);
+    }
   });
 
   it('writes the ghost report at SIGTERM and exits as the Express app does', () => {

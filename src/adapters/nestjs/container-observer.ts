@@ -34,6 +34,8 @@ interface ContainerState {
    */
   readonly beans: Map<unknown, Map<unknown, BeanEntry>>;
   startedAt: number;
+  /** Static instances created while bootstrapping, in order, for the start-up timeline. */
+  readonly created: Array<{ wrapper: NestInstanceWrapper; scope: string; start: number; end: number }>;
 }
 
 function errorMessage(err: unknown): string {
@@ -107,6 +109,7 @@ export class NestContainerObserver {
       instantiations: new WeakMap(),
       beans: new Map(),
       startedAt: performance.now(),
+      created: [],
     };
     this.containers.set(container, state);
     // Unique names before the first instance exists are needed only to track instances under the report's
@@ -150,11 +153,13 @@ export class NestContainerObserver {
       }
       const { name, framework } = this.beanOf(state, wrapper);
       if (state.bootstrapping && isStatic) {
+        const scope = singleton ? 'singleton' : wrapper.scope === NEST_SCOPE.TRANSIENT ? 'transient' : 'request';
+        state.created.push({ wrapper, scope, start, end });
         this.safe(() =>
           this.beans.beanInstantiated?.(container, {
             name,
             ...(wrapper.host?.name ? { module: wrapper.host.name } : {}),
-            scope: singleton ? 'singleton' : wrapper.scope === NEST_SCOPE.TRANSIENT ? 'transient' : 'request',
+            scope,
             startTime: start,
             endTime: end,
           }),
@@ -190,6 +195,7 @@ export class NestContainerObserver {
           }
         }
       }
+      const endedAt = performance.now();
       this.runtime.containerReady({
         graph: snapshot.graph,
         classify: (bean) => {
@@ -197,12 +203,31 @@ export class NestContainerObserver {
           return facts ? nestEntryPoints(facts, origins) : [];
         },
         container: this.containerInfo(),
-        instantiationMs: performance.now() - state.startedAt,
+        instantiationMs: endedAt - state.startedAt,
+        timeline: this.timeline(state, snapshot, endedAt),
       });
     } catch (err) {
       safeLog('warn', `ghost analysis of the NestJS container failed: ${errorMessage(err)}`);
     }
     this.safe(() => this.beans.bootstrapFinished?.(container));
+  }
+
+  /** The bootstrap's creations under the report's bean names, in wall-clock time. */
+  private timeline(state: ContainerState, snapshot: ReturnType<typeof readContainer>, endedAt: number) {
+    const nameOf = new Map<NestInstanceWrapper, { name: string; module?: string }>();
+    for (const [id, wrapper] of snapshot.wrappers) {
+      const bean = snapshot.graph.bean(id);
+      nameOf.set(wrapper, { name: bean.name, ...(bean.module !== undefined ? { module: bean.module } : {}) });
+    }
+    const wall = (t: number) => performance.timeOrigin + t;
+    const beans = state.created.map((c) => ({
+      ...(nameOf.get(c.wrapper) ?? { name: tokenName(c.wrapper.token ?? c.wrapper.name), ...(c.wrapper.host?.name ? { module: c.wrapper.host.name } : {}) }),
+      scope: c.scope,
+      startTime: wall(c.start),
+      endTime: wall(c.end),
+    }));
+    state.created.length = 0;
+    return { startTime: wall(state.startedAt), endTime: wall(endedAt), beans };
   }
 
   /**

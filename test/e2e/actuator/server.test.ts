@@ -48,7 +48,7 @@ describe('startActuator', () => {
     expect(h.address).toBe('127.0.0.1');
     expect(h.port).toBeGreaterThan(0);
     expect(h.url).toBe(`http://127.0.0.1:${h.port}/actuator`);
-    expect(h.exposed).toEqual(['health', 'diag', 'sketches']);
+    expect(h.exposed).toEqual(['health', 'diag', 'startup', 'sketches']);
     expect(logs.lines).toContainEqual(expect.stringMatching(new RegExp(`^INFO actuator listening on http://127\\.0\\.0\\.1:${h.port}/actuator`)));
   });
 
