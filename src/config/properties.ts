@@ -175,7 +175,7 @@ export const PROPERTIES: readonly PropertyDef[] = [
     at: ['actuator', 'include'],
     kind: 'list',
     defaultValue: () => undefined,
-    description: 'Endpoint ids the actuator serves (`health`, `diag`, `sketches`, or `*`); the server listens only when set',
+    description: 'Endpoint ids the actuator serves (`health`, `diag`, `startup`, `sketches`, or `*`); the server listens only when set',
   },
   {
     property: 'management.endpoints.web.exposure.exclude',
