@@ -63,6 +63,7 @@ module.exports = async function prepare() {
   // Lets one developer run a unit test while another's half-written module would fail the build.
   if (process.env.DIAG_SKIP_PREPARE === '1') return;
   tsc(['-p', path.join(root, 'tsconfig.build.json')]);
+  await require('./build-page.js')();
   installNest12();
   installFixturePackages();
   buildApps();

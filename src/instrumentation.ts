@@ -116,6 +116,7 @@ export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentation
           ghostsVersion: () => diag.runtime.tracker?.version ?? 0,
           diagReport: () => diag.runtime.diagReport(),
           startup: () => diag.runtime.startupTimeline(),
+          page: () => diag.runtime.pageData(true),
           sketches: () => diag.sketches?.(),
         }),
       );

@@ -10,6 +10,7 @@ import type { GhostReport, GhostSnapshotSource, GhostTrackingDisabled } from './
 import { safeLog } from './logger';
 import { ghostTrackingDisabled } from './ghost/tracking-disabled';
 import type { StartupTimeline } from './ghost/startup-timeline';
+import { REPORT_PAGE_FILE, writeReportPage, type PageData } from './report-page';
 
 /** What an adapter hands over once its container has created every static instance. */
 export interface ContainerReady {
@@ -56,6 +57,26 @@ export class DiagRuntime implements GhostSnapshotSource {
 
   get diagReportPath(): string {
     return path.join(this.config.report.dir, DIAG_REPORT_FILE);
+  }
+
+  get reportPagePath(): string {
+    return path.join(this.config.report.dir, REPORT_PAGE_FILE);
+  }
+
+  /** What the report page shows now: the start-up report, the live ghost snapshot, the timeline. */
+  pageData(live: boolean): PageData | undefined {
+    const report = this.latest;
+    if (!report) return undefined;
+    const ghosts = this.tracker?.snapshot();
+    return { report, ...(ghosts ? { ghosts } : {}), ...(this.timeline ? { startup: this.timeline } : {}), live };
+  }
+
+  /** Rewrites `diag-report.html`; a failure is a warning. */
+  writeReportPage(): void {
+    const data = this.pageData(false);
+    if (!data) return;
+    const error = writeReportPage(this.reportPagePath, data);
+    if (error) safeLog('warn', `could not write ${this.reportPagePath}: ${error.message}`);
   }
 
   get ghostReportPath(): string {
@@ -111,6 +132,8 @@ export class DiagRuntime implements GhostSnapshotSource {
         safeLog('warn', `could not write ${this.diagReportPath}: ${(err as Error).message}`);
       }
       for (const l of this.listeners) this.guard(() => l.containerReady?.(report, phase1));
+      // The page (half a megabyte with its script) can wait until the bootstrap has returned.
+      setImmediate(() => this.writeReportPage()).unref();
       return report;
     } catch (err) {
       safeLog('warn', `ghost analysis failed, no report written: ${(err as Error)?.message ?? String(err)}`);
@@ -145,6 +168,7 @@ export class DiagRuntime implements GhostSnapshotSource {
       if (skipUnchanged && state === this.lastFlushed) return;
       writeGhostReport(this.ghostReportPath, snapshot, this.runId);
       this.lastFlushed = state;
+      if (reason !== 'exit') this.writeReportPage();
       if (reason === 'close') safeLog('info', `ghost report written to ${this.ghostReportPath}`);
     } catch (err) {
       safeLog('warn', `could not write ${this.ghostReportPath} (${reason}): ${(err as Error)?.message ?? String(err)}`);

@@ -52,6 +52,7 @@ type Route =
   | { kind: 'diag' }
   | { kind: 'startup' }
   | { kind: 'ghosts' }
+  | { kind: 'view' }
   | { kind: 'sketches' }
   | { kind: 'sketch'; id: string };
 
@@ -61,6 +62,7 @@ const ROUTE_ENDPOINT: Record<Route['kind'], EndpointId | undefined> = {
   diag: 'diag',
   startup: 'startup',
   ghosts: 'diag',
+  view: 'diag',
   sketches: 'sketches',
   sketch: 'sketches',
 };
@@ -194,6 +196,7 @@ export class ActuatorRouter {
         return undefined;
       case 2:
         if (rest[0] === 'diag' && rest[1] === 'ghosts') return { kind: 'ghosts' };
+        if (rest[0] === 'diag' && rest[1] === 'view') return { kind: 'view' };
         if (rest[0] === 'sketches') return { kind: 'sketch', id: rest[1] };
         return undefined;
       default:
@@ -228,6 +231,19 @@ export class ActuatorRouter {
         });
       case 'ghosts':
         return this.read('diag/ghosts', () => ({ status: 200, body: this.ghosts() }));
+      case 'view':
+        return this.read('diag/view', () => {
+          const view = this.options.sources.diagView?.();
+          if (view === undefined) {
+            return errorResponse(404, 'the report page is there once the container has finished starting');
+          }
+          return {
+            status: 200,
+            body: view.html,
+            // The page runs exactly its own inline bundle: no other script, no network.
+            headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': view.csp, 'X-Frame-Options': 'DENY' },
+          };
+        });
       case 'sketches':
         return this.read('sketches', () => {
           // Null prototype: a sketch id such as `__proto__` stays an ordinary key.
@@ -307,6 +323,7 @@ export class ActuatorRouter {
     if (exposure.isExposed('diag')) {
       links.diag = link('/diag');
       links['diag-ghosts'] = link('/diag/ghosts');
+      links['diag-view'] = link('/diag/view');
     }
     if (exposure.isExposed('startup')) links.startup = link('/startup');
     if (exposure.isExposed('sketches')) {

@@ -2,6 +2,7 @@ import { ghostTrackingDisabled } from '../ghost/tracking-disabled';
 import type { GhostReport, GhostSnapshotSource, GhostTrackingDisabled } from '../ghost/types';
 import type { SketchRegistryView } from '../sketch/types';
 import { toSpringStartup, type StartupTimeline } from '../ghost/startup-timeline';
+import { pageAssets, reportPageHtml, type PageData } from '../report-page';
 import type { ActuatorSources } from './types';
 
 export { ghostTrackingDisabled };
@@ -22,6 +23,8 @@ export interface ActuatorSourceParts {
   readonly diagReport?: () => object | undefined;
   /** The start-up timeline once the container has started. */
   readonly startup?: () => StartupTimeline | undefined;
+  /** What the report page shows, live. */
+  readonly page?: () => PageData | undefined;
   /** The sketch registry, looked up per request so it can be created lazily. */
   readonly sketches?: () => SketchRegistryView | undefined;
 }
@@ -48,6 +51,10 @@ export function actuatorSources(parts: ActuatorSourceParts): ActuatorSources {
     startup: () => {
       const timeline = parts.startup?.();
       return timeline ? toSpringStartup(timeline) : undefined;
+    },
+    diagView: () => {
+      const data = parts.page?.();
+      return data ? { html: reportPageHtml(data), csp: pageAssets().csp } : undefined;
     },
     sketches: () => (parts.sketches ? parts.sketches() : undefined) ?? EMPTY_SKETCH_REGISTRY,
   };

@@ -24,6 +24,8 @@ export interface ActuatorSources {
   diagReport(): object | undefined;
   /** The start-up timeline in Spring Boot's shape, once the container has started; optional. */
   startup?(): object | undefined;
+  /** The report page with live data and its Content-Security-Policy, once the container has started; optional. */
+  diagView?(): { html: string; csp: string } | undefined;
   /**
    * The sketch registry. A function rather than a value so that the registry (and the native library behind
    * it) can be created lazily: the actuator must never be the reason native code is loaded.

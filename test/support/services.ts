@@ -20,6 +20,7 @@ export const SERVICES = {
   prometheus: { program: 'prometheus', envVar: 'PROMETHEUS_BIN', debianPackage: 'prometheus' },
   promtool: { program: 'promtool', envVar: 'PROMTOOL_BIN', debianPackage: 'prometheus' },
   redis: { program: 'redis-server', envVar: 'REDIS_SERVER_BIN', debianPackage: 'redis-server' },
+  chromium: { program: 'chromium', envVar: 'CHROMIUM_BIN', debianPackage: 'chromium' },
 } as const satisfies Record<string, ServiceProgram>;
 
 export type ServiceName = keyof typeof SERVICES;

@@ -1,0 +1,148 @@
+/**
+ * The report page in a real browser: Debian's Chromium driven by playwright-core (no browser download), on
+ * the example shop's own report — opened from disk and served live by the actuator — and on a report whose
+ * bean names are markup.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import type { PageData } from '../../../src/report-page/types';
+
+// The compiled module, beside the bundled page it inlines (dist/page).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { reportPageHtml } = require('../../../dist/report-page') as typeof import('../../../src/report-page');
+import { describeWithService } from '../../support/services';
+import { actuatorPort, getJson, startApp, tempDir, type RunningApp } from '../support/app-process';
+
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => {
+  let browser: Browser;
+  let app: RunningApp;
+  let diag: any;
+
+  beforeAll(async () => {
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: chromiumBin, args: CHROMIUM_ARGS, headless: true });
+    app = await startApp('nest11-cjs', {
+      env: { DIAG_GHOST_TRACKING_ENABLED: 'true', MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag', MANAGEMENT_SERVER_PORT: '0' },
+    });
+    expect((await getJson(app.port, '/users')).status).toBe(200);
+    diag = (await getJson(actuatorPort(app), '/actuator/diag')).body;
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.stop('SIGKILL');
+  });
+
+  /** Opens a URL and collects every request and console error the page makes. */
+  async function open(url: string): Promise<{ page: Page; requests: string[]; errors: string[]; dialogs: string[] }> {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const requests: string[] = [];
+    const errors: string[] = [];
+    const dialogs: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await page.goto(url);
+    await page.waitForSelector('#counts');
+    return { page, requests, errors, dialogs };
+  }
+
+  const countOf = async (page: Page, key: string) => Number(await page.locator(`[data-count="${key}"] b`).textContent());
+
+  it('opens from disk with no network request, its counts matching the JSON; search finds a bean, a click shows it', async () => {
+    const stopped = await app.stop('SIGTERM'); // the page on disk is rewritten with Phase 2's state at close
+    void stopped;
+    const file = path.join(app.reportDir, 'diag-report.html');
+    expect(fs.existsSync(file)).toBe(true);
+    const report = app.readReport();
+    const ghosts = app.readReport('diag-ghost-report.json');
+    const { page, requests, errors } = await open(`file://${file}`);
+    expect(requests).toEqual([`file://${file}`]);
+    expect(errors).toEqual([]);
+    expect(await countOf(page, 'beans')).toBe(report.summary.beans);
+    expect(await countOf(page, 'application')).toBe(report.summary.applicationBeans);
+    expect(await countOf(page, 'candidates')).toBe(report.ghostCandidates.count);
+    expect(await countOf(page, 'touched')).toBe(ghosts.touchedCount);
+    expect(await countOf(page, 'untouched')).toBe(ghosts.untouchedCount);
+
+    await page.fill('#search', 'legacy');
+    const visible = await page.locator('#modules li:not(.hidden) button.bean').allTextContents();
+    expect(visible.map((t) => t.replace(/^\S+\s/, ''))).toEqual(['LegacyReportService']);
+    await page.locator('button.bean[data-bean="LegacyReportService"]').click();
+    expect(await page.locator('#bean-details h2').textContent()).toBe('LegacyReportService');
+    expect(await page.locator('#bean-details [data-field="verdict"]').textContent()).toBe('candidate');
+    expect(await page.locator('#bean-details [data-field="module"]').textContent()).toBe('ShopModule');
+    expect(await page.locator('#bean-details [data-field="state"]').textContent()).toBe('ghost candidate (Phase 1)');
+    // The waterfall has a bar per bean created at start-up.
+    expect(await page.locator('#waterfall .row').count()).toBeGreaterThan(10);
+    await page.fill('#search', '');
+    const shot = path.join(tempDir('page'), 'report-page.png');
+    await page.screenshot({ path: shot, fullPage: false });
+    expect(fs.statSync(shot).size).toBeGreaterThan(20_000);
+    if (process.env.DIAG_UPDATE_SCREENSHOT === '1') fs.copyFileSync(shot, path.resolve(__dirname, '..', '..', '..', 'docs', 'report-page.png'));
+    await page.close();
+  }, 60_000);
+
+  it('escapes every name: markup in tokens renders as text and runs nothing', async () => {
+    const evil = '<img src=x onerror="window.__xss=1">';
+    const module = '</script><script>window.__xss=2</script>';
+    const data: PageData = {
+      live: false,
+      report: {
+        ...diag,
+        orphans: [evil],
+        ghostCandidates: { ...diag.ghostCandidates, count: 1, beans: [evil] },
+        graph: {
+          nodes: [...diag.graph.nodes, { name: evil, token: evil, module, kind: 'value', scope: 'singleton', role: 'provider', framework: false, eager: true, dependents: 0, verdict: 'candidate' }],
+          edges: diag.graph.edges,
+        },
+      },
+    };
+    const file = path.join(tempDir('page'), 'evil.html');
+    fs.writeFileSync(file, reportPageHtml(data));
+    const { page, errors, dialogs } = await open(`file://${file}`);
+    expect(errors).toEqual([]);
+    expect(dialogs).toEqual([]);
+    expect(await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await page.locator('img').count()).toBe(0);
+    await page.locator('button.bean', { hasText: 'onerror' }).click();
+    expect(await page.locator('#bean-details h2').textContent()).toBe(evil);
+    expect(await page.locator('#bean-details [data-field="module"]').textContent()).toBe(module);
+    await page.close();
+  }, 60_000);
+
+  it('is served live by the actuator under a Content-Security-Policy that allows only its own inline bundle', async () => {
+    const live = await startApp('nest11-cjs', {
+      env: { DIAG_GHOST_TRACKING_ENABLED: 'true', MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag', MANAGEMENT_SERVER_PORT: '0' },
+    });
+    try {
+      await getJson(live.port, '/users');
+      const url = `http://127.0.0.1:${actuatorPort(live)}/actuator/diag/view`;
+      const res = await fetch(url);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      const csp = res.headers.get('content-security-policy')!;
+      expect(csp).toMatch(/default-src 'none'; script-src 'sha256-[^']+'; style-src 'sha256-[^']+'/);
+      // The shop's @Interval job touches beans on its own: the page's count lies between two snapshots.
+      const before = (await getJson(actuatorPort(live), '/actuator/diag/ghosts')).body;
+      const { page, requests, errors } = await open(url);
+      const after = (await getJson(actuatorPort(live), '/actuator/diag/ghosts')).body;
+      expect(requests).toEqual([url]);
+      expect(errors).toEqual([]);
+      const touched = await countOf(page, 'touched');
+      expect(touched).toBeGreaterThanOrEqual(before.touchedCount);
+      expect(touched).toBeLessThanOrEqual(after.touchedCount);
+      expect(await countOf(page, 'tracked')).toBe(after.trackedCount);
+      expect(await page.locator('.meta').textContent()).toContain('live');
+      await page.close();
+    } finally {
+      await live.stop('SIGKILL');
+    }
+  }, 60_000);
+});
