@@ -118,6 +118,31 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     await page.close();
   }, 60_000);
 
+  it('stays usable with thousands of beans: grouped by module, framework beans on request, a grid past 400', async () => {
+    const nodes = Array.from({ length: 3000 }, (_, i) => ({
+      name: `Bean${i}`, token: `Bean${i}`, module: `Module${i % 60}`, kind: 'class', scope: 'singleton', role: 'provider',
+      framework: i % 3 === 0, eager: true, dependents: i % 5 === 0 ? 0 : 1,
+    }));
+    const edges = nodes.slice(1).map((n, i) => ({ from: n.name, to: nodes[i]!.name, kind: 'constructor' }));
+    const data: PageData = {
+      live: false,
+      report: { ...diag, summary: { ...diag.summary, beans: 3000, applicationBeans: 2000, frameworkBeans: 1000 }, ghostCandidates: { ...diag.ghostCandidates, count: 0, beans: [] }, graph: { nodes, edges } },
+    };
+    const file = path.join(tempDir('page'), 'large.html');
+    fs.writeFileSync(file, reportPageHtml(data));
+    const { page, errors } = await open(`file://${file}`);
+    expect(errors).toEqual([]);
+    expect(await countOf(page, 'beans')).toBe(3000);
+    expect(await page.locator('details.module').count()).toBe(60);
+    await page.check('#show-framework');
+    await page.fill('#search', 'Bean2999');
+    expect(await page.locator('#modules li:not(.hidden)').count()).toBe(1);
+    await page.locator('button.bean[data-bean="Bean2999"]').click();
+    expect(await page.locator('#bean-details h2').textContent()).toBe('Bean2999');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('is served live by the actuator under a Content-Security-Policy that allows only its own inline bundle', async () => {
     const live = await startApp('nest11-cjs', {
       env: { DIAG_GHOST_TRACKING_ENABLED: 'true', MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag', MANAGEMENT_SERVER_PORT: '0' },
