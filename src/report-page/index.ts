@@ -34,7 +34,7 @@ function sha256(text: string): string {
  * The page's script and style, from `dist/page/` beside this module's package. Throws when the package was
  * built without them (`npm run build` bundles them).
  */
-export function pageAssets(dir = path.resolve(__dirname, '..', 'page')): PageAssets {
+export function pageAssets(dir = assetsDir()): PageAssets {
   if (assets) return assets;
   const script = fs.readFileSync(path.join(dir, 'bundle.js'), 'utf8').replace(/<\/script/gi, '<\\/script');
   const style = fs.readFileSync(path.join(dir, 'styles.css'), 'utf8');
@@ -48,6 +48,12 @@ export function pageAssets(dir = path.resolve(__dirname, '..', 'page')): PageAss
   ];
   assets = { script, style, csp: [...directives, "frame-ancestors 'none'"].join('; '), metaCsp: directives.join('; ') };
   return assets;
+}
+
+/** `dist/page` beside the compiled module; from the sources (tests), the build's. */
+function assetsDir(): string {
+  const beside = path.resolve(__dirname, '..', 'page');
+  return fs.existsSync(path.join(beside, 'bundle.js')) ? beside : path.resolve(__dirname, '..', '..', 'dist', 'page');
 }
 
 /**
@@ -92,7 +98,7 @@ export function reportPageHtml(data: PageData): string {
 export function writeReportPage(file: string, data: PageData): Error | undefined {
   try {
     const html = reportPageHtml(data);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    // No mkdir: the page goes beside diag-report.json, whose write made the directory.
     const tmp = `${file}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, html);
     fs.renameSync(tmp, file);

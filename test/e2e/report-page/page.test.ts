@@ -6,11 +6,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { reportPageHtml } from '../../../src/report-page';
 import type { PageData } from '../../../src/report-page/types';
-
-// The compiled module, beside the bundled page it inlines (dist/page).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { reportPageHtml } = require('../../../dist/report-page') as typeof import('../../../src/report-page');
 import { describeWithService } from '../../support/services';
 import { actuatorPort, getJson, startApp, tempDir, type RunningApp } from '../support/app-process';
 

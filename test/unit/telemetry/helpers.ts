@@ -107,6 +107,8 @@ export function harness(options: DiagOptions = {}, sketches?: SketchRegistryView
     tracerProvider,
     setTracer: (t: Tracer) => (tracer = t),
     cleanup: async () => {
+      // The report page is written on the turn after containerReady: let it land before the directory goes.
+      await new Promise((resolve) => setImmediate(resolve));
       await meterProvider.shutdown();
       await tracerProvider.shutdown();
       fs.rmSync(dir, { recursive: true, force: true });
