@@ -91,8 +91,22 @@ export class WindowedCountMinSketch extends SketchShape {
     this.starts = new Float64Array(slots);
     this.ends = new Float64Array(slots).fill(-Infinity);
     this.inUse = new Uint8Array(slots);
-    this.starts[0] = this.subWindowStart(this.clock());
-    this.inUse[0] = 1;
+    const now = this.clock();
+    if (this.aligned) {
+      // Aligned sub-windows are shared with other processes, whose counts in the window before this sketch
+      // existed still count: the past sub-windows start out live (empty here), the newest slot current.
+      const epoch = Math.floor(now / this.subWindowMs);
+      for (let k = 0; k < slots; k++) {
+        const e = epoch - (slots - 1 - k);
+        this.starts[k] = e * this.subWindowMs;
+        this.ends[k] = k === slots - 1 ? -Infinity : (e + 1) * this.subWindowMs;
+        this.inUse[k] = 1;
+      }
+      this.current = slots - 1;
+    } else {
+      this.starts[0] = now;
+      this.inUse[0] = 1;
+    }
     if (options.autoRotate !== false) {
       const self = new WeakRef(this);
       const period = Math.min(2 ** 31 - 1, Math.max(1, Math.floor(this.subWindowMs / 4)));
@@ -168,6 +182,7 @@ export class WindowedCountMinSketch extends SketchShape {
   protected slotCleared(_k: number): void {}
 
   private subWindowStart(now: number): number {
+    // Aligned: the sub-window the clock is in, even when a rotation comes late.
     return this.aligned ? Math.floor(now / this.subWindowMs) * this.subWindowMs : now;
   }
 
