@@ -4,7 +4,8 @@ import type { SketchInfo, SketchPlacement, SketchRegistryView, SketchStats } fro
 import type { WindowedCountMinSketch, WindowedSketchOptions } from './window';
 import { nativeSketchStore } from './stores/native';
 import type { SketchStore, SyncEvent } from './stores/types';
-import { defaultStore, setDefaultStoreSettings, storeFromSettings, type SketchRedisSettings } from './stores/from-settings';
+import { storeFromSettings, type SketchRedisSettings } from './stores/from-settings';
+import { resolveSketchRedisConfig } from '../config/properties';
 
 /** Per-sketch options a caller of {@link SketchRegistry.getOrCreate} may give (the window comes from the id). */
 export type RegistrySketchOptions = Omit<WindowedSketchOptions, 'windowMs' | 'clock' | 'library'>;
@@ -201,11 +202,13 @@ export class SketchRegistry implements SketchRegistryView {
 
   /**
    * Pushes what fleet sketches counted since their last sync (bounded by the store's timeout), closes every
-   * sketch and the store's own connection. The registry stays usable: a new sketch reopens nothing of Redis.
+   * sketch and the connection a store opened itself. The registry stays usable: a sketch created afterwards
+   * counts in this process only.
    */
   async shutdown(): Promise<void> {
     await Promise.all([...this.watchedStores].map((store) => store.close?.()));
     this.closeAll();
+    this.storeInUse = nativeSketchStore;
   }
 
   // A sketch closed directly by its user drops out of the registry.
@@ -229,6 +232,8 @@ function shapeKey(o: RegistrySketchOptions & SketchShapeOptions): string {
 }
 
 let defaultRegistry: SketchRegistry | undefined;
+/** The instrumentation's settings, when it gave them before the process-wide registry existed. */
+let instrumentationSettings: SketchRedisSettings | undefined;
 
 /**
  * The process-wide registry the decorators, the actuator and telemetry share. Its store follows the
@@ -236,7 +241,7 @@ let defaultRegistry: SketchRegistry | undefined;
  * this process's native memory otherwise.
  */
 export function sketchRegistry(): SketchRegistry {
-  defaultRegistry ??= new SketchRegistry({ store: defaultStore() });
+  defaultRegistry ??= new SketchRegistry({ store: storeFromSettings(instrumentationSettings ?? resolveSketchRedisConfig()) });
   return defaultRegistry;
 }
 
@@ -247,7 +252,7 @@ export function sketchRegistry(): SketchRegistry {
  */
 export function configureSketchRegistry(settings: SketchRedisSettings): void {
   if (defaultRegistry === undefined) {
-    setDefaultStoreSettings(settings);
+    instrumentationSettings = settings;
     return;
   }
   if (settings.url !== undefined && defaultRegistry.store.kind === 'native') defaultRegistry.useStore(storeFromSettings(settings));

@@ -1,4 +1,4 @@
-import { resolveSketchRedisConfig, type DiagConfig } from '../../config/properties';
+import type { DiagConfig } from '../../config/properties';
 import { safeLog } from '../../logger';
 import { nativeSketchStore } from './native';
 import { connectIORedis, parseRedisUrl } from './redis/connection';
@@ -47,19 +47,4 @@ export function storeFromSettings(settings: SketchRedisSettings): SketchStore {
     redact: target.redact,
     ownsClient: true,
   });
-}
-
-let pending: SketchRedisSettings | undefined;
-
-/**
- * Settings for the process-wide registry, given by the instrumentation before any sketch exists (its options
- * join the environment there). Later calls are ignored once the store was created.
- */
-export function setDefaultStoreSettings(settings: SketchRedisSettings): void {
-  pending = settings;
-}
-
-/** The process-wide registry's store: the instrumentation's settings if it gave some, else the environment's. */
-export function defaultStore(): SketchStore {
-  return storeFromSettings(pending ?? resolveSketchRedisConfig());
 }

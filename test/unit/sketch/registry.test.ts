@@ -1,5 +1,7 @@
 import { SketchRegistry } from '../../../src/sketch/registry';
 import { SketchConfigError } from '../../../src/sketch/counters';
+import { RedisSketchStore } from '../../../src/sketch/stores/redis/store';
+import { captureLogs } from '../../support/logs';
 import type { SketchRegistryView } from '../../../src/sketch/types';
 import { testLibrary } from './helpers';
 
@@ -63,5 +65,27 @@ describe('SketchRegistry', () => {
     expect(reg.delete('LIMIT_10')).toBe(true);
     expect(t.closed).toBe(true);
     expect(reg.delete('LIMIT_10')).toBe(false);
+  });
+
+  it('after shutdown() closes its sketches and its store, still creates sketches, in this process only', async () => {
+    // A client whose every round fails: the store under test never reaches a network (test/e2e/fleet does).
+    const client = { pipeline: () => ({ exec: () => Promise.reject(new Error('no server in a unit test')) }) };
+    const store = new RedisSketchStore({ client, address: 'redis://nowhere:6379' });
+    const reg = new SketchRegistry({ library, autoRotate: false, store });
+    const fleet = reg.getOrCreate('LIMIT', 10);
+    expect(reg.placement('LIMIT_10')).toMatchObject({ store: 'redis', fleet: { mode: 'local-fallback' } });
+    fleet.hit('k');
+    const logs = captureLogs();
+    try {
+      await reg.shutdown(); // its last push fails: one WARN naming the server
+    } finally {
+      logs.restore();
+    }
+    expect(logs.warnings).toEqual([expect.stringMatching(/^sketch store: Redis at redis:\/\/nowhere:6379 is not reachable \(no server in a unit test\)/)]);
+    expect(fleet.closed).toBe(true);
+    expect(() => store.create('LIMIT_10', { windowMs: 10 })).toThrow(SketchConfigError);
+    const local = reg.getOrCreate('LIMIT', 10);
+    expect(reg.placement('LIMIT_10')).toEqual({ store: 'native' });
+    local.close();
   });
 });

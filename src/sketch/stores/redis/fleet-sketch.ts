@@ -86,11 +86,6 @@ export class FleetSketch extends WindowedCountMinSketch {
     this.dirty = new Uint32Array(Math.min(n, 4096));
   }
 
-  /** Bytes this process holds for the sketch: the native counters plus the fleet bookkeeping beside them. */
-  get localBytes(): number {
-    return this.memoryBytes + this.side.byteLength + this.settled.byteLength + this.dirty.byteLength;
-  }
-
   override hit(key: string, count = 1): number {
     if (this.core.closed) this.core.native('FleetSketch');
     checkKey(key);

@@ -336,9 +336,13 @@ export class RedisSketchStore implements SketchStore {
   private recovered(): void {
     const first = !this.everConnected;
     this.everConnected = true;
-    if (!this.degraded && !first) return;
-    if ([...this.entries.values()].some((x) => x.view.mode !== 'fleet' && !x.incompatible)) return;
-    this.degraded = false;
+    if (this.degraded) {
+      // One INFO per outage: when the last sketch that was cut off is back.
+      if ([...this.entries.values()].some((x) => x.view.mode !== 'fleet' && !x.incompatible)) return;
+      this.degraded = false;
+    } else if (!first) {
+      return;
+    }
     safeLog('info', `sketch store: ${first ? 'fleet-wide through' : 'Redis answers again,'} Redis at ${this.address}; sketches judge by the fleet's counts`);
   }
 
