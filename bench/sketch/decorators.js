@@ -15,13 +15,9 @@
  */
 const { spawn } = require('node:child_process');
 const path = require('node:path');
-const { keysFor, median } = require('./workload');
+const { keysFor, median, arg } = require('./workload');
 
 const root = path.resolve(__dirname, '..', '..');
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
 const ROUNDS = arg('rounds', 9);
 const CALLS = arg('calls', 1_000_000);
 const KEYS = arg('keys', 100_000);

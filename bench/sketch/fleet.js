@@ -18,12 +18,9 @@ const { spawn, spawnSync } = require('node:child_process');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const { arg } = require('./workload');
 
 const root = path.resolve(__dirname, '..', '..');
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
 const PROCESSES = arg('processes', 3);
 const RATE = arg('rate', 10_000);
 const SECONDS = arg('seconds', 8);

@@ -11,7 +11,7 @@ const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { keysFor, median } = require('./workload');
+const { keysFor, median, arg } = require('./workload');
 
 const root = path.resolve(__dirname, '..', '..');
 const dist = path.join(root, 'dist', 'sketch');
@@ -19,10 +19,6 @@ if (!fs.existsSync(path.join(dist, 'index.js'))) {
   console.error('dist/ is missing: run npx tsc -p tsconfig.build.json first');
   process.exit(2);
 }
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
 const ROUNDS = arg('rounds', 7);
 const OPS = arg('ops', 1_000_000);
 const KEYS = arg('keys', 100_000);

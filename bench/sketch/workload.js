@@ -17,4 +17,10 @@ function median(values) {
   return s[s.length >> 1];
 }
 
-module.exports = { keysFor, median };
+/** The number after `--<name>` on the command line, or `dflt`. */
+function arg(name, dflt) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+}
+
+module.exports = { keysFor, median, arg };
