@@ -2,10 +2,11 @@
  * The mechanism behind Phase 2: make the first call of any method of an object observable, without changing
  * the object's identity and without costing anything on later calls.
  *
- * The object is never replaced. Until its first touch it inherits from a private "shadow" prototype (an object
- * whose own [[Prototype]] is the original one) that holds one wrapper per method; function-valued own properties
- * are swapped for wrappers in place. The first call through any wrapper puts the original prototype and the
- * original own properties back, so from then on `bean.method()` is an ordinary call on an ordinary object.
+ * The object is never replaced. Until its first touch each method its prototype chain defines is shadowed by an
+ * own, wrapping property of the object; function-valued own properties are swapped for wrappers in place. The
+ * first call through any wrapper takes the added properties off again (in reverse order, which V8 undoes by
+ * returning to the object's previous hidden class) and puts the original own properties back, so from then on
+ * `bean.method()` is an ordinary call on an object indistinguishable, down to its map, from an untracked one.
  * Callers that captured a wrapper earlier (a router stores `instance[method]` at bootstrap) keep it; after the
  * touch it only forwards. See docs/tracking.md for the reasoning and the measurements.
  *
@@ -203,7 +204,9 @@ interface OwnSwap {
   readonly wrapper: Function;
 }
 
-interface ProtoWrap {
+/** A wrapper added to the object as an own property, shadowing the method its prototype chain defines. */
+interface AddedWrap {
+  readonly key: string;
   readonly original: Function;
   readonly wrapper: Function;
 }
@@ -230,9 +233,8 @@ export function installFirstTouch(target: object, options: FirstTouchOptions): F
     }
   }
 
-  const originalProto = Object.getPrototypeOf(target) as object | null;
-  const protoCandidates: Array<{ key: string; holder: object; desc: PropertyDescriptor & { value: Function } }> = [];
-  for (let p = originalProto; p !== null && !isBuiltinPrototype(p, stopAt); p = Object.getPrototypeOf(p)) {
+  const protoCandidates: Array<{ key: string; desc: PropertyDescriptor & { value: Function } }> = [];
+  for (let p = Object.getPrototypeOf(target) as object | null; p !== null && !isBuiltinPrototype(p, stopAt); p = Object.getPrototypeOf(p)) {
     // Symbol keys are skipped on purpose: iterators and inspection hooks are called by the runtime.
     for (const key of Object.getOwnPropertyNames(p)) {
       if (seen.has(key)) continue; // the closest definition is the one a call reaches
@@ -240,7 +242,7 @@ export function installFirstTouch(target: object, options: FirstTouchOptions): F
       if (key === 'constructor' || ignore.has(key)) continue;
       const desc = Object.getOwnPropertyDescriptor(p, key);
       if (desc !== undefined && 'value' in desc && typeof desc.value === 'function') {
-        protoCandidates.push({ key, holder: p, desc: desc as PropertyDescriptor & { value: Function } });
+        protoCandidates.push({ key, desc: desc as PropertyDescriptor & { value: Function } });
       }
     }
   }
@@ -248,9 +250,37 @@ export function installFirstTouch(target: object, options: FirstTouchOptions): F
   const methods = ownCandidates.length + protoCandidates.length;
   if (methods === 0) return { methods: 0, pending: false };
 
-  let shadow: object | undefined;
   const ownSwaps: OwnSwap[] = [];
-  const protoWraps: ProtoWrap[] = [];
+  const added: AddedWrap[] = [];
+  /** How many own keys the object had once every wrapper was in place; see `removeAdded`. */
+  let keysWhenInstalled = -1;
+
+  /**
+   * Takes the added wrappers off again. Deleting the most recently added properties in reverse order is the one
+   * deletion V8 undoes by going back to the object's previous hidden class, so the bean ends with exactly the
+   * map of an untracked instance of its class (a prototype swap would leave it a map of its own, and slower
+   * property loads and getters: measured in bench/tracker/shapes.js). If anything was added after the wrappers
+   * (a field set in `onModuleInit`), deleting would turn the object into a slow dictionary instead: then each
+   * wrapper's slot is pointed at the original method, which keeps the object fast.
+   */
+  function removeAdded(): void {
+    const keys = Reflect.ownKeys(target);
+    let trailing = keys.length === keysWhenInstalled;
+    for (let i = 0; trailing && i < added.length; i++) {
+      const a = added[i]!;
+      trailing = keys[keys.length - added.length + i] === a.key && Object.getOwnPropertyDescriptor(target, a.key)?.value === a.wrapper;
+    }
+    if (trailing) {
+      for (let i = added.length - 1; i >= 0; i--) delete (target as Record<string, unknown>)[added[i]!.key];
+      return;
+    }
+    for (const a of added) {
+      safely(() => {
+        const current = Object.getOwnPropertyDescriptor(target, a.key);
+        if (current !== undefined && current.value === a.wrapper) Object.defineProperty(target, a.key, { value: a.original });
+      });
+    }
+  }
 
   const rec: TouchRecord & { readonly methods: number } = {
     pending: true,
@@ -260,33 +290,24 @@ export function installFirstTouch(target: object, options: FirstTouchOptions): F
       rec.pending = false;
       // A failed restore (say the object was frozen after tracking) leaves the wrappers in place: still
       // correct, only not free. It must never surface in the caller's method call.
-      try {
-        if (shadow !== undefined && Object.getPrototypeOf(target) === shadow) {
-          Object.setPrototypeOf(target, originalProto);
-        }
-      } catch {
-        /* keep the shadow prototype */
-      }
+      safely(removeAdded);
       for (const swap of ownSwaps) {
-        try {
+        safely(() => {
           const current = Object.getOwnPropertyDescriptor(target, swap.key);
           if (current !== undefined && current.value === swap.wrapper) {
             Object.defineProperty(target, swap.key, swap.original);
           }
-        } catch {
-          /* keep this wrapper */
-        }
+        });
       }
       // Metadata someone attached to a wrapper after tracking must still be found on `bean[method]`.
       const m = metadataApi();
       if (m !== undefined) {
-        for (const w of protoWraps) safely(() => copyOwnMetadata(m, w.wrapper, w.original, undefined, true));
+        for (const a of added) safely(() => copyOwnMetadata(m, a.wrapper, a.original, undefined, true));
         for (const s of ownSwaps) safely(() => copyOwnMetadata(m, s.wrapper, s.original.value, undefined, true));
       }
-      // Captured wrappers outlive this moment; they should not keep the shadow or these lists alive.
-      shadow = undefined;
+      // Captured wrappers outlive this moment; they should not keep these lists alive.
       ownSwaps.length = 0;
-      protoWraps.length = 0;
+      added.length = 0;
       try {
         onTouch();
       } catch {
@@ -296,37 +317,21 @@ export function installFirstTouch(target: object, options: FirstTouchOptions): F
   };
 
   try {
-    if (protoCandidates.length > 0) {
-      const s = Object.create(originalProto) as object;
-      for (const { key, holder, desc } of protoCandidates) {
-        const wrapper = makeWrapper(desc.value, rec, meta);
-        Object.defineProperty(s, key, {
-          value: wrapper,
-          writable: desc.writable,
-          enumerable: desc.enumerable,
-          configurable: desc.configurable,
-        });
-        protoWraps.push({ original: desc.value, wrapper });
-        // Keeps `Reflect.getOwnMetadata(k, Object.getPrototypeOf(bean), method)` answering as before.
-        if (meta !== undefined) copyOwnMetadata(meta, holder, s, key);
-      }
-      if (meta !== undefined && originalProto !== null) {
-        copyOwnMetadata(meta, originalProto, s);
-        for (const key of Object.getOwnPropertyNames(originalProto)) {
-          if (!Object.prototype.hasOwnProperty.call(s, key)) copyOwnMetadata(meta, originalProto, s, key);
-        }
-      }
-      shadow = s;
-    }
     for (const { key, desc } of ownCandidates) {
       const wrapper = makeWrapper(desc.value, rec, meta);
       // Push first: if defineProperty throws half-way, rollback re-defines the original, which is harmless.
       ownSwaps.push({ key, original: desc, wrapper });
       Object.defineProperty(target, key, { ...desc, value: wrapper });
     }
-    // Last, so that nothing else can fail after the object's prototype changed.
-    if (shadow !== undefined) Object.setPrototypeOf(target, shadow);
+    for (const { key, desc } of protoCandidates) {
+      const wrapper = makeWrapper(desc.value, rec, meta);
+      // Enumerable as the inherited method was, so `for…in` lists the same names; configurable so it can go.
+      Object.defineProperty(target, key, { value: wrapper, writable: desc.writable, enumerable: desc.enumerable, configurable: true });
+      added.push({ key, original: desc.value, wrapper });
+    }
+    keysWhenInstalled = Reflect.ownKeys(target).length;
   } catch (err) {
+    for (let i = added.length - 1; i >= 0; i--) safely(() => delete (target as Record<string, unknown>)[added[i]!.key]);
     for (let i = ownSwaps.length - 1; i >= 0; i--) {
       const swap = ownSwaps[i]!;
       safely(() => {
@@ -335,7 +340,6 @@ export function installFirstTouch(target: object, options: FirstTouchOptions): F
       });
     }
     rec.pending = false;
-    shadow = undefined;
     throw err;
   }
 

@@ -40,23 +40,36 @@ describe('identity', () => {
     expect(bean.constructor).toBe(Counter);
     expect(Object.keys(bean)).toEqual(keysBefore);
     expect(JSON.stringify(bean)).toBe(json);
-    expect(Object.prototype.hasOwnProperty.call(bean, 'increment')).toBe(false);
     expect(tracker.isTouched('bean')).toBe(false);
 
     bean.increment();
+    expect(Object.prototype.hasOwnProperty.call(bean, 'increment')).toBe(false);
     expect(tracker.isTouched('bean')).toBe(true);
     expect(bean instanceof Counter).toBe(true);
     expect(bean.constructor).toBe(Counter);
     expect(Object.keys(bean)).toEqual(keysBefore);
   });
 
-  it('gives the class prototype back after the first touch, so the method found is the original', () => {
+  it('never changes the prototype, and takes its wrappers off at the first touch', () => {
+    const plain = new Counter();
     const { bean } = tracked(new Counter());
-    expect(Object.getPrototypeOf(bean)).not.toBe(Counter.prototype);
+    expect(Object.getPrototypeOf(bean)).toBe(Counter.prototype);
     expect(bean.increment).not.toBe(Counter.prototype.increment);
+    // Shadowing, non-enumerable as class methods are: keys, JSON and for…in as before.
+    expect(Object.getOwnPropertyDescriptor(bean, 'increment')).toMatchObject({ enumerable: false, configurable: true });
     bean.increment();
     expect(Object.getPrototypeOf(bean)).toBe(Counter.prototype);
     expect(bean.increment).toBe(Counter.prototype.increment);
+    expect(Reflect.ownKeys(bean)).toEqual(Reflect.ownKeys(plain));
+  });
+
+  it('keeps the wrappers\' slots, pointed at the originals, when a field was added after tracking', () => {
+    const { bean } = tracked(new Counter());
+    (bean as unknown as { late: number }).late = 1; // say, in onModuleInit
+    bean.increment();
+    // Deleting now would make the object a slow dictionary; the own slot calls the original directly instead.
+    expect(Object.getOwnPropertyDescriptor(bean, 'increment')?.value).toBe(Counter.prototype.increment);
+    expect(bean.increment(2)).toBe(3);
   });
 });
 

@@ -1,0 +1,53 @@
+import { execFileSync } from 'node:child_process';
+import * as path from 'node:path';
+
+// After its first touch a tracked bean must be, to V8, the same kind of object as an untracked one: the same
+// hidden class (map), in fast mode. A different map is what made field writes and getters up to 4× slower on
+// tracked beans (bench/tracker/shapes.js). V8's own answer needs --allow-natives-syntax, so it runs in a child.
+const tracker = path.resolve(__dirname, '../../../dist/ghost/tracker.js');
+
+function probe(body: string): Record<string, unknown> {
+  const script = `
+    require('reflect-metadata');
+    const { GhostTracker } = require(${JSON.stringify(tracker)});
+    const t = new GhostTracker();
+    const out = {};
+    ${body}
+    console.log(JSON.stringify(out));`;
+  const stdout = execFileSync(process.execPath, ['--allow-natives-syntax', '-e', script], { encoding: 'utf8' });
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+describe('hidden class after the first touch', () => {
+  it('is the map of an untracked instance of the same class, for 1 to 200 methods', () => {
+    const out = probe(`
+      for (const n of [1, 8, 200]) {
+        const body = Array.from({ length: n }, (_, i) => 'm' + i + '(x) { return x + this.k; }').join('\\n');
+        const Svc = new Function('return class Svc { constructor() { this.k = 1; this.f = () => 2; } get g() { return this.k; } ' + body + ' }')();
+        const plain = new Svc();
+        const bean = new Svc();
+        t.track('b' + n, bean);
+        out['wrapped' + n] = !%HaveSameMap(plain, bean);
+        bean.m0(1);
+        out['same' + n] = %HaveSameMap(plain, bean);
+        out['fast' + n] = %HasFastProperties(bean);
+      }`);
+    expect(out).toEqual({
+      wrapped1: true, same1: true, fast1: true,
+      wrapped8: true, same8: true, fast8: true,
+      wrapped200: true, same200: true, fast200: true,
+    });
+  });
+
+  it('stays in fast mode when a field was added between tracking and the first touch', () => {
+    const out = probe(`
+      class Svc { constructor() { this.k = 1; } a() { return this.k; } b() { return 2; } }
+      const bean = new Svc();
+      t.track('late', bean);
+      bean.late = 1;
+      out.result = bean.a();
+      out.fast = %HasFastProperties(bean);
+      out.touched = t.isTouched('late');`);
+    expect(out).toEqual({ result: 1, fast: true, touched: true });
+  });
+});
