@@ -94,7 +94,10 @@ export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentation
       origins: diag.runtime.origins,
       wrap: (target, name, wrapper) => this._wrap(target as never, name as never, wrapper as never),
       unwrap: (target, name) => this._unwrap(target as never, name as never),
-      containerClosed: () => diag.runtime.flushGhostReport('close'),
+      containerClosed: () => {
+        diag.observer.settle();
+        diag.runtime.flushGhostReport('close');
+      },
       setNestVersion: (version) => {
         diag.nestVersion = version;
       },

@@ -1,8 +1,31 @@
 'use strict';
 // A NestJS application of N generated providers with a realistic mix: chains and fan-in through constructor
 // injection, some factories and values, a few controllers, a third of the providers never injected.
-// Prints `BOOT_MS <ms>` measured around createApplicationContext, from the application's point of view.
+// Prints `BOOT_MS <ms>` measured around createApplicationContext, from the application's point of view, and
+// `TOTAL_MS <ms>` from process start to ready (preload, package loading and bootstrap: what a deploy waits for).
+// DEPENDENCY_TREE=1 first loads a real application's kind of dependency tree (web frameworks, the OpenTelemetry
+// SDK, a Redis client, a compiler, a browser driver: about two thousand modules from this repository's own
+// node_modules), since costs that grow with the number of loaded modules are invisible in a small fixture.
 require('reflect-metadata');
+if (process.env.DEPENDENCY_TREE === '1') {
+  for (const pkg of [
+    '@nestjs/platform-express',
+    '@nestjs/platform-fastify',
+    '@nestjs/schedule',
+    '@nestjs/event-emitter',
+    '@nestjs/passport',
+    'passport',
+    'rxjs',
+    'ioredis',
+    'playwright-core',
+    'typescript',
+    'esbuild',
+    'cytoscape',
+    'jest-snapshot',
+  ]) {
+    require(pkg);
+  }
+}
 const { Injectable, Module, Controller, Inject } = require('@nestjs/common');
 const { NestFactory } = require('@nestjs/core');
 
@@ -42,5 +65,7 @@ void Inject;
   const app = await NestFactory.createApplicationContext(BenchModule, { logger: false });
   const ms = performance.now() - t0;
   console.log(`BOOT_MS ${ms.toFixed(2)}`);
+  console.log(`TOTAL_MS ${performance.now().toFixed(2)}`);
+  console.log(`MODULES ${Object.keys(require.cache).length}`);
   await app.close();
 })();

@@ -3,6 +3,7 @@
 // analysis time on a synthetic graph of 10,000 beans. Runs with and without the instrumentation alternate,
 // so drift on a shared machine hits both sides alike; the figure that counts is the ratio of medians.
 //   npm run bench:startup -- [--runs 9] [--providers 1000]
+// Two apps: the 1,000 generated providers alone, and the same after loading a large dependency tree (app.js).
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -16,45 +17,85 @@ const RUNS = arg('runs', 9);
 const PROVIDERS = arg('providers', 1000);
 const root = path.resolve(__dirname, '..', '..');
 const preload = path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs');
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
 
-function boot(instrumented, tracking, sdkOnly = false) {
+/** One boot in a fresh process; returns { boot, total } in ms. */
+function boot(side, tree) {
   const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-bench-'));
-  const out = execFileSync(process.execPath, [...(instrumented ? ['--require', preload] : []), path.join(__dirname, 'app.js')], {
-    env: {
-      ...process.env,
-      PROVIDERS: String(PROVIDERS),
-      DIAG_REPORT_DIR: reportDir,
-      DIAG_LOG_LEVEL: 'warn',
-      DIAG_GHOST_TRACKING_ENABLED: tracking ? 'true' : 'false',
-      DIAG_BENCH_SDK_ONLY: sdkOnly ? '1' : '0',
-      OTEL_TRACES_EXPORTER: 'none',
-      OTEL_METRICS_EXPORTER: 'none',
-      OTEL_LOGS_EXPORTER: 'none',
-    },
-    encoding: 'utf8',
-  });
-  fs.rmSync(reportDir, { recursive: true, force: true });
-  return Number(/BOOT_MS ([\d.]+)/.exec(out)[1]);
+  try {
+    const out = execFileSync(process.execPath, [...(side === 'bare' ? [] : ['--require', preload]), path.join(__dirname, 'app.js')], {
+      env: {
+        ...process.env,
+        PROVIDERS: String(PROVIDERS),
+        DEPENDENCY_TREE: tree ? '1' : '0',
+        DIAG_REPORT_DIR: reportDir,
+        DIAG_LOG_LEVEL: 'warn',
+        DIAG_GHOST_TRACKING_ENABLED: side === 'phase2' ? 'true' : 'false',
+        DIAG_BENCH_SDK_ONLY: side === 'sdk' ? '1' : '0',
+        OTEL_TRACES_EXPORTER: 'none',
+        OTEL_METRICS_EXPORTER: 'none',
+        OTEL_LOGS_EXPORTER: 'none',
+      },
+      encoding: 'utf8',
+    });
+    return {
+      boot: Number(/BOOT_MS ([\d.]+)/.exec(out)[1]),
+      total: Number(/TOTAL_MS ([\d.]+)/.exec(out)[1]),
+      modules: Number(/MODULES (\d+)/.exec(out)[1]),
+    };
+  } finally {
+    fs.rmSync(reportDir, { recursive: true, force: true });
+  }
 }
 
-const bare = [];
-const sdkOnly = [];
-const phase1 = [];
-const phase2 = [];
-boot(false, false); // warm the file cache
-for (let i = 0; i < RUNS; i++) {
-  bare.push(boot(false, false));
-  sdkOnly.push(boot(true, false, true));
-  phase1.push(boot(true, false));
-  phase2.push(boot(true, true));
+const SIDES = ['bare', 'sdk', 'phase1', 'phase2'];
+
+/**
+ * Alternating boots of every side, the order rotating each run. Per side: median boot and total ms, and the
+ * median over runs of the ratio to NodeSDK alone in the same run (ratios of neighbours cancel drift).
+ * Exported for bench/check.js.
+ */
+function measureStartup({ runs = RUNS, tree = false } = {}) {
+  const samples = Object.fromEntries(SIDES.map((s) => [s, []]));
+  boot('bare', tree); // warm the file cache
+  for (let i = 0; i < runs; i++) {
+    const order = SIDES.map((_, k) => SIDES[(k + i) % SIDES.length]);
+    for (const side of order) samples[side].push(boot(side, tree));
+  }
+  const result = { modules: median(samples.phase2.map((x) => x.modules)) };
+  for (const side of SIDES) {
+    const ratio = (key) => median(samples[side].map((x, i) => x[key] / samples.sdk[i][key]));
+    result[side] = {
+      boot: median(samples[side].map((x) => x.boot)),
+      total: median(samples[side].map((x) => x.total)),
+      bootToSdk: ratio('boot'),
+      totalToSdk: ratio('total'),
+    };
+  }
+  return result;
 }
-console.log(`NestJS start-up, ${PROVIDERS} providers, ${RUNS} alternating runs (median ms):`);
-console.log(`  without instrumentation      ${median(bare).toFixed(1)}`);
-const vs = (xs) => `ratio to bare ${(median(xs) / median(bare)).toFixed(3)}, to SDK only ${(median(xs) / median(sdkOnly)).toFixed(3)}`;
-console.log(`  NodeSDK, no DiagInstrumentation ${median(sdkOnly).toFixed(1)}   ${vs(sdkOnly)}`);
-console.log(`  with Phase 1                 ${median(phase1).toFixed(1)}   ${vs(phase1)}`);
-console.log(`  with Phase 1 + Phase 2       ${median(phase2).toFixed(1)}   ${vs(phase2)}`);
+
+module.exports = { measureStartup };
+if (require.main !== module) return;
+
+for (const tree of [false, true]) {
+  const r = measureStartup({ tree });
+  console.log(
+    `NestJS start-up, ${PROVIDERS} providers${tree ? ', large dependency tree' : ''} (${r.modules} modules), ${RUNS} alternating runs, medians:`,
+  );
+  console.log('  side                            bootstrap ms  ratio to SDK | process start→ready ms  ratio to SDK');
+  const labels = { bare: 'without instrumentation', sdk: 'NodeSDK, no DiagInstrumentation', phase1: 'with Phase 1', phase2: 'with Phase 1 + Phase 2' };
+  for (const side of SIDES) {
+    const x = r[side];
+    console.log(
+      `  ${labels[side].padEnd(32)} ${x.boot.toFixed(1).padStart(10)}  ${x.bootToSdk.toFixed(3).padStart(12)} | ${x.total.toFixed(1).padStart(22)}  ${x.totalToSdk.toFixed(3).padStart(12)}`,
+    );
+  }
+}
 
 const { BeanGraph } = require(path.join(root, 'dist', 'ghost', 'bean-graph.js'));
 const { findGhostCandidates } = require(path.join(root, 'dist', 'ghost', 'candidates.js'));

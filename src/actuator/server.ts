@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
-import { createHttpTerminator } from 'http-terminator';
+import type * as HttpTerminator from 'http-terminator';
 import { safeLog } from '../logger';
 import { ActuatorListenError } from './errors';
 import { ENDPOINT_IDS, resolveExposure } from './exposure';
@@ -149,6 +149,9 @@ async function start(
     );
   }
 
+  // Loaded here, not at the top: an application without the actuator never pays for its ~25 modules.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createHttpTerminator } = require('http-terminator') as typeof HttpTerminator;
   const terminator = createHttpTerminator({ server, gracefulTerminationTimeout: opts.gracefulStopTimeoutMs });
   let stopping: Promise<void> | undefined;
   return {

@@ -79,12 +79,15 @@ describe('the packed tarball', () => {
     try {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`app did not start:\n${out}`)), 30_000);
-        proc.stdout!.on('data', () => {
-          if (out.includes('LISTENING ')) {
+        // Listening, and the start-up analysis (which runs just after bootstrap) has written its report.
+        const ready = (): void => {
+          if (out.includes('LISTENING ') && /report written to/.test(out)) {
             clearTimeout(timer);
             resolve();
           }
-        });
+        };
+        proc.stdout!.on('data', ready);
+        proc.stderr!.on('data', ready);
         proc.once('exit', (code) => reject(new Error(`exited ${code}:\n${out}`)));
       });
       // The preload resolved the installed copy, not this repository.

@@ -59,7 +59,12 @@ describe.each(LOADING_CASES)('first-touch tracking on the tracking app (%s)', (l
   });
 
   it('preserves identity, instanceof and constructor of a tracked bean', () => {
-    expect(identity).toEqual({ legacyProtoIsClassProto: false, legacyInstanceof: true, legacyConstructor: true });
+    expect(identity).toEqual({
+      legacyProtoIsClassProto: true,
+      legacyRenderShadowed: true,
+      legacyInstanceof: true,
+      legacyConstructor: true,
+    });
   });
 
   it('writes the ghost report at SIGTERM with shutdown hooks', () => {

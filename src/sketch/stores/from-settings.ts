@@ -1,20 +1,25 @@
 import type { DiagConfig } from '../../config/properties';
 import { safeLog } from '../../logger';
 import { nativeSketchStore } from './native';
-import { connectIORedis, parseRedisUrl } from './redis/connection';
-import { RedisSketchStore } from './redis/store';
+import type * as Connection from './redis/connection';
+import type * as RedisStore from './redis/store';
 import type { SketchStore } from './types';
 
 /** The `diag.sketch.redis.*` settings. */
 export type SketchRedisSettings = DiagConfig['sketchRedis'];
 
 /**
- * The store the settings ask for: a {@link RedisSketchStore} on a connection of its own when a URL is set,
+ * The store the settings ask for: a `RedisSketchStore` on a connection of its own when a URL is set,
  * else the native store. A malformed URL or a missing ioredis is a WARN naming the setting, and the native
  * store: configuration never breaks the host. Nothing logged quotes the URL's password.
  */
 export function storeFromSettings(settings: SketchRedisSettings): SketchStore {
   if (settings.url === undefined) return nativeSketchStore;
+  // Loaded only when a URL is set: a process with local sketches never loads the Redis store.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { connectIORedis, parseRedisUrl } = require('./redis/connection') as typeof Connection;
+  const { RedisSketchStore } = require('./redis/store') as typeof RedisStore;
+  /* eslint-enable @typescript-eslint/no-require-imports */
   let target;
   try {
     target = parseRedisUrl(settings.url);

@@ -70,6 +70,11 @@ export interface StartOptions {
   readonly preload?: string;
 }
 
+async function waitForFile(file: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!fs.existsSync(file) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
+
 /** Starts a fixture app and waits for `LISTENING <port>`; rejects with its output if it exits or times out. */
 export async function startApp(loading: LoadingCase, options: StartOptions = {}): Promise<RunningApp> {
   const spec = launchSpec(loading, options.app, options.preload);
@@ -104,6 +109,10 @@ export async function startApp(loading: LoadingCase, options: StartOptions = {})
       reject(new Error(`${loading} app exited with ${code} before it was ready\nstdout:\n${out}\nstderr:\n${err}`));
     });
   });
+  // The start-up analysis runs just after bootstrap, off the application's path; by the time a test asks,
+  // it has usually written its report. Wait for it briefly (an app started bare, or one whose analysis is off
+  // or failed on purpose, never writes one: the test's own assertions say what it expects).
+  if (!options.bare) await waitForFile(path.join(reportDir, 'diag-report.json'), 3_000);
   return {
     proc,
     port,
