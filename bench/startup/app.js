@@ -30,6 +30,8 @@ const { Injectable, Module, Controller, Inject } = require('@nestjs/common');
 const { NestFactory } = require('@nestjs/core');
 
 const N = Number(process.env.PROVIDERS || 1000);
+// Methods per generated provider besides `work` (bench/tracker/memory.js varies it: a wrapper per method).
+const EXTRA_METHODS = Number(process.env.EXTRA_METHODS || 0);
 let seed = 42;
 const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 
@@ -40,6 +42,11 @@ for (let i = 0; i < N; i++) {
   // Depend on up to three earlier providers, so the graph is acyclic and has real depth.
   if (i > 0) for (let k = 0; k < 3; k++) if (rand() < 0.55) deps.push(classes[Math.floor(rand() * i)]);
   const cls = { [`Service${i}`]: class { constructor(...args) { this.deps = args; } work() { return i; } } }[`Service${i}`];
+  for (let m = 0; m < EXTRA_METHODS; m++) {
+    // as a class body defines them: method shorthand (no `prototype`, not a constructor), not enumerable
+    const method = { [`method${m}`]() { return m; } }[`method${m}`];
+    Object.defineProperty(cls.prototype, `method${m}`, { value: method, writable: true, enumerable: false, configurable: true });
+  }
   Injectable()(cls);
   Reflect.defineMetadata('design:paramtypes', deps, cls);
   classes.push(cls);
@@ -67,5 +74,12 @@ void Inject;
   console.log(`BOOT_MS ${ms.toFixed(2)}`);
   console.log(`TOTAL_MS ${performance.now().toFixed(2)}`);
   console.log(`MODULES ${Object.keys(require.cache).length}`);
+  if (typeof gc === 'function') {
+    // After start-up: once the deferred end-of-bootstrap analysis has run (bench/tracker/memory.js).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    gc();
+    gc();
+    console.log(`HEAP_USED ${process.memoryUsage().heapUsed}`);
+  }
   await app.close();
 })();

@@ -31,8 +31,13 @@ export interface FirstTouchOptions {
   readonly ignore: ReadonlySet<string>;
   /** Extra prototypes at which the walk up the chain stops, in addition to the built-in ones. */
   readonly stopAt?: ReadonlySet<object>;
-  /** Called once, on the first call through any wrapper, after the object has been restored. */
-  readonly onTouch: () => void;
+  /**
+   * Called once, on the first call through any wrapper, after the object has been restored, with
+   * `context`. One listener shared by many objects plus a context each costs less heap than a closure each.
+   */
+  readonly onTouch: (context: unknown) => void;
+  /** Handed to `onTouch`. */
+  readonly context?: unknown;
 }
 
 /** A successfully instrumented object. */
@@ -198,17 +203,160 @@ function copyOwnMetadata(
   }
 }
 
-interface OwnSwap {
-  readonly key: string;
-  readonly original: PropertyDescriptor & { value: Function };
-  readonly wrapper: Function;
+/**
+ * The state of one instrumented object, and the record its wrappers consult. A class rather than closures:
+ * with thousands of beans, per-object closures and their contexts were most of the heap tracking added
+ * (bench/tracker/memory.js). Wrappers are kept in flat arrays of exact size for the same reason.
+ */
+class FirstTouch implements TouchRecord, FirstTouchHandle {
+  pending = true;
+  readonly methods: number;
+  private target: object | undefined;
+  private listener: ((context: unknown) => void) | undefined;
+  private context: unknown;
+  /** Shadowing own properties, in the order they were added: key, original method, wrapper, key, … */
+  private added: unknown[] = NONE;
+  /** Own function properties swapped in place: key, original descriptor, wrapper, key, … */
+  private swapped: unknown[] = NONE;
+  /** How many own keys the object had once every wrapper was in place; see `removeAdded`. */
+  private keysWhenInstalled = -1;
+
+  constructor(target: object, methods: number, onTouch: (context: unknown) => void, context: unknown) {
+    this.target = target;
+    this.methods = methods;
+    this.listener = onTouch;
+    this.context = context;
+  }
+
+  /** Throws when a property cannot be defined; `undo` then takes back what was done. */
+  install(own: readonly Candidate[], inherited: readonly Candidate[], meta: MetadataApi | undefined): void {
+    const target = this.target!;
+    if (own.length > 0) this.swapped = new Array<unknown>(own.length * 3).fill(undefined);
+    if (inherited.length > 0) this.added = new Array<unknown>(inherited.length * 3).fill(undefined);
+    for (let i = 0; i < own.length; i++) {
+      const { key, desc } = own[i]!;
+      const wrapper = makeWrapper(desc.value, this, meta);
+      // Recorded first: if defineProperty throws half-way, undo re-defines the original, which is harmless.
+      this.swapped[i * 3] = key;
+      this.swapped[i * 3 + 1] = desc;
+      this.swapped[i * 3 + 2] = wrapper;
+      Object.defineProperty(target, key, { ...desc, value: wrapper });
+    }
+    for (let i = 0; i < inherited.length; i++) {
+      const { key, desc } = inherited[i]!;
+      const wrapper = makeWrapper(desc.value, this, meta);
+      // Enumerable as the inherited method was, so `for…in` lists the same names; configurable so it can go.
+      Object.defineProperty(target, key, { value: wrapper, writable: desc.writable, enumerable: desc.enumerable, configurable: true });
+      this.added[i * 3] = key;
+      this.added[i * 3 + 1] = desc.value;
+      this.added[i * 3 + 2] = wrapper;
+    }
+    this.keysWhenInstalled = Reflect.ownKeys(target).length;
+  }
+
+  /** Takes back a partial install. */
+  undo(): void {
+    const target = this.target!;
+    for (let i = this.added.length - 3; i >= 0; i -= 3) {
+      const key = this.added[i] as string | undefined;
+      if (key !== undefined && Object.getOwnPropertyDescriptor(target, key)?.value === this.added[i + 2]) {
+        safely(() => delete (target as Record<string, unknown>)[key]);
+      }
+    }
+    this.restoreSwapped(target);
+    this.release();
+  }
+
+  touch(): void {
+    if (!this.pending) return;
+    this.pending = false;
+    const target = this.target!;
+    // A failed restore (say the object was frozen after tracking) leaves the wrappers in place: still
+    // correct, only not free. It must never surface in the caller's method call.
+    safely(() => this.removeAdded(target));
+    this.restoreSwapped(target);
+    // Metadata someone attached to a wrapper after tracking must still be found on `bean[method]`.
+    const m = metadataApi();
+    if (m !== undefined) {
+      for (let i = 0; i < this.added.length; i += 3) {
+        const wrapper = this.added[i + 2] as object;
+        const original = this.added[i + 1] as object;
+        safely(() => copyOwnMetadata(m, wrapper, original, undefined, true));
+      }
+      for (let i = 0; i < this.swapped.length; i += 3) {
+        const wrapper = this.swapped[i + 2] as object;
+        const original = (this.swapped[i + 1] as PropertyDescriptor).value as object;
+        safely(() => copyOwnMetadata(m, wrapper, original, undefined, true));
+      }
+    }
+    const listener = this.listener!;
+    const context = this.context;
+    // Captured wrappers outlive this moment; they should not keep the object's bookkeeping alive.
+    this.release();
+    try {
+      listener(context);
+    } catch {
+      /* the tracker's bookkeeping must not break the call */
+    }
+  }
+
+  /**
+   * Takes the added wrappers off again. Deleting the most recently added properties in reverse order is the one
+   * deletion V8 undoes by going back to the object's previous hidden class, so the bean ends with exactly the
+   * map of an untracked instance of its class (a prototype swap would leave it a map of its own, and slower
+   * property loads and getters: measured in bench/tracker/shapes.js). If anything was added after the wrappers
+   * (a field set in `onModuleInit`), deleting would turn the object into a slow dictionary instead: then each
+   * wrapper's slot is pointed at the original method, which keeps the object fast.
+   */
+  private removeAdded(target: object): void {
+    const added = this.added;
+    const n = added.length / 3;
+    if (n === 0) return;
+    const keys = Reflect.ownKeys(target);
+    let trailing = keys.length === this.keysWhenInstalled;
+    for (let i = 0; trailing && i < n; i++) {
+      const key = added[i * 3] as string;
+      trailing = keys[keys.length - n + i] === key && Object.getOwnPropertyDescriptor(target, key)?.value === added[i * 3 + 2];
+    }
+    if (trailing) {
+      for (let i = n - 1; i >= 0; i--) delete (target as Record<string, unknown>)[added[i * 3] as string];
+      return;
+    }
+    for (let i = 0; i < n; i++) {
+      const key = added[i * 3] as string;
+      safely(() => {
+        const current = Object.getOwnPropertyDescriptor(target, key);
+        if (current !== undefined && current.value === added[i * 3 + 2]) Object.defineProperty(target, key, { value: added[i * 3 + 1] });
+      });
+    }
+  }
+
+  private restoreSwapped(target: object): void {
+    const swapped = this.swapped;
+    for (let i = swapped.length - 3; i >= 0; i -= 3) {
+      const key = swapped[i] as string | undefined;
+      if (key === undefined) continue;
+      safely(() => {
+        const current = Object.getOwnPropertyDescriptor(target, key);
+        if (current !== undefined && current.value === swapped[i + 2]) Object.defineProperty(target, key, swapped[i + 1] as PropertyDescriptor);
+      });
+    }
+  }
+
+  private release(): void {
+    this.target = undefined;
+    this.listener = undefined;
+    this.context = undefined;
+    this.added = NONE;
+    this.swapped = NONE;
+  }
 }
 
-/** A wrapper added to the object as an own property, shadowing the method its prototype chain defines. */
-interface AddedWrap {
+const NONE: unknown[] = [];
+
+interface Candidate {
   readonly key: string;
-  readonly original: Function;
-  readonly wrapper: Function;
+  readonly desc: PropertyDescriptor & { value: Function };
 }
 
 /**
@@ -219,21 +367,20 @@ interface AddedWrap {
  * functions and non-extensible objects.
  */
 export function installFirstTouch(target: object, options: FirstTouchOptions): FirstTouchHandle {
-  const { ignore, stopAt, onTouch } = options;
-  const meta = metadataApi();
+  const { ignore, stopAt } = options;
   const seen = new Set<string>();
 
-  const ownCandidates: Array<{ key: string; desc: PropertyDescriptor & { value: Function } }> = [];
+  const own: Candidate[] = [];
   for (const key of Object.getOwnPropertyNames(target)) {
     seen.add(key);
     if (key === 'constructor' || ignore.has(key)) continue;
     const desc = Object.getOwnPropertyDescriptor(target, key);
     if (desc !== undefined && 'value' in desc && typeof desc.value === 'function') {
-      ownCandidates.push({ key, desc: desc as PropertyDescriptor & { value: Function } });
+      own.push({ key, desc: desc as Candidate['desc'] });
     }
   }
 
-  const protoCandidates: Array<{ key: string; desc: PropertyDescriptor & { value: Function } }> = [];
+  const inherited: Candidate[] = [];
   for (let p = Object.getPrototypeOf(target) as object | null; p !== null && !isBuiltinPrototype(p, stopAt); p = Object.getPrototypeOf(p)) {
     // Symbol keys are skipped on purpose: iterators and inspection hooks are called by the runtime.
     for (const key of Object.getOwnPropertyNames(p)) {
@@ -242,108 +389,23 @@ export function installFirstTouch(target: object, options: FirstTouchOptions): F
       if (key === 'constructor' || ignore.has(key)) continue;
       const desc = Object.getOwnPropertyDescriptor(p, key);
       if (desc !== undefined && 'value' in desc && typeof desc.value === 'function') {
-        protoCandidates.push({ key, desc: desc as PropertyDescriptor & { value: Function } });
+        inherited.push({ key, desc: desc as Candidate['desc'] });
       }
     }
   }
 
-  const methods = ownCandidates.length + protoCandidates.length;
+  const methods = own.length + inherited.length;
   if (methods === 0) return { methods: 0, pending: false };
 
-  const ownSwaps: OwnSwap[] = [];
-  const added: AddedWrap[] = [];
-  /** How many own keys the object had once every wrapper was in place; see `removeAdded`. */
-  let keysWhenInstalled = -1;
-
-  /**
-   * Takes the added wrappers off again. Deleting the most recently added properties in reverse order is the one
-   * deletion V8 undoes by going back to the object's previous hidden class, so the bean ends with exactly the
-   * map of an untracked instance of its class (a prototype swap would leave it a map of its own, and slower
-   * property loads and getters: measured in bench/tracker/shapes.js). If anything was added after the wrappers
-   * (a field set in `onModuleInit`), deleting would turn the object into a slow dictionary instead: then each
-   * wrapper's slot is pointed at the original method, which keeps the object fast.
-   */
-  function removeAdded(): void {
-    const keys = Reflect.ownKeys(target);
-    let trailing = keys.length === keysWhenInstalled;
-    for (let i = 0; trailing && i < added.length; i++) {
-      const a = added[i]!;
-      trailing = keys[keys.length - added.length + i] === a.key && Object.getOwnPropertyDescriptor(target, a.key)?.value === a.wrapper;
-    }
-    if (trailing) {
-      for (let i = added.length - 1; i >= 0; i--) delete (target as Record<string, unknown>)[added[i]!.key];
-      return;
-    }
-    for (const a of added) {
-      safely(() => {
-        const current = Object.getOwnPropertyDescriptor(target, a.key);
-        if (current !== undefined && current.value === a.wrapper) Object.defineProperty(target, a.key, { value: a.original });
-      });
-    }
-  }
-
-  const rec: TouchRecord & { readonly methods: number } = {
-    pending: true,
-    methods,
-    touch(): void {
-      if (!rec.pending) return;
-      rec.pending = false;
-      // A failed restore (say the object was frozen after tracking) leaves the wrappers in place: still
-      // correct, only not free. It must never surface in the caller's method call.
-      safely(removeAdded);
-      for (const swap of ownSwaps) {
-        safely(() => {
-          const current = Object.getOwnPropertyDescriptor(target, swap.key);
-          if (current !== undefined && current.value === swap.wrapper) {
-            Object.defineProperty(target, swap.key, swap.original);
-          }
-        });
-      }
-      // Metadata someone attached to a wrapper after tracking must still be found on `bean[method]`.
-      const m = metadataApi();
-      if (m !== undefined) {
-        for (const a of added) safely(() => copyOwnMetadata(m, a.wrapper, a.original, undefined, true));
-        for (const s of ownSwaps) safely(() => copyOwnMetadata(m, s.wrapper, s.original.value, undefined, true));
-      }
-      // Captured wrappers outlive this moment; they should not keep these lists alive.
-      ownSwaps.length = 0;
-      added.length = 0;
-      try {
-        onTouch();
-      } catch {
-        /* the tracker's bookkeeping must not break the call */
-      }
-    },
-  };
-
+  const state = new FirstTouch(target, methods, options.onTouch, options.context);
   try {
-    for (const { key, desc } of ownCandidates) {
-      const wrapper = makeWrapper(desc.value, rec, meta);
-      // Push first: if defineProperty throws half-way, rollback re-defines the original, which is harmless.
-      ownSwaps.push({ key, original: desc, wrapper });
-      Object.defineProperty(target, key, { ...desc, value: wrapper });
-    }
-    for (const { key, desc } of protoCandidates) {
-      const wrapper = makeWrapper(desc.value, rec, meta);
-      // Enumerable as the inherited method was, so `for…in` lists the same names; configurable so it can go.
-      Object.defineProperty(target, key, { value: wrapper, writable: desc.writable, enumerable: desc.enumerable, configurable: true });
-      added.push({ key, original: desc.value, wrapper });
-    }
-    keysWhenInstalled = Reflect.ownKeys(target).length;
+    state.install(own, inherited, metadataApi());
   } catch (err) {
-    for (let i = added.length - 1; i >= 0; i--) safely(() => delete (target as Record<string, unknown>)[added[i]!.key]);
-    for (let i = ownSwaps.length - 1; i >= 0; i--) {
-      const swap = ownSwaps[i]!;
-      safely(() => {
-        const current = Object.getOwnPropertyDescriptor(target, swap.key);
-        if (current?.value === swap.wrapper) Object.defineProperty(target, swap.key, swap.original);
-      });
-    }
-    rec.pending = false;
+    state.pending = false;
+    state.undo();
     throw err;
   }
-
-  return rec;
+  return state;
 }
 
 function safely(fn: () => void): void {
