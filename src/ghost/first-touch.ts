@@ -128,26 +128,32 @@ function isConstructor(fn: Function): boolean {
   }
 }
 
-/** Mutable per-instance state shared by all wrappers of one object. */
-interface TouchRecord {
-  pending: boolean;
-  touch(): void;
+/**
+ * What a wrapper consults on each call: a field that is `false` once nothing is left to observe (the whole
+ * steady-state cost of a captured wrapper) and the call that observes.
+ */
+interface Gate {
+  armed: boolean;
+  enter(receiver: unknown, key: string): void;
 }
 
 /** Function own properties that `defineProperty` must not copy onto a wrapper (or cannot). */
 const FUNCTION_INTRINSICS = new Set<string | symbol>(['length', 'name', 'prototype', 'arguments', 'caller']);
+
+/** Every wrapper made here, to its original: a method found already wrapped is wrapped at its original. */
+const originals = new WeakMap<Function, Function>();
 
 /**
  * Builds the wrapper for one method. The body is the whole steady-state cost of a captured callback: one
  * property read and a forwarding `apply` that returns exactly what the original returned (same promise, same
  * generator object), so `typeof`, `await` and `for await` see no difference.
  */
-function makeWrapper(original: Function, rec: TouchRecord, meta: MetadataApi | undefined): Function {
+function makeWrapper(original: Function, key: string, gate: Gate, meta: MetadataApi | undefined): Function {
   let wrapper: Function;
   if (isConstructor(original)) {
     // Old-style `function` methods and classes stored as properties can be called with `new`.
     const ctorWrapper = function (this: unknown): unknown {
-      if (rec.pending) rec.touch();
+      if (gate.armed) gate.enter(this, key);
       return new.target === undefined
         ? Reflect.apply(original, this, arguments)
         : Reflect.construct(original, arguments, new.target === ctorWrapper ? original : new.target);
@@ -160,7 +166,7 @@ function makeWrapper(original: Function, rec: TouchRecord, meta: MetadataApi | u
     const name = typeof original.name === 'string' ? original.name : '';
     wrapper = {
       [name](this: unknown): unknown {
-        if (rec.pending) rec.touch();
+        if (gate.armed) gate.enter(this, key);
         return Reflect.apply(original, this, arguments);
       },
     }[name]!;
@@ -169,24 +175,25 @@ function makeWrapper(original: Function, rec: TouchRecord, meta: MetadataApi | u
   // original's [[Prototype]].
   const fnProto = Object.getPrototypeOf(original) as object | null;
   if (Object.getPrototypeOf(wrapper) !== fnProto) Object.setPrototypeOf(wrapper, fnProto);
-  for (const key of Reflect.ownKeys(original)) {
-    if (key === 'name' || key === 'length') {
-      const desc = Object.getOwnPropertyDescriptor(original, key)!;
-      const mine = Object.getOwnPropertyDescriptor(wrapper, key);
+  for (const ownKey of Reflect.ownKeys(original)) {
+    if (ownKey === 'name' || ownKey === 'length') {
+      const desc = Object.getOwnPropertyDescriptor(original, ownKey)!;
+      const mine = Object.getOwnPropertyDescriptor(wrapper, ownKey);
       const same =
         mine !== undefined &&
         mine.value === desc.value &&
         mine.writable === desc.writable &&
         mine.enumerable === desc.enumerable &&
         mine.configurable === desc.configurable;
-      if (!same) Object.defineProperty(wrapper, key, desc);
-    } else if (!FUNCTION_INTRINSICS.has(key)) {
+      if (!same) Object.defineProperty(wrapper, ownKey, desc);
+    } else if (!FUNCTION_INTRINSICS.has(ownKey)) {
       // Some libraries mark handlers with plain properties instead of metadata.
-      const desc = Object.getOwnPropertyDescriptor(original, key);
-      if (desc !== undefined) Object.defineProperty(wrapper, key, desc);
+      const desc = Object.getOwnPropertyDescriptor(original, ownKey);
+      if (desc !== undefined) Object.defineProperty(wrapper, ownKey, desc);
     }
   }
   if (meta !== undefined) copyOwnMetadata(meta, original, wrapper);
+  originals.set(wrapper, original);
   return wrapper;
 }
 
@@ -203,92 +210,255 @@ function copyOwnMetadata(
   }
 }
 
+/** Metadata someone attached to a wrapper after it was made must still be found on the method it stood for. */
+function keepLateMetadata(wrapper: Function, original: Function): void {
+  const m = metadataApi();
+  if (m !== undefined) safely(() => copyOwnMetadata(m, wrapper, original, undefined, true));
+}
+
+/** Objects with a pending first touch through wrappers on their prototype. */
+const pendingObjects = new WeakMap<object, FirstTouch>();
+const isPrototypeOf = Object.prototype.isPrototypeOf;
+/** The wrappers installed on a prototype, by prototype. */
+const sites = new WeakMap<object, PrototypeSite>();
+
 /**
- * The state of one instrumented object, and the record its wrappers consult. A class rather than closures:
- * with thousands of beans, per-object closures and their contexts were most of the heap tracking added
- * (bench/tracker/memory.js). Wrappers are kept in flat arrays of exact size for the same reason.
+ * The wrappers on one prototype: the class prototype of one or more tracked objects. A wrapper observes the
+ * objects still pending in `pendingObjects` (other instances of the class, untracked, only pass through); when
+ * the last of them has been touched the prototype gets its original methods back.
  */
-class FirstTouch implements TouchRecord, FirstTouchHandle {
-  pending = true;
+class PrototypeSite implements Gate {
+  armed = false;
+  /** The tracked objects of this prototype not yet touched: nearly always one, so a set only for more. */
+  private member: FirstTouch | undefined;
+  private more: Set<FirstTouch> | undefined;
+  /**
+   * Per wrapped key, four slots: key, the attributes of the prototype's own method it replaced (ADDED when
+   * the wrapper shadows an inherited one), wrapper, original. Flat and of exact size: one site per class.
+   */
+  private entries: unknown[] = NONE;
+
+  constructor(private readonly proto: object) {}
+
+  /** Wraps what is not wrapped yet. Throws when the prototype refuses a property; `restore` takes it back. */
+  cover(methods: readonly Candidate[], meta: MetadataApi | undefined): void {
+    const added: unknown[] = [];
+    try {
+      for (const { key, desc } of methods) {
+        if (this.covers(key)) continue;
+        const own = Object.getOwnPropertyDescriptor(this.proto, key);
+        const original = originals.get(desc.value) ?? desc.value;
+        const wrapper = makeWrapper(original, key, this, meta);
+        // The attributes of the method a lookup reaches; configurable so that it can be taken off again.
+        Object.defineProperty(this.proto, key, {
+          value: wrapper,
+          writable: desc.writable,
+          enumerable: desc.enumerable,
+          configurable: own === undefined ? true : own.configurable,
+        });
+        added.push(key, own === undefined ? ADDED : attributesOf(own), wrapper, original);
+      }
+    } finally {
+      this.entries = this.entries.concat(added);
+    }
+  }
+
+  private covers(key: string): boolean {
+    for (let i = 0; i < this.entries.length; i += 4) if (this.entries[i] === key) return true;
+    return false;
+  }
+
+  private members(): FirstTouch[] {
+    const all = this.more === undefined ? [] : [...this.more];
+    if (this.member !== undefined) all.push(this.member);
+    return all;
+  }
+
+  hold(member: FirstTouch): void {
+    if (this.member === undefined) this.member = member;
+    else (this.more ??= new Set()).add(member);
+    this.armed = true;
+  }
+
+  /**
+   * One of this prototype's tracked objects was touched (or its install failed). The last one gives the
+   * prototype back its methods. Before that, a touched object would keep calling through the wrappers while
+   * its siblings stay pending (the same class provided twice, one copy unused): it gets own properties
+   * holding the original methods instead, so its calls are direct again, on a hidden class of its own.
+   */
+  drop(member: FirstTouch, touched: object | undefined): void {
+    if (this.member === member) this.member = undefined;
+    else if (this.more?.delete(member) !== true) return;
+    if (this.member === undefined && this.more !== undefined && this.more.size > 0) {
+      const next = this.more.values().next().value!;
+      this.more.delete(next);
+      this.member = next;
+    }
+    if (this.member === undefined) {
+      this.armed = false;
+      this.restore();
+      return;
+    }
+    if (touched === undefined) return;
+    const target = touched;
+    for (let i = 0; i < this.entries.length; i += 4) {
+      const key = this.entries[i] as string;
+      const wrapper = this.entries[i + 2] as Function;
+      if (Object.prototype.hasOwnProperty.call(target, key)) continue;
+      const desc = Object.getOwnPropertyDescriptor(this.proto, key);
+      if (desc?.value !== wrapper) continue;
+      const original = this.entries[i + 3] as Function;
+      safely(() => Object.defineProperty(target, key, { ...desc, value: original, configurable: true }));
+      keepLateMetadata(wrapper, original);
+    }
+  }
+
+  /**
+   * Finds whom a call through one of this prototype's wrappers touches: the receiver when it is pending.
+   * Another, untracked instance of the class touches nobody. A call that names no instance of the class —
+   * a method passed around unbound, or called through a Proxy of the bean — may be any pending member's:
+   * all of them count as touched, since calling a used bean a ghost is the error this report must not make.
+   */
+  enter(receiver: unknown, key: string): void {
+    if (typeof receiver === 'object' && receiver !== null) {
+      const member = pendingObjects.get(receiver);
+      if (member !== undefined) return member.enter(receiver, key);
+      if (!types.isProxy(receiver) && isPrototypeOf.call(this.proto, receiver)) return;
+    }
+    for (const member of this.members()) member.enter(receiver, key);
+  }
+
+  /** Puts the prototype's methods back, unless someone replaced a wrapper meanwhile. */
+  private restore(): void {
+    sites.delete(this.proto);
+    const proto = this.proto as Record<string, unknown>;
+    for (let i = this.entries.length - 4; i >= 0; i -= 4) {
+      const key = this.entries[i] as string;
+      const attributes = this.entries[i + 1] as number;
+      const wrapper = this.entries[i + 2] as Function;
+      const original = this.entries[i + 3] as Function;
+      safely(() => {
+        if (Object.getOwnPropertyDescriptor(proto, key)?.value !== wrapper) return;
+        if (attributes === ADDED) delete proto[key];
+        else Object.defineProperty(proto, key, { value: original, ...descriptorOf(attributes) });
+      });
+      keepLateMetadata(wrapper, original);
+    }
+    this.entries = NONE;
+    renew(this.proto);
+  }
+}
+
+/** Attributes of a data property as three bits, so that a site keeps an int per method instead of a descriptor. */
+const WRITABLE = 1;
+const ENUMERABLE = 2;
+const CONFIGURABLE = 4;
+/** The wrapper was added on the prototype, shadowing an inherited method. */
+const ADDED = -1;
+
+function attributesOf(desc: PropertyDescriptor): number {
+  return (desc.writable === true ? WRITABLE : 0) | (desc.enumerable === true ? ENUMERABLE : 0) | (desc.configurable === true ? CONFIGURABLE : 0);
+}
+
+function descriptorOf(attributes: number): PropertyDescriptor {
+  return { writable: (attributes & WRITABLE) !== 0, enumerable: (attributes & ENUMERABLE) !== 0, configurable: (attributes & CONFIGURABLE) !== 0 };
+}
+
+/**
+ * Gives a restored prototype a fresh hidden class. Putting a method back is a value change, after which V8
+ * holds that property as a mutable field and optimised code can no longer treat the method as a constant
+ * (no inlining through it: tracked calls measured 1.2-1.4x untracked, bench/tracker/shapes.js). Deleting a
+ * property that is not the last one sends the object to dictionary mode; V8 makes a prototype fast again on
+ * its next use, with every property constant as after a class definition.
+ */
+function renew(proto: object): void {
+  const a = Symbol('diag.renew');
+  const b = Symbol('diag.renew');
+  safely(() => {
+    Object.defineProperty(proto, a, { value: 0, configurable: true });
+    Object.defineProperty(proto, b, { value: 0, configurable: true });
+    delete (proto as Record<symbol, unknown>)[a];
+    delete (proto as Record<symbol, unknown>)[b];
+  });
+}
+
+/**
+ * One instrumented object. Its inherited methods are observed by the wrappers of its prototype's site, its
+ * own function-valued properties by wrappers swapped in place, gated by this object itself.
+ */
+class FirstTouch implements Gate, FirstTouchHandle {
+  armed = true;
   readonly methods: number;
   private target: object | undefined;
+  private site: PrototypeSite | undefined;
+  private ignore: ReadonlySet<string> | undefined;
   private listener: ((context: unknown) => void) | undefined;
   private context: unknown;
-  /** Shadowing own properties, in the order they were added: key, original method, wrapper, key, … */
-  private added: unknown[] = NONE;
   /** Own function properties swapped in place: key, original descriptor, wrapper, key, … */
   private swapped: unknown[] = NONE;
-  /** How many own keys the object had once every wrapper was in place; see `removeAdded`. */
-  private keysWhenInstalled = -1;
 
-  constructor(target: object, methods: number, onTouch: (context: unknown) => void, context: unknown) {
+  constructor(target: object, methods: number, options: FirstTouchOptions) {
     this.target = target;
     this.methods = methods;
-    this.listener = onTouch;
-    this.context = context;
+    this.ignore = options.ignore;
+    this.listener = options.onTouch;
+    this.context = options.context;
+  }
+
+  get pending(): boolean {
+    return this.armed;
   }
 
   /** Throws when a property cannot be defined; `undo` then takes back what was done. */
   install(own: readonly Candidate[], inherited: readonly Candidate[], meta: MetadataApi | undefined): void {
     const target = this.target!;
+    if (inherited.length > 0) {
+      const proto = Object.getPrototypeOf(target) as object;
+      let site = sites.get(proto);
+      if (site === undefined) {
+        site = new PrototypeSite(proto);
+        sites.set(proto, site);
+      }
+      // Held before covering: a failure half-way is undone by the same `drop` as a touch.
+      site.hold(this);
+      this.site = site;
+      pendingObjects.set(target, this);
+      site.cover(inherited, meta);
+    }
     if (own.length > 0) this.swapped = new Array<unknown>(own.length * 3).fill(undefined);
-    if (inherited.length > 0) this.added = new Array<unknown>(inherited.length * 3).fill(undefined);
     for (let i = 0; i < own.length; i++) {
       const { key, desc } = own[i]!;
-      const wrapper = makeWrapper(desc.value, this, meta);
+      const wrapper = makeWrapper(desc.value, key, this, meta);
       // Recorded first: if defineProperty throws half-way, undo re-defines the original, which is harmless.
       this.swapped[i * 3] = key;
       this.swapped[i * 3 + 1] = desc;
       this.swapped[i * 3 + 2] = wrapper;
       Object.defineProperty(target, key, { ...desc, value: wrapper });
     }
-    for (let i = 0; i < inherited.length; i++) {
-      const { key, desc } = inherited[i]!;
-      const wrapper = makeWrapper(desc.value, this, meta);
-      // Enumerable as the inherited method was, so `for…in` lists the same names; configurable so it can go.
-      Object.defineProperty(target, key, { value: wrapper, writable: desc.writable, enumerable: desc.enumerable, configurable: true });
-      this.added[i * 3] = key;
-      this.added[i * 3 + 1] = desc.value;
-      this.added[i * 3 + 2] = wrapper;
-    }
-    this.keysWhenInstalled = Reflect.ownKeys(target).length;
   }
 
   /** Takes back a partial install. */
   undo(): void {
-    const target = this.target!;
-    for (let i = this.added.length - 3; i >= 0; i -= 3) {
-      const key = this.added[i] as string | undefined;
-      if (key !== undefined && Object.getOwnPropertyDescriptor(target, key)?.value === this.added[i + 2]) {
-        safely(() => delete (target as Record<string, unknown>)[key]);
-      }
-    }
-    this.restoreSwapped(target);
+    this.armed = false;
+    this.restoreSwapped(this.target!);
+    this.leaveSite(false);
     this.release();
   }
 
+  /** A wrapper's call on `receiver` through `key`. Calls of framework hooks inherited from the site do not count. */
+  enter(_receiver: unknown, key: string): void {
+    if (this.ignore?.has(key) === true) return;
+    this.touch();
+  }
+
   touch(): void {
-    if (!this.pending) return;
-    this.pending = false;
+    if (!this.armed) return;
+    this.armed = false;
     const target = this.target!;
     // A failed restore (say the object was frozen after tracking) leaves the wrappers in place: still
     // correct, only not free. It must never surface in the caller's method call.
-    safely(() => this.removeAdded(target));
     this.restoreSwapped(target);
-    // Metadata someone attached to a wrapper after tracking must still be found on `bean[method]`.
-    const m = metadataApi();
-    if (m !== undefined) {
-      for (let i = 0; i < this.added.length; i += 3) {
-        const wrapper = this.added[i + 2] as object;
-        const original = this.added[i + 1] as object;
-        safely(() => copyOwnMetadata(m, wrapper, original, undefined, true));
-      }
-      for (let i = 0; i < this.swapped.length; i += 3) {
-        const wrapper = this.swapped[i + 2] as object;
-        const original = (this.swapped[i + 1] as PropertyDescriptor).value as object;
-        safely(() => copyOwnMetadata(m, wrapper, original, undefined, true));
-      }
-    }
+    this.leaveSite(true);
     const listener = this.listener!;
     const context = this.context;
     // Captured wrappers outlive this moment; they should not keep the object's bookkeeping alive.
@@ -300,35 +470,14 @@ class FirstTouch implements TouchRecord, FirstTouchHandle {
     }
   }
 
-  /**
-   * Takes the added wrappers off again. Deleting the most recently added properties in reverse order is the one
-   * deletion V8 undoes by going back to the object's previous hidden class, so the bean ends with exactly the
-   * map of an untracked instance of its class (a prototype swap would leave it a map of its own, and slower
-   * property loads and getters: measured in bench/tracker/shapes.js). If anything was added after the wrappers
-   * (a field set in `onModuleInit`), deleting would turn the object into a slow dictionary instead: then each
-   * wrapper's slot is pointed at the original method, which keeps the object fast.
-   */
-  private removeAdded(target: object): void {
-    const added = this.added;
-    const n = added.length / 3;
-    if (n === 0) return;
-    const keys = Reflect.ownKeys(target);
-    let trailing = keys.length === this.keysWhenInstalled;
-    for (let i = 0; trailing && i < n; i++) {
-      const key = added[i * 3] as string;
-      trailing = keys[keys.length - n + i] === key && Object.getOwnPropertyDescriptor(target, key)?.value === added[i * 3 + 2];
-    }
-    if (trailing) {
-      for (let i = n - 1; i >= 0; i--) delete (target as Record<string, unknown>)[added[i * 3] as string];
-      return;
-    }
-    for (let i = 0; i < n; i++) {
-      const key = added[i * 3] as string;
-      safely(() => {
-        const current = Object.getOwnPropertyDescriptor(target, key);
-        if (current !== undefined && current.value === added[i * 3 + 2]) Object.defineProperty(target, key, { value: added[i * 3 + 1] });
-      });
-    }
+  /** `touched`: a first touch, not the undoing of a failed install. */
+  private leaveSite(touched: boolean): void {
+    const site = this.site;
+    if (site === undefined) return;
+    this.site = undefined;
+    const target = this.target!;
+    pendingObjects.delete(target);
+    safely(() => site.drop(this, touched ? target : undefined));
   }
 
   private restoreSwapped(target: object): void {
@@ -336,18 +485,21 @@ class FirstTouch implements TouchRecord, FirstTouchHandle {
     for (let i = swapped.length - 3; i >= 0; i -= 3) {
       const key = swapped[i] as string | undefined;
       if (key === undefined) continue;
+      const wrapper = swapped[i + 2] as Function;
+      const before = swapped[i + 1] as PropertyDescriptor & { value: Function };
       safely(() => {
         const current = Object.getOwnPropertyDescriptor(target, key);
-        if (current !== undefined && current.value === swapped[i + 2]) Object.defineProperty(target, key, swapped[i + 1] as PropertyDescriptor);
+        if (current !== undefined && current.value === wrapper) Object.defineProperty(target, key, before);
       });
+      keepLateMetadata(wrapper, before.value);
     }
   }
 
   private release(): void {
     this.target = undefined;
+    this.ignore = undefined;
     this.listener = undefined;
     this.context = undefined;
-    this.added = NONE;
     this.swapped = NONE;
   }
 }
@@ -368,6 +520,7 @@ interface Candidate {
  */
 export function installFirstTouch(target: object, options: FirstTouchOptions): FirstTouchHandle {
   const { ignore, stopAt } = options;
+  if (pendingObjects.has(target)) throw new Error('already instrumented by another tracker');
   const seen = new Set<string>();
 
   const own: Candidate[] = [];
@@ -397,11 +550,10 @@ export function installFirstTouch(target: object, options: FirstTouchOptions): F
   const methods = own.length + inherited.length;
   if (methods === 0) return { methods: 0, pending: false };
 
-  const state = new FirstTouch(target, methods, options.onTouch, options.context);
+  const state = new FirstTouch(target, methods, options);
   try {
     state.install(own, inherited, metadataApi());
   } catch (err) {
-    state.pending = false;
     state.undo();
     throw err;
   }

@@ -61,7 +61,8 @@ describe.each(LOADING_CASES)('first-touch tracking on the tracking app (%s)', (l
   it('preserves identity, instanceof and constructor of a tracked bean', () => {
     expect(identity).toEqual({
       legacyProtoIsClassProto: true,
-      legacyRenderShadowed: true,
+      legacyRenderWrapped: true,
+      legacyOwnKeys: [],
       legacyInstanceof: true,
       legacyConstructor: true,
     });

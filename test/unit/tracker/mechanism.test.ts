@@ -50,26 +50,79 @@ describe('identity', () => {
     expect(Object.keys(bean)).toEqual(keysBefore);
   });
 
-  it('never changes the prototype, and takes its wrappers off at the first touch', () => {
-    const plain = new Counter();
-    const { bean } = tracked(new Counter());
-    expect(Object.getPrototypeOf(bean)).toBe(Counter.prototype);
-    expect(bean.increment).not.toBe(Counter.prototype.increment);
-    // Shadowing, non-enumerable as class methods are: keys, JSON and for…in as before.
-    expect(Object.getOwnPropertyDescriptor(bean, 'increment')).toMatchObject({ enumerable: false, configurable: true });
-    bean.increment();
-    expect(Object.getPrototypeOf(bean)).toBe(Counter.prototype);
-    expect(bean.increment).toBe(Counter.prototype.increment);
+  it('never changes the object: the wrappers sit on its class prototype until the first touch', () => {
+    class Svc {
+      k = 1;
+      read(): number {
+        return this.k;
+      }
+    }
+    const original = Svc.prototype.read;
+    const plain = new Svc();
+    const { bean } = tracked(new Svc());
+    expect(Reflect.ownKeys(bean)).toEqual(Reflect.ownKeys(plain));
+    expect(Object.getPrototypeOf(bean)).toBe(Svc.prototype);
+    expect(Svc.prototype.read).not.toBe(original);
+    expect(Object.getOwnPropertyDescriptor(Svc.prototype, 'read')).toMatchObject({ enumerable: false, writable: true });
+    bean.read();
+    expect(Svc.prototype.read).toBe(original);
     expect(Reflect.ownKeys(bean)).toEqual(Reflect.ownKeys(plain));
   });
 
-  it('keeps the wrappers\' slots, pointed at the originals, when a field was added after tracking', () => {
-    const { bean } = tracked(new Counter());
-    (bean as unknown as { late: number }).late = 1; // say, in onModuleInit
-    bean.increment();
-    // Deleting now would make the object a slow dictionary; the own slot calls the original directly instead.
-    expect(Object.getOwnPropertyDescriptor(bean, 'increment')?.value).toBe(Counter.prototype.increment);
-    expect(bean.increment(2)).toBe(3);
+  it('an inherited method is wrapped on the class prototype and taken off it again', () => {
+    class Base {
+      hello(): string {
+        return 'hi';
+      }
+    }
+    class Svc extends Base {}
+    const { bean, tracker } = tracked(new Svc());
+    expect(Object.prototype.hasOwnProperty.call(Svc.prototype, 'hello')).toBe(true);
+    expect(Base.prototype.hello.call(bean)).toBe('hi'); // the base's method is never changed
+    expect(tracker.isTouched('bean')).toBe(false);
+    expect(bean.hello()).toBe('hi');
+    expect(tracker.isTouched('bean')).toBe(true);
+    expect(Object.getOwnPropertyNames(Svc.prototype)).toEqual(['constructor']);
+  });
+
+  it('an untracked instance of the class touches nobody; an unbound call may touch any pending instance', () => {
+    class Svc {
+      ping(): string {
+        return 'pong';
+      }
+    }
+    const tracker = new GhostTracker();
+    const a = new Svc();
+    const b = new Svc();
+    tracker.track('a', a);
+    tracker.track('b', b);
+    expect(new Svc().ping()).toBe('pong');
+    expect(tracker.snapshot().touched).toEqual([]);
+    const unbound = a.ping;
+    expect(unbound()).toBe('pong');
+    // Nothing names the instance: both count, since a used bean must never be called a ghost.
+    expect(tracker.snapshot().touched).toEqual(['a', 'b']);
+  });
+
+  it('the first of two instances of one class calls the original directly while the other stays pending', () => {
+    class Svc {
+      ping(): string {
+        return 'pong';
+      }
+    }
+    const original = Svc.prototype.ping;
+    const tracker = new GhostTracker();
+    const used = new Svc();
+    const ghost = new Svc();
+    tracker.track('used', used);
+    tracker.track('ghost', ghost);
+    used.ping();
+    expect(used.ping).toBe(original);
+    expect(ghost.ping).not.toBe(original);
+    expect(tracker.isTouched('ghost')).toBe(false);
+    ghost.ping();
+    expect(Svc.prototype.ping).toBe(original);
+    expect(tracker.snapshot().touched).toEqual(['ghost', 'used']);
   });
 });
 
@@ -85,7 +138,8 @@ describe('#private members', () => {
 
 describe('what counts as a touch', () => {
   it('a captured method reference touches on first call and keeps working afterwards', () => {
-    const { bean, tracker } = tracked(new Counter());
+    class Fresh extends Counter {}
+    const { bean, tracker } = tracked(new Fresh());
     const f = bean.increment; // what a router stores at bootstrap
     expect(tracker.isTouched('bean')).toBe(false);
     expect(f.call(bean, 4)).toBe(4);

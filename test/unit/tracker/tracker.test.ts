@@ -8,6 +8,8 @@ class Service {
     return 'ran';
   }
 }
+/** Before any test tracked a Service: while one is pending, the prototype holds a wrapper. */
+const serviceRun = Service.prototype.run;
 
 describe('skip reasons', () => {
   it('frozen, sealed and non-extensible instances are final-class and left alone', () => {
@@ -131,6 +133,7 @@ describe('a wrapping error', () => {
 
 describe('double tracking', () => {
   it('the same object under the same name is refused without stacking wrappers', () => {
+    const original = serviceRun;
     const tracker = new GhostTracker();
     const s = new Service();
     expect(tracker.track('s', s)).toMatchObject({ status: 'tracked', methods: 1 });
@@ -141,7 +144,7 @@ describe('double tracking', () => {
     expect(s.run).toBe(wrapper);
     expect(Object.getPrototypeOf(wrapper)).not.toBe(wrapper); // one wrapper, not a wrapper of a wrapper
     s.run();
-    expect(s.run).toBe(Service.prototype.run);
+    expect(s.run).toBe(original);
     expect(tracker.snapshot().trackedCount).toBe(1);
   });
 
@@ -158,17 +161,23 @@ describe('double tracking', () => {
     expect(tracker.isTouched('LateAlias')).toBe(true);
   });
 
-  it('two instances under one name share one flag; each instance is restored by its own first call', () => {
+  it('two instances under one name share one flag; the prototype is restored once both were called', () => {
+    class Twin {
+      run(): string {
+        return 'ran';
+      }
+    }
+    const original = Twin.prototype.run;
     const tracker = new GhostTracker();
-    const a = new Service();
-    const b = new Service();
+    const a = new Twin();
+    const b = new Twin();
     tracker.track('dup', a);
     tracker.track('dup', b);
     a.run();
     expect(tracker.isTouched('dup')).toBe(true);
-    expect(b.run).not.toBe(Service.prototype.run);
+    expect(Twin.prototype.run).not.toBe(original);
     expect(b.run()).toBe('ran');
-    expect(b.run).toBe(Service.prototype.run);
+    expect(Twin.prototype.run).toBe(original);
     expect(Object.prototype.hasOwnProperty.call(b, 'run')).toBe(false);
     expect(tracker.snapshot()).toMatchObject({ trackedCount: 1, touched: ['dup'] });
   });
@@ -200,6 +209,7 @@ describe('reflect-metadata on wrappers', () => {
       return `${a}${b}`;
     }
   }
+  const jobsTick = Jobs.prototype.tick;
 
   it('a wrapper carries the original method metadata, name and length', () => {
     const original = Jobs.prototype.tick;
@@ -227,11 +237,12 @@ describe('reflect-metadata on wrappers', () => {
   });
 
   it('metadata attached to a wrapper before the first touch is found on the restored method', () => {
+    const original = jobsTick;
     const bean = new Jobs();
     new GhostTracker().track('jobs', bean);
     Reflect.defineMetadata('late', 1, bean.tick);
     bean.tick(1, 'a');
-    expect(bean.tick).toBe(Jobs.prototype.tick);
+    expect(bean.tick).toBe(original);
     expect(Reflect.getMetadata('late', bean.tick)).toBe(1);
   });
 
