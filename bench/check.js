@@ -1,0 +1,129 @@
+'use strict';
+// The zero-cost guard (`npm run bench:check`, run by CI after the tests): short runs of the call-shape,
+// start-up and memory benchmarks, each figure compared with its goal plus a noise margin.
+//
+//   npm run build && node bench/check.js [--json]
+//
+// Margins were derived from repeated runs on a shared 2-core machine (see SHAPE_MARGIN and docs/benchmarks.md):
+// the threshold of a figure is its goal plus that margin. A figure above its threshold is measured once more,
+// and the check fails only when both measurements are above it: a regression fails twice, a noisy round
+// rarely does.
+//
+// Where a goal is not met yet (issue #15), the entry says so and guards the figure as it stands instead, with
+// the same margin: it must not get worse. Tightening such an entry to its goal is part of meeting the goal.
+const path = require('node:path');
+const fs = require('node:fs');
+
+const root = path.resolve(__dirname, '..');
+if (!fs.existsSync(path.join(root, 'dist', 'index.js'))) {
+  console.error('dist/ is missing: run npm run build first');
+  process.exit(2);
+}
+const { measureShapes } = require('./tracker/shapes');
+const { measureStartup } = require('./startup/run');
+const { measureMemory } = require('./tracker/memory');
+
+/**
+ * Over three runs of this check on a shared 2-core VM, the median of one figure moved by up to 0.25 between
+ * runs for the call shapes (direct: 0.84-1.09) and 0.13 for start-up (Phase 1, small app: 0.96-1.09). A figure
+ * sitting at its goal can therefore read about half the shapes' range and the whole start-up range above it.
+ */
+const SHAPE_MARGIN = 0.15;
+const STARTUP_MARGIN = 0.12;
+
+/** A call-shape's tracked/untracked ratio; goal 1.05 for all (issue #15). `ceiling`: a known gap, guarded as is. */
+const SHAPES = {
+  direct: {},
+  'field-write': {},
+  'private-field': {},
+  getter: {},
+  'interface-typed': {},
+  // One forwarding call that V8 does not inline: about +1 ns on a sub-nanosecond call (docs/tracking.md).
+  'bound-at-startup': { ceiling: 3.5, gap: 'captured wrapper forwards through one extra call' },
+  async: {},
+  'route-handler': {},
+  'cron-job': {},
+  'event-listener': {},
+};
+const SHAPE_GOAL = 1.05;
+
+/** Process start to ready, ratio to NodeSDK alone. Goals: Phase 1 ≤ 1.03, Phase 1 + 2 ≤ 1.05. */
+const STARTUP = [
+  { app: 'small', tree: false, side: 'phase1', goal: 1.03 },
+  { app: 'small', tree: false, side: 'phase2', goal: 1.05 },
+  { app: 'large dependency tree', tree: true, side: 'phase1', goal: 1.03 },
+  { app: 'large dependency tree', tree: true, side: 'phase2', goal: 1.05 },
+];
+
+/** Heap bytes per bean that tracking adds after start-up. Goal 200 (issue #15). */
+const MEMORY = { goal: 200, ceiling: 950, margin: 150, gap: 'a wrapper per method and per-bean bookkeeping' };
+
+function verdict(value, goal, ceiling, margin) {
+  const limit = (ceiling ?? goal) + margin;
+  if (value > limit) return { status: 'FAIL', limit };
+  return { status: ceiling !== undefined && value > goal ? 'known gap' : 'ok', limit };
+}
+
+function checkShapes() {
+  const measure = (pairs) => measureShapes({ pairs, rounds: 3, calls: 5_000_000 });
+  const first = measure(9);
+  const rows = [];
+  let again;
+  for (const [shape, spec] of Object.entries(SHAPES)) {
+    let ratio = first[shape].ratio;
+    let v = verdict(ratio, SHAPE_GOAL, spec.ceiling, SHAPE_MARGIN);
+    if (v.status === 'FAIL') {
+      again ??= measure(9);
+      const second = again[shape].ratio;
+      if (verdict(second, SHAPE_GOAL, spec.ceiling, SHAPE_MARGIN).status !== 'FAIL') {
+        ratio = second;
+        v = verdict(second, SHAPE_GOAL, spec.ceiling, SHAPE_MARGIN);
+      } else ratio = Math.min(ratio, second);
+    }
+    rows.push({ what: `tracked/untracked, ${shape}`, value: ratio, goal: SHAPE_GOAL, ...v, gap: spec.gap });
+  }
+  return rows;
+}
+
+function checkStartup() {
+  const rows = [];
+  for (const tree of [false, true]) {
+    const measure = () => measureStartup({ runs: 7, tree });
+    const first = measure();
+    let again;
+    for (const spec of STARTUP.filter((s) => s.tree === tree)) {
+      let ratio = first[spec.side].totalToSdk;
+      let v = verdict(ratio, spec.goal, spec.ceiling, STARTUP_MARGIN);
+      if (v.status === 'FAIL') {
+        again ??= measure();
+        ratio = Math.min(ratio, again[spec.side].totalToSdk);
+        v = verdict(ratio, spec.goal, spec.ceiling, STARTUP_MARGIN);
+      }
+      const label = spec.side === 'phase1' ? 'Phase 1' : 'Phase 1 + 2';
+      rows.push({ what: `start-up ÷ NodeSDK, ${label}, ${spec.app} app`, value: ratio, goal: spec.goal, ...v, gap: spec.gap });
+    }
+  }
+  return rows;
+}
+
+function checkMemory() {
+  const { bytesPerBean } = measureMemory({ pairs: 3 });
+  return [{ what: 'heap bytes per tracked bean (1 method)', value: bytesPerBean, goal: MEMORY.goal, ...verdict(bytesPerBean, MEMORY.goal, MEMORY.ceiling, MEMORY.margin), gap: MEMORY.gap }];
+}
+
+const started = Date.now();
+const rows = [...checkShapes(), ...checkStartup(), ...checkMemory()];
+if (process.argv.includes('--json')) console.log(JSON.stringify(rows, null, 2));
+else {
+  console.log(`bench:check on node ${process.version}, ${require('node:os').cpus().length} cores, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  console.log(`${'figure'.padEnd(58)} ${'measured'.padStart(9)} ${'goal'.padStart(6)} ${'fails >'.padStart(8)}  status`);
+  for (const r of rows) {
+    const f = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(3));
+    console.log(`${r.what.padEnd(58)} ${f(r.value).padStart(9)} ${f(r.goal).padStart(6)} ${f(r.limit).padStart(8)}  ${r.status}${r.status === 'known gap' ? ` (${r.gap})` : ''}`);
+  }
+}
+const failed = rows.filter((r) => r.status === 'FAIL');
+if (failed.length > 0) {
+  console.error(`bench:check: ${failed.length} figure(s) above their threshold, in two measurements: ${failed.map((r) => r.what).join('; ')}`);
+  process.exit(1);
+}
