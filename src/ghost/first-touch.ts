@@ -323,7 +323,15 @@ class PrototypeSite implements Gate {
     if (typeof receiver === 'object' && receiver !== null) {
       const member = pendingObjects.get(receiver);
       if (member !== undefined) return member.enter(receiver, key);
-      if (!types.isProxy(receiver) && isPrototypeOf.call(this.proto, receiver)) return;
+      if (!types.isProxy(receiver) && isPrototypeOf.call(this.proto, receiver)) {
+        // An object made with Object.create(bean) calls on the bean's behalf (passport does this with
+        // strategies); a separate instance of the class touches nobody.
+        for (let p = Object.getPrototypeOf(receiver) as object | null; p !== null && p !== this.proto; p = Object.getPrototypeOf(p)) {
+          const owner = pendingObjects.get(p);
+          if (owner !== undefined) return owner.enter(p, key);
+        }
+        return;
+      }
     }
     for (const member of this.members()) member.enter(receiver, key);
   }

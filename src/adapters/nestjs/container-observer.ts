@@ -1,6 +1,7 @@
 import type { DiagRuntime } from '../../runtime';
 import { safeLog } from '../../logger';
-import { isFrameworkWrapper, readContainer, tokenName, type Instantiation } from './container-reader';
+import { isFrameworkWrapper, readContainer, type Instantiation } from './container-reader';
+import { tokenName } from './names';
 import { nestEntryPoints } from './entry-points';
 import {
   NEST_SCOPE,

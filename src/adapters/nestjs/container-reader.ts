@@ -1,6 +1,7 @@
 import { BeanGraph, type BeanKind, type BeanRole, type BeanScope } from '../../ghost/bean-graph';
 import type { ClassOriginIndex } from '../../origins/class-origin';
 import type { NestBeanFacts } from './entry-points';
+import { className, tokenName } from './names';
 import {
   GLOBAL_ENHANCER_TOKEN,
   NEST_SCOPE,
@@ -24,22 +25,6 @@ export interface ContainerSnapshot {
   readonly wrappers: ReadonlyMap<number, NestInstanceWrapper>;
 }
 
-/** `Symbol(foo)` → `foo`; classes by name; strings as they are. */
-export function tokenName(token: unknown): string {
-  if (typeof token === 'function') return token.name || '<anonymous class>';
-  if (typeof token === 'symbol') return token.description ?? 'Symbol()';
-  if (typeof token === 'string') {
-    // Global enhancers get a random UUID per run; a name must be stable across runs to compare reports.
-    const m = GLOBAL_ENHANCER_TOKEN.exec(token);
-    return m ? m[1] : token;
-  }
-  try {
-    return String(token);
-  } catch {
-    return '<unnamed>';
-  }
-}
-
 function kindOf(wrapper: NestInstanceWrapper): BeanKind {
   if (wrapper.isAlias) return 'alias';
   if (wrapper.inject !== undefined && wrapper.inject !== null) return 'factory';
@@ -59,14 +44,22 @@ function scopeOf(wrapper: NestInstanceWrapper): BeanScope {
   return 'singleton';
 }
 
+/** Providers Nest adds to every module itself, next to the module class: never the application's doing. */
+const CORE_PROVIDER_NAMES: ReadonlySet<string> = new Set(['ModuleRef', 'ApplicationConfig']);
+
 /**
- * A framework bean is registered by a library module (or Nest's own InternalCoreModule), or is an instance
- * of a library class (ModuleRef, ApplicationConfig and their like are added to every module by Nest itself).
+ * A framework bean is one a library registered: its module (the `host`) is Nest's InternalCoreModule or a
+ * library module, or it is one of the providers Nest adds to every module. Who registered it decides, not
+ * where its class comes from: a library class that the application lists in its own module's `providers`
+ * (`providers: [ConfigService]`) is the application's bean, and a candidate like any other when nothing uses it.
  */
 export function isFrameworkWrapper(wrapper: NestInstanceWrapper, origins: ClassOriginIndex): boolean {
   const host = wrapper.host;
-  if (host?.name === 'InternalCoreModule' || origins.originOf(host?.metatype) === 'library') return true;
-  return origins.originOf(wrapper.metatype) === 'library' || origins.originOf(wrapper.token) === 'library';
+  // Without a host (not seen on Nest 10-12) the class's origin is the only signal left.
+  if (host === undefined || host === null) return origins.originOf(wrapper.metatype) === 'library' || origins.originOf(wrapper.token) === 'library';
+  if (host.name === 'InternalCoreModule' || origins.originOf(host.metatype) === 'library') return true;
+  const token = wrapper.token;
+  return typeof token === 'function' && CORE_PROVIDER_NAMES.has(token.name) && origins.originOf(token) === 'library';
 }
 
 const COLLECTIONS: ReadonlyArray<[keyof NestModule, BeanRole]> = [
@@ -130,7 +123,7 @@ export function readContainer(
           eager,
           ...(seen ? { instantiationMs: seen.ms } : {}),
           // Application classes only: where a library class lives says nothing the user can act on.
-          ...(cls && !framework && cls.name ? { className: cls.name, ...sourceOf(cls, origins) } : {}),
+          ...(cls && !framework && cls.name ? { className: className(cls), ...sourceOf(cls, origins) } : {}),
         });
         ids.set(wrapper, id);
         wrappers.set(id, wrapper);
@@ -145,6 +138,22 @@ export function readContainer(
     }
   }
 
+  // Nest records a dependency on a `useExisting` alias as one on the alias's target: the declared token says
+  // which of the two the class asked for, so that an injected alias is not taken for an unused one.
+  const aliasesOf = new Map<NestInstanceWrapper, Array<{ token: unknown; id: number }>>();
+  for (const [wrapper, id] of ids) {
+    if (graph.bean(id).kind !== 'alias') continue;
+    const target = safeCall(() => wrapper.getCtorMetadata?.()?.[0]);
+    if (target) aliasesOf.set(target, [...(aliasesOf.get(target) ?? []), { token: wrapper.token, id }]);
+  }
+  const edgeTo = (dep: NestInstanceWrapper, declared: unknown): number | undefined => {
+    if (declared !== undefined && declared !== dep.token) {
+      const alias = aliasesOf.get(dep)?.find((a) => a.token === declared);
+      if (alias !== undefined) return alias.id;
+    }
+    return ids.get(dep);
+  };
+
   for (const [wrapper, from] of ids) {
     const kind = graph.bean(from).kind;
     const ctorKind = kind === 'alias' ? 'alias' : kind === 'factory' ? 'factory-inject' : 'constructor';
@@ -156,12 +165,14 @@ export function readContainer(
     } catch {
       continue;
     }
-    for (const dep of ctorDeps ?? []) {
-      const to = dep ? ids.get(dep) : undefined;
+    const declaredCtor = kind === 'alias' || aliasesOf.size === 0 ? undefined : safeCall(() => declaredCtorTokens(wrapper));
+    (ctorDeps ?? []).forEach((dep, i) => {
+      const to = dep ? edgeTo(dep, declaredCtor?.[i]) : undefined;
       if (to !== undefined) graph.addEdge(from, to, ctorKind);
-    }
+    });
+    const declaredProps = aliasesOf.size === 0 || !propDeps?.length ? undefined : safeCall(() => declaredPropertyTokens(wrapper));
     for (const prop of propDeps ?? []) {
-      const to = prop?.wrapper ? ids.get(prop.wrapper) : undefined;
+      const to = prop?.wrapper ? edgeTo(prop.wrapper, declaredProps?.get(prop.key)) : undefined;
       if (to !== undefined) graph.addEdge(from, to, 'property');
     }
   }
@@ -171,4 +182,44 @@ export function readContainer(
 function sourceOf(cls: unknown, origins: ClassOriginIndex): { source?: string } {
   const file = origins.fileOf(cls);
   return file !== undefined ? { source: file } : {};
+}
+
+function safeCall<T>(fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch {
+    return undefined;
+  }
+}
+
+type ReflectWithMetadata = typeof Reflect & { getMetadata?: (key: unknown, target: object) => unknown };
+
+function metadata(key: string, target: object): unknown {
+  const get = (Reflect as ReflectWithMetadata).getMetadata;
+  return typeof get === 'function' ? get(key, target) : undefined;
+}
+
+/**
+ * The tokens a bean asked for, by constructor position: a factory's `inject` list, or a class's parameter
+ * types overlaid with its `@Inject(token)` parameters (the `self:paramtypes` metadata Nest reads itself).
+ */
+function declaredCtorTokens(wrapper: NestInstanceWrapper): unknown[] | undefined {
+  if (Array.isArray(wrapper.inject)) {
+    return wrapper.inject.map((t) => (t !== null && typeof t === 'object' && 'token' in t ? (t as { token: unknown }).token : t));
+  }
+  const cls = wrapper.metatype;
+  if (typeof cls !== 'function') return undefined;
+  const types = [...((metadata('design:paramtypes', cls) as unknown[] | undefined) ?? [])];
+  for (const entry of (metadata('self:paramtypes', cls) as Array<{ index: number; param: unknown }> | undefined) ?? []) {
+    types[entry.index] = entry.param;
+  }
+  return types;
+}
+
+/** The tokens of a class's `@Inject()` properties, by property key. */
+function declaredPropertyTokens(wrapper: NestInstanceWrapper): Map<unknown, unknown> | undefined {
+  const cls = wrapper.metatype;
+  if (typeof cls !== 'function') return undefined;
+  const entries = (metadata('self:properties_metadata', cls) as Array<{ key: unknown; type: unknown }> | undefined) ?? [];
+  return new Map(entries.map((e) => [e.key, e.type]));
 }

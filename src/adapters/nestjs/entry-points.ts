@@ -1,5 +1,6 @@
 import type { ClassOriginIndex } from '../../origins/class-origin';
 import type { BeanRole } from '../../ghost/bean-graph';
+import { className } from './names';
 
 /**
  * Signs that NestJS, or a Nest library, calls into a bean on its own. Detection errs broad on purpose: a false
@@ -137,7 +138,7 @@ export function nestEntryPoints(facts: NestBeanFacts, origins: ClassOriginIndex)
       if (reason) reasons.add(reason);
     }
     const base = origins.libraryAncestor(cls);
-    if (base) reasons.add(`extends-library-class:${base.name || 'anonymous'}`);
+    if (base) reasons.add(`extends-library-class:${className(base)}`);
   }
 
   // Methods along the whole prototype chain: a @Cron on an inherited method is still registered by Nest.

@@ -104,6 +104,18 @@ describe('identity', () => {
     expect(tracker.snapshot().touched).toEqual(['a', 'b']);
   });
 
+  it('an object made with Object.create(bean) touches the bean it was made from', () => {
+    class Strategy {
+      authenticate(): string {
+        return 'ok';
+      }
+    }
+    const { bean, tracker } = tracked(new Strategy());
+    const derived = Object.create(bean) as Strategy; // what passport does with a strategy on each request
+    expect(derived.authenticate()).toBe('ok');
+    expect(tracker.isTouched('bean')).toBe(true);
+  });
+
   it('the first of two instances of one class calls the original directly while the other stays pending', () => {
     class Svc {
       ping(): string {

@@ -1,0 +1,44 @@
+/**
+ * Bean and class names as the reports print them: stable across runs and processes, so that reports compare,
+ * merge across replicas, fit in a baseline and make stable metric labels.
+ */
+import { GLOBAL_ENHANCER_TOKEN } from './nest-types';
+
+/**
+ * The name Nest's `mixin()` gives the classes that `AuthGuard('jwt')`, `FileInterceptor('file')` and their like
+ * build: a fresh random id per process (`uid(21)`, hex; a UUID in older releases), useless for comparing runs.
+ */
+const MIXIN_NAME = /^(?:[0-9a-f]{21}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+const DECLARED_CLASS_NAME = /^class\s+([A-Za-z_$][\w$]*)/;
+const fnToString = Function.prototype.toString;
+
+/**
+ * A class's name, stable across runs: for a class renamed by `mixin()`, the name its source declares
+ * (`MixinAuthGuard`, `MixinInterceptor`); the graph adds `#2`, `#3` in registration order to several of one kind.
+ */
+export function className(cls: Function): string {
+  const name = cls.name;
+  if (typeof name !== 'string' || name === '') return '<anonymous class>';
+  if (!MIXIN_NAME.test(name)) return name;
+  try {
+    return DECLARED_CLASS_NAME.exec(fnToString.call(cls))?.[1] ?? 'mixin';
+  } catch {
+    return 'mixin';
+  }
+}
+
+/** `Symbol(foo)` → `foo`; classes by name; strings as they are. */
+export function tokenName(token: unknown): string {
+  if (typeof token === 'function') return className(token);
+  if (typeof token === 'symbol') return token.description ?? 'Symbol()';
+  if (typeof token === 'string') {
+    // Global enhancers get a random UUID per run; a name must be stable across runs to compare reports.
+    const m = GLOBAL_ENHANCER_TOKEN.exec(token);
+    return m ? m[1] : token;
+  }
+  try {
+    return String(token);
+  } catch {
+    return '<unnamed>';
+  }
+}
