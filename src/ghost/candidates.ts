@@ -14,13 +14,15 @@ export const GHOST_CANDIDATES_DISCLAIMER =
 
 /**
  * Decides whether the framework calls into a bean on its own (a controller, a cron holder, a guard...).
- * Returns the reasons found, empty when none. May throw: the bean is then excluded, never listed.
+ * Returns the reasons found, empty when none. An adapter that knows more than the rules (a passport strategy
+ * whose name no guard uses) may instead return `{ candidate: reason }`: a candidate, with why.
+ * May throw: the bean is then excluded, never listed.
  */
-export type EntryPointClassifier = (bean: Bean) => readonly string[];
+export type EntryPointClassifier = (bean: Bean) => readonly string[] | { readonly candidate: string };
 
 /** Why an orphan is not a candidate, per bean. */
 export type OrphanVerdict =
-  | { readonly status: 'candidate' }
+  | { readonly status: 'candidate'; readonly reason?: string }
   | { readonly status: 'not-instantiated' }
   | { readonly status: 'entry-point'; readonly reasons: readonly string[] }
   | { readonly status: 'classification-failed'; readonly error: string };
@@ -81,7 +83,7 @@ export function findGhostCandidates(graph: BeanGraph, classify: EntryPointClassi
       verdict = { status: 'not-instantiated' };
       notInstantiated += 1;
     } else {
-      let reasons: readonly string[] | undefined;
+      let reasons: ReturnType<EntryPointClassifier> | undefined;
       try {
         reasons = classify(bean);
       } catch (err) {
@@ -89,7 +91,10 @@ export function findGhostCandidates(graph: BeanGraph, classify: EntryPointClassi
         failed += 1;
       }
       if (reasons !== undefined) {
-        if (reasons.length > 0) {
+        if (!Array.isArray(reasons)) {
+          verdict = { status: 'candidate', reason: (reasons as { candidate: string }).candidate };
+          candidates.push(bean.name);
+        } else if (reasons.length > 0) {
           verdict = { status: 'entry-point', reasons: [...reasons] };
           entryPoints += 1;
         } else {

@@ -144,6 +144,14 @@ const FUNCTION_INTRINSICS = new Set<string | symbol>(['length', 'name', 'prototy
 const originals = new WeakMap<Function, Function>();
 
 /**
+ * The method a first-touch wrapper stands for, or `fn` itself. For analyses that must call a tracked bean's
+ * method without that call counting as the application's touch.
+ */
+export function originalOf<T extends Function>(fn: T): T {
+  return (originals.get(fn) as T | undefined) ?? fn;
+}
+
+/**
  * Builds the wrapper for one method. The body is the whole steady-state cost of a captured callback: one
  * property read and a forwarding `apply` that returns exactly what the original returned (same promise, same
  * generator object), so `typeof`, `await` and `for await` see no difference.

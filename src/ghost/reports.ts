@@ -25,6 +25,8 @@ export interface ReportNode {
   dependents: number;
   /** For application orphans: why they are or are not candidates. */
   verdict?: OrphanVerdict['status'];
+  /** Why a candidate is one, when a rule beyond "nothing injects it" says so (`unused-passport-strategy`). */
+  candidateReason?: string;
   entryPoints?: string[];
   classificationError?: string;
 }
@@ -92,6 +94,7 @@ export function buildDiagReport(input: DiagReportInput): DiagReport {
     if (verdict && !bean.framework) {
       node.verdict = verdict.status;
       if (verdict.status === 'entry-point') node.entryPoints = [...verdict.reasons];
+      if (verdict.status === 'candidate' && verdict.reason !== undefined) node.candidateReason = verdict.reason;
       if (verdict.status === 'classification-failed') node.classificationError = verdict.error;
     }
     return node;

@@ -88,8 +88,14 @@ describe.each(LOADING_CASES)('precision corpus (%s)', (loading) => {
     const s = score(phase1.ghostCandidates.beans, TRULY_DEAD);
     // moduleRef.get(LazyReportService) is invisible to a start-up analysis, as its disclaimer says.
     expect(s.falsePositives).toEqual(['LazyReportService']);
-    // Injected-but-never-called beans need Phase 2; so do strategies no guard uses (issue #18, item 3).
-    expect(s.missed).toEqual(['AnonymousStrategy', 'LegacyNotifier']);
+    // A bean injected but never called has a dependent: only Phase 2 sees it.
+    expect(s.missed).toEqual(['LegacyNotifier']);
+  });
+
+  it('a passport strategy is a candidate exactly when no guard authenticates with its name', () => {
+    const node = (name: string) => phase1.graph.nodes.find((n: { name: string }) => n.name === name);
+    expect(node('AnonymousStrategy')).toMatchObject({ verdict: 'candidate', candidateReason: 'unused-passport-strategy' });
+    expect(node('TokenStrategy')).toMatchObject({ verdict: 'entry-point' });
   });
 
   it('Phase 2 after the driven run: precision and recall 100%', () => {

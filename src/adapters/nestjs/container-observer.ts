@@ -2,6 +2,7 @@ import type { DiagRuntime } from '../../runtime';
 import { safeLog } from '../../logger';
 import { isFrameworkWrapper, readContainer, type Instantiation } from './container-reader';
 import { tokenName } from './names';
+import { PassportStrategies } from './passport';
 import { nestEntryPoints } from './entry-points';
 import {
   NEST_SCOPE,
@@ -56,6 +57,8 @@ export class NestContainerObserver {
   private readonly containers = new WeakMap<object, ContainerState>();
   /** Analyses scheduled at the end of a bootstrap and not yet run; see `settle`. */
   private readonly pendingAnalyses = new Set<() => void>();
+  /** Which passport strategies no guard uses; fed `@nestjs/passport`'s exports by the module hooks. */
+  readonly passport = new PassportStrategies();
 
   constructor(
     private readonly runtime: DiagRuntime,
@@ -220,11 +223,14 @@ export class NestContainerObserver {
           }
         }
       }
+      const unusedStrategies = this.safeValue(() => this.passport.unused(snapshot.facts.values()));
       this.runtime.containerReady({
         graph: snapshot.graph,
         classify: (bean) => {
           const facts = snapshot.facts.get(bean.id);
-          return facts ? nestEntryPoints(facts, origins) : [];
+          if (!facts) return [];
+          if (unusedStrategies?.has(facts.instance as object) === true) return { candidate: 'unused-passport-strategy' };
+          return nestEntryPoints(facts, origins);
         },
         container: this.containerInfo(),
         instantiationMs: endedAt - state.startedAt,
@@ -274,6 +280,15 @@ export class NestContainerObserver {
     if (!byToken) state.beans.set(wrapper.host, (byToken = new Map()));
     byToken.set(wrapper.token, bean);
     return bean;
+  }
+
+  private safeValue<T>(fn: () => T): T | undefined {
+    try {
+      return fn();
+    } catch (err) {
+      safeLog('debug', `passport strategy analysis failed: ${errorMessage(err)}`);
+      return undefined;
+    }
   }
 
   private safe(fn: () => void): void {

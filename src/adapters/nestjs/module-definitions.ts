@@ -195,6 +195,7 @@ export function nestModuleDefinitions(p: NestPatcher): InstrumentationNodeModule
     (name) =>
       new InstrumentationNodeModuleDefinition(name, ['*'], (exports: unknown) => {
         p.origins.registerExports(exports, 'library');
+        if (name === '@nestjs/passport') p.observer.passport.packageLoaded(exports);
         return exports;
       }),
   );
