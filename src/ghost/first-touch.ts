@@ -229,6 +229,14 @@ const pendingObjects = new WeakMap<object, FirstTouch>();
 const isPrototypeOf = Object.prototype.isPrototypeOf;
 /** The wrappers installed on a prototype, by prototype. */
 const sites = new WeakMap<object, PrototypeSite>();
+/** Pending members collected with their beans leave their site (see PrototypeSite.members). */
+const forgotten = new FinalizationRegistry<{ site: PrototypeSite; ref: WeakRef<FirstTouch> }>(({ site, ref }) => {
+  try {
+    site.forget(ref);
+  } catch {
+    /* a finalizer must never throw into the host */
+  }
+});
 
 /**
  * The wrappers on one prototype: the class prototype of one or more tracked objects. A wrapper observes the
@@ -237,9 +245,12 @@ const sites = new WeakMap<object, PrototypeSite>();
  */
 class PrototypeSite implements Gate {
   armed = false;
-  /** The tracked objects of this prototype not yet touched: nearly always one, so a set only for more. */
-  private member: FirstTouch | undefined;
-  private more: Set<FirstTouch> | undefined;
+  /**
+   * The tracked objects of this prototype not yet touched, held weakly: a site lives as long as its class,
+   * and must not keep alive the beans of an application that was closed before they were used (test suites
+   * create many). A bean collected while pending leaves through {@link forgotten}.
+   */
+  private readonly members = new Set<WeakRef<FirstTouch>>();
   /**
    * Per wrapped key, four slots: key, the attributes of the prototype's own method it replaced (ADDED when
    * the wrapper shadows an inherited one), wrapper, original. Flat and of exact size: one site per class.
@@ -276,16 +287,24 @@ class PrototypeSite implements Gate {
     return false;
   }
 
-  private members(): FirstTouch[] {
-    const all = this.more === undefined ? [] : [...this.more];
-    if (this.member !== undefined) all.push(this.member);
+  private pending(): FirstTouch[] {
+    const all: FirstTouch[] = [];
+    for (const ref of this.members) {
+      const member = ref.deref();
+      if (member !== undefined) all.push(member);
+    }
     return all;
   }
 
   hold(member: FirstTouch): void {
-    if (this.member === undefined) this.member = member;
-    else (this.more ??= new Set()).add(member);
+    this.members.add(member.ref);
+    forgotten.register(member, { site: this, ref: member.ref }, member.ref);
     this.armed = true;
+  }
+
+  /** A pending member was garbage-collected with its bean. */
+  forget(ref: WeakRef<FirstTouch>): void {
+    if (this.members.delete(ref) && this.members.size === 0) this.release();
   }
 
   /**
@@ -295,16 +314,10 @@ class PrototypeSite implements Gate {
    * holding the original methods instead, so its calls are direct again, on a hidden class of its own.
    */
   drop(member: FirstTouch, touched: object | undefined): void {
-    if (this.member === member) this.member = undefined;
-    else if (this.more?.delete(member) !== true) return;
-    if (this.member === undefined && this.more !== undefined && this.more.size > 0) {
-      const next = this.more.values().next().value!;
-      this.more.delete(next);
-      this.member = next;
-    }
-    if (this.member === undefined) {
-      this.armed = false;
-      this.restore();
+    if (!this.members.delete(member.ref)) return;
+    forgotten.unregister(member.ref);
+    if (this.members.size === 0) {
+      this.release();
       return;
     }
     if (touched === undefined) return;
@@ -341,10 +354,15 @@ class PrototypeSite implements Gate {
         return;
       }
     }
-    for (const member of this.members()) member.enter(receiver, key);
+    for (const member of this.pending()) member.enter(receiver, key);
   }
 
   /** Puts the prototype's methods back, unless someone replaced a wrapper meanwhile. */
+  private release(): void {
+    this.armed = false;
+    this.restore();
+  }
+
   private restore(): void {
     sites.delete(this.proto);
     const proto = this.proto as Record<string, unknown>;
@@ -405,6 +423,8 @@ function renew(proto: object): void {
 class FirstTouch implements Gate, FirstTouchHandle {
   armed = true;
   readonly methods: number;
+  /** How its prototype's site holds it. */
+  readonly ref: WeakRef<FirstTouch> = new WeakRef(this);
   private target: object | undefined;
   private site: PrototypeSite | undefined;
   private ignore: ReadonlySet<string> | undefined;

@@ -53,3 +53,29 @@ describe('hidden class after the first touch', () => {
     expect(out).toEqual({ result: 1, fast: true, touched: true });
   });
 });
+
+describe('a class whose tracked beans are gone', () => {
+  it('gets its methods back once its pending beans are garbage-collected, and keeps nothing alive', () => {
+    // An application closed before its beans were used (test suites create many): its class prototypes must not
+    // hold the beans, nor keep wrapped methods forever.
+    const script = `
+      const { GhostTracker } = require(${JSON.stringify(tracker)});
+      class Svc { m() { return 1; } }
+      const original = Svc.prototype.m;
+      let refs = [];
+      (function app() {
+        const t = new GhostTracker();
+        for (let i = 0; i < 3; i++) { const bean = new Svc(); t.track('b' + i, bean); refs.push(new WeakRef(bean)); }
+      })();
+      const wrapped = Svc.prototype.m !== original;
+      (async () => {
+        for (let i = 0; i < 20 && Svc.prototype.m !== original; i++) {
+          gc();
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        console.log(JSON.stringify({ wrapped, restored: Svc.prototype.m === original, collected: refs.every((r) => r.deref() === undefined) }));
+      })();`;
+    const stdout = execFileSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' });
+    expect(JSON.parse(stdout)).toEqual({ wrapped: true, restored: true, collected: true });
+  });
+});
