@@ -66,14 +66,14 @@ function verdict(value, goal, ceiling, margin) {
 
 function checkShapes() {
   const measure = (pairs) => measureShapes({ pairs, rounds: 3, calls: 5_000_000 });
-  const first = measure(9);
+  const first = measure(11);
   const rows = [];
   let again;
   for (const [shape, spec] of Object.entries(SHAPES)) {
     let ratio = first[shape].ratio;
     let v = verdict(ratio, SHAPE_GOAL, spec.ceiling, SHAPE_MARGIN);
     if (v.status === 'FAIL') {
-      again ??= measure(9);
+      again ??= measure(11);
       const second = again[shape].ratio;
       if (verdict(second, SHAPE_GOAL, spec.ceiling, SHAPE_MARGIN).status !== 'FAIL') {
         ratio = second;

@@ -43,6 +43,7 @@ export {
   SketchThresholdError,
   SketchKeyError,
   SketchThresholdFilter,
+  RateLimitFieldsInterceptor,
   answerTooManyRequests,
   hashSketchKey,
   type SketchMethodDecorator,
@@ -58,6 +59,7 @@ export {
   type SketchThresholdBody,
   type SketchThresholdDetails,
   type ArgumentsHostLike,
+  type RateLimitHeaders,
 } from './decorators';
 export {
   loadNativeLibrary,

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { SketchThresholdError } from './errors';
 
 // Nest's metadata keys (stable since Nest 5); spelled out so that @nestjs/common stays an optional peer.
@@ -5,6 +6,7 @@ const EXCEPTION_FILTERS_METADATA = '__exceptionFilters__';
 const FILTER_CATCH_EXCEPTIONS = '__filterCatchExceptions__';
 const PATH_METADATA = 'path';
 const METHOD_METADATA = 'method';
+const INTERCEPTORS_METADATA = '__interceptors__';
 
 interface NodeResponseLike {
   statusCode: number;
@@ -153,4 +155,105 @@ export function copyMetadata(from: object, to: object): void {
   const r = reflector();
   if (r === undefined) return;
   for (const key of r.getOwnMetadataKeys(from)) r.defineMetadata(key, r.getOwnMetadata(key, from), to);
+}
+
+/** Which rate-limit header fields a decorated route's answers carry; see {@link RateLimitFields}. */
+export type RateLimitHeaders = 'standard' | 'standard+legacy' | 'none';
+
+/** The answer a decorated call belongs to, and the limits it has met so far (a route may meet several). */
+interface AnswerSlot {
+  readonly res: unknown;
+  policies: string;
+  limits: string;
+  legacy: { limit: number; remaining: number; reset: number } | undefined;
+}
+
+const answers = new AsyncLocalStorage<AnswerSlot>();
+let interceptorRan = false;
+
+/** @internal False until a decorated Nest route has run: plain decorated methods skip the store lookup. */
+export function rateLimitFieldsInUse(): boolean {
+  return interceptorRan;
+}
+
+/** The minimal shape of Nest's ExecutionContext and CallHandler this interceptor uses. */
+interface ExecutionContextLike {
+  getType?(): string;
+  switchToHttp(): { getResponse(): unknown };
+}
+type ObservableLike = unknown;
+
+/**
+ * Runs a decorated route's handler with its response at hand, so that the decorator, which sees only the
+ * handler's arguments, can put the rate-limit fields on the answer. Attached to every decorated route by the
+ * decorators themselves (what `@UseInterceptors()` writes); other transports pass straight through.
+ */
+export class RateLimitFieldsInterceptor {
+  intercept(context: ExecutionContextLike, next: { handle(): ObservableLike }): ObservableLike {
+    const type = typeof context.getType === 'function' ? context.getType() : 'http';
+    if (type !== 'http') return next.handle();
+    interceptorRan = true;
+    const slot: AnswerSlot = { res: context.switchToHttp().getResponse(), policies: '', limits: '', legacy: undefined };
+    // Recent Nest binds what runs the handler to the async context in which `handle()` is called
+    // (AsyncResource.bind); older releases run it in the context of the subscription. Both happen inside the
+    // store. The Observable class is the application's own rxjs, reached through the one Nest handed over.
+    const source = answers.run(slot, () => next.handle()) as { subscribe(subscriber: unknown): unknown; constructor: unknown };
+    const Observable = source.constructor as new (subscribe: (subscriber: unknown) => unknown) => unknown;
+    return new Observable((subscriber) => answers.run(slot, () => source.subscribe(subscriber)));
+  }
+}
+
+const INTERCEPTOR = new RateLimitFieldsInterceptor();
+
+/** Puts {@link RateLimitFieldsInterceptor} among the interceptors Nest reads from this handler, once. */
+export function attachNestInterceptor(handler: object): void {
+  const r = reflector();
+  if (r === undefined) return;
+  const existing = r.getOwnMetadata(INTERCEPTORS_METADATA, handler);
+  const interceptors = Array.isArray(existing) ? existing : [];
+  if (interceptors.includes(INTERCEPTOR)) return;
+  // First, so that the application's own interceptors already run inside it.
+  r.defineMetadata(INTERCEPTORS_METADATA, [INTERCEPTOR, ...interceptors], handler);
+}
+
+/** One limit a call has just been counted against. */
+export interface RateLimitFields {
+  /** Policy name: the sketch id. */
+  readonly name: string;
+  readonly quota: number;
+  readonly windowSeconds: number;
+  readonly remaining: number;
+  /** Seconds until the key is certainly back to its full quota. */
+  readonly resetSeconds: number;
+}
+
+function setHeader(res: unknown, name: string, value: string): void {
+  if (isFastifyReply(res)) {
+    if (!res.sent) res.header(name, value);
+  } else if (isNodeResponse(res)) {
+    if (!res.headersSent) res.setHeader(name, value);
+  }
+}
+
+/**
+ * Adds `fields` to the answer of the Nest route being handled, as draft-ietf-httpapi-ratelimit-headers
+ * structured fields (`RateLimit-Policy: "<name>";q=<quota>;w=<seconds>`, `RateLimit: "<name>";r=<remaining>;t=<seconds>`),
+ * one list item per limit the call met; with `legacy`, also `X-RateLimit-Limit/-Remaining/-Reset` of the
+ * tightest limit. Outside a decorated Nest route (no answer in scope) it does nothing.
+ */
+export function addRateLimitFields(fields: RateLimitFields, legacy: boolean): void {
+  const slot = answers.getStore();
+  if (slot === undefined) return;
+  const name = `"${fields.name}"`;
+  slot.policies += `${slot.policies === '' ? '' : ', '}${name};q=${fields.quota};w=${fields.windowSeconds}`;
+  slot.limits += `${slot.limits === '' ? '' : ', '}${name};r=${fields.remaining};t=${fields.resetSeconds}`;
+  setHeader(slot.res, 'RateLimit-Policy', slot.policies);
+  setHeader(slot.res, 'RateLimit', slot.limits);
+  if (!legacy) return;
+  if (slot.legacy === undefined || fields.remaining < slot.legacy.remaining) {
+    slot.legacy = { limit: fields.quota, remaining: fields.remaining, reset: fields.resetSeconds };
+    setHeader(slot.res, 'X-RateLimit-Limit', String(slot.legacy.limit));
+    setHeader(slot.res, 'X-RateLimit-Remaining', String(slot.legacy.remaining));
+    setHeader(slot.res, 'X-RateLimit-Reset', String(slot.legacy.reset));
+  }
 }

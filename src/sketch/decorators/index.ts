@@ -5,7 +5,18 @@ import { SketchConfigError } from '../counters';
 import { SketchRegistry, sketchRegistry, type RegistrySketchOptions, type SketchCounters } from '../registry';
 import type { WindowedCountMinSketch } from '../window';
 import { KeyMissing, SketchKeyError, SketchThresholdError, describeKeyFailure, hashSketchKey } from './errors';
-import { answerTooManyRequests, attachNestFilter, copyMetadata, isNestRoute, isResponse, reflector } from './http';
+import {
+  addRateLimitFields,
+  answerTooManyRequests,
+  attachNestFilter,
+  attachNestInterceptor,
+  copyMetadata,
+  isNestRoute,
+  isResponse,
+  rateLimitFieldsInUse,
+  reflector,
+  type RateLimitHeaders,
+} from './http';
 
 export {
   SketchThresholdError,
@@ -14,7 +25,13 @@ export {
   type SketchThresholdBody,
   type SketchThresholdDetails,
 } from './errors';
-export { SketchThresholdFilter, answerTooManyRequests, type ArgumentsHostLike } from './http';
+export {
+  SketchThresholdFilter,
+  RateLimitFieldsInterceptor,
+  answerTooManyRequests,
+  type ArgumentsHostLike,
+  type RateLimitHeaders,
+} from './http';
 
 /** `'enforce'` (default) rejects calls over the threshold; `'observe'` counts and reports them but runs them. */
 export type SketchMode = 'enforce' | 'observe';
@@ -46,6 +63,12 @@ export interface SketchCommonOptions {
   readonly registry?: SketchRegistry;
   /** Shape of the sketch when this decorator is the first to create it (default 1 MiB, depth 4). */
   readonly sketch?: RegistrySketchOptions;
+  /**
+   * Rate-limit header fields on the answers of a decorated NestJS HTTP route, admitted and rejected:
+   * `'standard'` (default) the IETF `RateLimit-Policy` and `RateLimit` fields; `'standard+legacy'` also
+   * `X-RateLimit-Limit`, `-Remaining` and `-Reset` (what @nestjs/throttler's clients read); `'none'`.
+   */
+  readonly headers?: RateLimitHeaders;
 }
 
 /** Options of {@link SketchLimit}: at most `requests` calls per key per window. */
@@ -131,6 +154,7 @@ interface Binding {
   readonly threshold: number;
   readonly observe: boolean;
   readonly rejectOnKeyError: boolean;
+  readonly headers: RateLimitHeaders;
   readonly key: SketchKeyFunction | undefined;
   readonly shape: RegistrySketchOptions | undefined;
   readonly explicitRegistry: SketchRegistry | undefined;
@@ -164,6 +188,10 @@ function sketchDecorator(type: string, thresholdName: string, threshold: unknown
     throw new SketchConfigError(`${id}: onKeyError must be 'admit' or 'reject', got ${String(onKeyError)}`);
   }
   if (options.key !== undefined && typeof options.key !== 'function') throw new SketchConfigError(`${id}: key must be a function`);
+  const headers = options.headers ?? 'standard';
+  if (headers !== 'standard' && headers !== 'standard+legacy' && headers !== 'none') {
+    throw new SketchConfigError(`${id}: headers must be 'standard', 'standard+legacy' or 'none', got ${String(headers)}`);
+  }
   if (options.registry !== undefined && !(options.registry instanceof SketchRegistry)) {
     throw new SketchConfigError(`${id}: registry must be a SketchRegistry`);
   }
@@ -174,6 +202,7 @@ function sketchDecorator(type: string, thresholdName: string, threshold: unknown
       type, windowMs, id, threshold,
       observe: mode === 'observe',
       rejectOnKeyError: onKeyError === 'reject',
+      headers,
       key: options.key,
       shape: options.sketch,
       explicitRegistry: options.registry,
@@ -258,6 +287,18 @@ function wrap(original: AnyFunction, b: Binding): AnyFunction {
     const estimate = sketch.hit(key);
     const counters = b.counters;
     counters.hits++;
+    if (b.headers !== 'none' && rateLimitFieldsInUse()) {
+      addRateLimitFields(
+        {
+          name: b.id,
+          quota: b.threshold,
+          windowSeconds: Math.ceil(b.windowMs / 1000),
+          remaining: estimate >= b.threshold ? 0 : b.threshold - estimate,
+          resetSeconds: retryAfterSeconds(sketch),
+        },
+        b.headers === 'standard+legacy',
+      );
+    }
     if (estimate <= b.threshold) return Reflect.apply(original, this, arguments);
     counters.breaches++;
     if (b.observe) {
@@ -270,6 +311,7 @@ function wrap(original: AnyFunction, b: Binding): AnyFunction {
   Object.defineProperty(wrapper, 'name', { value: original.name, configurable: true });
   Object.defineProperty(wrapper, 'length', { value: original.length, configurable: true });
   attachNestFilter(wrapper);
+  if (b.headers !== 'none') attachNestInterceptor(wrapper);
   return wrapper;
 }
 

@@ -39,6 +39,55 @@ describe.each(LOADING_CASES)('sketch decorators in a Nest app (%s)', (loading) =
     await app?.stop();
   });
 
+  async function fields(path: string, key: string): Promise<{ status: number; policy: string | null; limit: string | null; retryAfter: string | null; legacy: (string | null)[] }> {
+    const res = await fetch(`http://127.0.0.1:${app.port}${path}`, { headers: { 'x-key': key } });
+    await res.text();
+    const h = (name: string) => res.headers.get(name);
+    return {
+      status: res.status,
+      policy: h('ratelimit-policy'),
+      limit: h('ratelimit'),
+      retryAfter: h('retry-after'),
+      legacy: [h('x-ratelimit-limit'), h('x-ratelimit-remaining'), h('x-ratelimit-reset')],
+    };
+  }
+
+  it('puts the IETF RateLimit-Policy and RateLimit fields on admitted and rejected answers', async () => {
+    const seen = [];
+    for (let i = 0; i < 4; i++) seen.push(await fields('/limited', 'fields-key'));
+    expect(seen.map((f) => f.status)).toEqual([200, 200, 200, 429]);
+    expect(new Set(seen.map((f) => f.policy))).toEqual(new Set(['"LIMIT_60000";q=3;w=60']));
+    // remaining from the estimate, never negative; t: when the key is certainly back to its full quota
+    expect(seen.map((f) => f.limit)).toEqual([
+      '"LIMIT_60000";r=2;t=80',
+      '"LIMIT_60000";r=1;t=80',
+      '"LIMIT_60000";r=0;t=80',
+      '"LIMIT_60000";r=0;t=80',
+    ]);
+    expect(seen[3]!.retryAfter).toBe('80');
+    expect(seen.every((f) => f.legacy.every((v) => v === null))).toBe(true);
+  });
+
+  it('lists every limit a route has, and rejects when any of them is over', async () => {
+    const first = await fields('/fields/two-limits', 'two');
+    // the outer decorator counts first
+    expect(first.policy).toBe('"LIMIT_1000";q=5;w=1, "LIMIT_3600000";q=2;w=3600');
+    expect(first.limit).toMatch(/^"LIMIT_1000";r=4;t=2, "LIMIT_3600000";r=1;t=\d+$/);
+    expect((await fields('/fields/two-limits', 'two')).status).toBe(200);
+    const third = await fields('/fields/two-limits', 'two');
+    expect(third.status).toBe(429); // the hourly limit of 2, though the per-second one of 5 has room
+    expect(third.limit).toMatch(/^"LIMIT_1000";r=\d;t=2, "LIMIT_3600000";r=0;t=\d+$/);
+  });
+
+  it('adds the legacy X-RateLimit trio on request, and no field at all with headers: none', async () => {
+    const legacy = await fields('/fields/legacy', 'legacy');
+    expect(legacy.legacy).toEqual(['2', '1', '80']);
+    expect(legacy.policy).toBe('"SHIELD_60000";q=2;w=60');
+    const none = await fields('/fields/none', 'none');
+    expect(none.status).toBe(200);
+    expect([none.policy, none.limit, ...none.legacy]).toEqual([null, null, null, null, null]);
+  });
+
   it('answers the N+1th call of a key with 429, a JSON body and Retry-After; other keys are unaffected', async () => {
     expect(await statuses(app, '/limited', 'above', 3)).toEqual([200, 200, 200]);
     const rejected = await call(app, '/limited', 'above');
@@ -103,6 +152,8 @@ describe.each(LOADING_CASES)('sketch decorators in a Nest app (%s)', (loading) =
     expect(list.status).toBe(200);
     expect(list.body).toEqual({
       BURST_1000: 'Active (1 MB)',
+      LIMIT_1000: 'Active (1 MB)',
+      LIMIT_3600000: 'Active (1 MB)',
       LIMIT_30000: 'Active (1 MB)',
       LIMIT_60000: 'Active (1 MB)',
       SHIELD_60000: 'Active (1 MB)',
