@@ -1,4 +1,4 @@
-import { LOADING_CASES, actuatorPort, getJson, startApp, type RunningApp } from '../support/app-process';
+import { LOADING_CASES, actuatorPort, getJson, startApp, type LoadingCase, type RunningApp } from '../support/app-process';
 
 /**
  * The sketch decorators in real NestJS HTTP apps (test/fixtures/apps/sketch-app), one process per loading
@@ -25,12 +25,21 @@ async function statuses(app: RunningApp, path: string, key: string | undefined, 
   return out;
 }
 
-describe.each(LOADING_CASES)('sketch decorators in a Nest app (%s)', (loading) => {
+/**
+ * Every loading case on Express, and Nest 11 on Fastify too (`@nestjs/platform-fastify` is the root's own; the
+ * matrix cells install Express only).
+ */
+const PLATFORMS: Array<[LoadingCase, 'express' | 'fastify']> = [
+  ...LOADING_CASES.map((loading): [LoadingCase, 'express'] => [loading, 'express']),
+  ...(LOADING_CASES.includes('nest11-cjs') && process.env.DIAG_MATRIX_DIR === undefined ? [['nest11-cjs', 'fastify'] as [LoadingCase, 'fastify']] : []),
+];
+
+describe.each(PLATFORMS)('sketch decorators in a Nest app (%s, %s)', (loading, platform) => {
   let app: RunningApp;
 
   beforeAll(async () => {
     app = await startApp(loading, {
-      app: 'sketch-app',
+      app: platform === 'express' ? 'sketch-app' : 'sketch-fastify-app',
       env: { MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'sketches', MANAGEMENT_SERVER_PORT: '0' },
     });
   }, 60_000);
