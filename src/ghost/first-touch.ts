@@ -46,6 +46,11 @@ export interface FirstTouchHandle {
   readonly methods: number;
   /** True until the first call. */
   readonly pending: boolean;
+  /**
+   * Stops observing without a touch (the application closed): the object and its class are as if it had never
+   * been tracked, and `onTouch` is never called. No-op once touched.
+   */
+  end(): void;
 }
 
 /** The subset of reflect-metadata's API the wrappers need. Looked up at call time: it may be loaded late or never. */
@@ -229,15 +234,6 @@ const pendingObjects = new WeakMap<object, FirstTouch>();
 const isPrototypeOf = Object.prototype.isPrototypeOf;
 /** The wrappers installed on a prototype, by prototype. */
 const sites = new WeakMap<object, PrototypeSite>();
-/** Pending members collected with their beans leave their site (see PrototypeSite.members). */
-const forgotten = new FinalizationRegistry<{ site: PrototypeSite; ref: WeakRef<FirstTouch> }>(({ site, ref }) => {
-  try {
-    site.forget(ref);
-  } catch {
-    /* a finalizer must never throw into the host */
-  }
-});
-
 /**
  * The wrappers on one prototype: the class prototype of one or more tracked objects. A wrapper observes the
  * objects still pending in `pendingObjects` (other instances of the class, untracked, only pass through); when
@@ -246,11 +242,13 @@ const forgotten = new FinalizationRegistry<{ site: PrototypeSite; ref: WeakRef<F
 class PrototypeSite implements Gate {
   armed = false;
   /**
-   * The tracked objects of this prototype not yet touched, held weakly: a site lives as long as its class,
-   * and must not keep alive the beans of an application that was closed before they were used (test suites
-   * create many). A bean collected while pending leaves through {@link forgotten}.
+   * The tracked objects of this prototype not yet touched. Held strongly: a site lives as long as its class,
+   * so the tracker ends the tracking of an application's beans when the application closes (`end()`), which
+   * takes them out. (Weak references cost ~180 bytes per bean, more than a third of all the rest.)
    */
-  private readonly members = new Set<WeakRef<FirstTouch>>();
+  private member: FirstTouch | undefined;
+  /** Members beyond the first (the same class tracked more than once), rare. */
+  private more: readonly FirstTouch[] = NO_MEMBERS;
   /**
    * Per wrapped key, four slots: key, the attributes of the prototype's own method it replaced (ADDED when
    * the wrapper shadows an inherited one), wrapper, original. Flat and of exact size: one site per class.
@@ -287,24 +285,15 @@ class PrototypeSite implements Gate {
     return false;
   }
 
-  private pending(): FirstTouch[] {
-    const all: FirstTouch[] = [];
-    for (const ref of this.members) {
-      const member = ref.deref();
-      if (member !== undefined) all.push(member);
-    }
-    return all;
-  }
-
   hold(member: FirstTouch): void {
-    this.members.add(member.ref);
-    forgotten.register(member, { site: this, ref: member.ref }, member.ref);
+    // replaced, not grown: an array grown by push reserves room for 17
+    if (this.member === undefined) this.member = member;
+    else this.more = [...this.more, member];
     this.armed = true;
   }
 
-  /** A pending member was garbage-collected with its bean. */
-  forget(ref: WeakRef<FirstTouch>): void {
-    if (this.members.delete(ref) && this.members.size === 0) this.release();
+  private members(): FirstTouch[] {
+    return this.member === undefined ? [...this.more] : [this.member, ...this.more];
   }
 
   /**
@@ -314,9 +303,15 @@ class PrototypeSite implements Gate {
    * holding the original methods instead, so its calls are direct again, on a hidden class of its own.
    */
   drop(member: FirstTouch, touched: object | undefined): void {
-    if (!this.members.delete(member.ref)) return;
-    forgotten.unregister(member.ref);
-    if (this.members.size === 0) {
+    if (this.member === member) {
+      this.member = this.more[0];
+      this.more = this.more.length <= 1 ? NO_MEMBERS : this.more.slice(1);
+    } else if (this.more.includes(member)) {
+      this.more = this.more.length === 1 ? NO_MEMBERS : this.more.filter((m) => m !== member);
+    } else {
+      return;
+    }
+    if (this.member === undefined) {
       this.release();
       return;
     }
@@ -354,7 +349,7 @@ class PrototypeSite implements Gate {
         return;
       }
     }
-    for (const member of this.pending()) member.enter(receiver, key);
+    for (const member of this.members()) member.enter(receiver, key);
   }
 
   /** Puts the prototype's methods back, unless someone replaced a wrapper meanwhile. */
@@ -423,8 +418,6 @@ function renew(proto: object): void {
 class FirstTouch implements Gate, FirstTouchHandle {
   armed = true;
   readonly methods: number;
-  /** How its prototype's site holds it. */
-  readonly ref: WeakRef<FirstTouch> = new WeakRef(this);
   private target: object | undefined;
   private site: PrototypeSite | undefined;
   private ignore: ReadonlySet<string> | undefined;
@@ -475,6 +468,11 @@ class FirstTouch implements Gate, FirstTouchHandle {
 
   /** Takes back a partial install. */
   undo(): void {
+    this.end();
+  }
+
+  end(): void {
+    if (!this.armed) return;
     this.armed = false;
     this.restoreSwapped(this.target!);
     this.leaveSite(false);
@@ -541,6 +539,7 @@ class FirstTouch implements Gate, FirstTouchHandle {
 }
 
 const NONE: unknown[] = [];
+const NO_MEMBERS: readonly FirstTouch[] = [];
 
 interface Candidate {
   readonly key: string;
@@ -584,7 +583,7 @@ export function installFirstTouch(target: object, options: FirstTouchOptions): F
   }
 
   const methods = own.length + inherited.length;
-  if (methods === 0) return { methods: 0, pending: false };
+  if (methods === 0) return { methods: 0, pending: false, end: () => undefined };
 
   const state = new FirstTouch(target, methods, options);
   try {

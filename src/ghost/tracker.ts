@@ -52,7 +52,7 @@ interface NameFlag {
 interface InstanceEntry {
   flags: NameFlag[];
   methods: number;
-  handle: { readonly pending: boolean } | undefined;
+  handle: { readonly pending: boolean; end(): void } | undefined;
 }
 
 const NO_FLAGS: NameFlag[] = [];
@@ -71,6 +71,8 @@ export class GhostTracker implements GhostSnapshotSource {
   private readonly untrackable = new Map<string, UntrackableReason>();
   private readonly framework = new Set<string>();
   private readonly listeners: FirstTouchListener[] = [];
+  /** What each owner (an application's container) had tracked, to end it when the owner closes. */
+  private readonly owned = new WeakMap<object, Array<{ end(): void }>>();
   private changes = 0;
   /** One listener for every instance, handed its entry: cheaper per bean than a closure each. */
   private readonly onInstanceTouched = (entry: unknown): void => this.touched((entry as InstanceEntry).flags);
@@ -138,6 +140,11 @@ export class GhostTracker implements GhostSnapshotSource {
     entry.methods = handle.methods;
     entry.handle = handle;
     this.instances.set(instance, entry);
+    if (options.owner !== undefined) {
+      const list = this.owned.get(options.owner);
+      if (list === undefined) this.owned.set(options.owner, [handle]);
+      else list.push(handle);
+    }
     return { status: 'tracked', name, methods: handle.methods };
   }
 
@@ -183,6 +190,24 @@ export class GhostTracker implements GhostSnapshotSource {
         } catch {
           /* a listener must not break the host's method call */
         }
+      }
+    }
+  }
+
+  /**
+   * Ends the tracking of every object tracked with this `owner` and not yet touched: their classes get their
+   * methods back and nothing of the tracker keeps them alive. What was observed stays in the snapshot (they
+   * are still reported untouched). Called when the owner, an application, closes.
+   */
+  end(owner: object): void {
+    const list = this.owned.get(owner);
+    if (list === undefined) return;
+    this.owned.delete(owner);
+    for (const handle of list) {
+      try {
+        handle.end();
+      } catch (err) {
+        safeLog('debug', `ghost tracking: ending a bean's tracking failed: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
   }

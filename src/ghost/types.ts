@@ -51,6 +51,8 @@ export interface TrackOptions {
   readonly framework?: boolean;
   /** Container infrastructure (factories, internal providers): reported as `factory-bean`, never wrapped. */
   readonly infrastructure?: boolean;
+  /** What the bean belongs to (an application's container): `GhostTracker.end(owner)` ends its tracking. */
+  readonly owner?: object;
 }
 
 /** The result of one `GhostTracker.track` call. The instance is never replaced: there is nothing to swap in. */

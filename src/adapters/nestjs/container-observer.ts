@@ -174,7 +174,7 @@ export class NestContainerObserver {
       const tracker = this.runtime.tracker;
       // Per-request and transient instances are reported once, at the end of bootstrap, never per creation.
       if (tracker && isStatic && singleton) {
-        tracker.track(name, instance, { scope: 'singleton', framework });
+        tracker.track(name, instance, { scope: 'singleton', framework, owner: container });
       }
     } catch (err) {
       safeLog('debug', `instantiation of a bean not recorded: ${errorMessage(err)}`);
@@ -217,7 +217,7 @@ export class NestContainerObserver {
           if (bean.scope !== 'singleton') {
             tracker.track(bean.name, undefined, { scope: bean.scope, framework: bean.framework });
           } else if (bean.kind === 'value') {
-            tracker.track(bean.name, snapshot.facts.get(id)?.instance, { framework: bean.framework });
+            tracker.track(bean.name, snapshot.facts.get(id)?.instance, { framework: bean.framework, owner: container });
           } else if (!state.instantiations.has(wrapper) && bean.framework) {
             tracker.track(bean.name, undefined, { framework: true });
           }

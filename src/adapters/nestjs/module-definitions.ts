@@ -47,8 +47,8 @@ export interface NestPatcher {
   /** shimmer-style wrap and unwrap, from InstrumentationBase. */
   wrap(target: object, name: string, wrapper: (original: never) => unknown): void;
   unwrap(target: object, name: string): void;
-  /** Writes the ghost report when a Nest application context closes. */
-  containerClosed(): void;
+  /** Writes the ghost report when a Nest application context closes, then ends its beans' tracking. */
+  containerClosed(container: object | undefined): void;
   /** Remembers the detected @nestjs/core version for reports and spans. */
   setNestVersion(version: string | undefined): void;
 }
@@ -96,7 +96,7 @@ const FILE_PATCHES: readonly FilePatch[] = [
         try {
           return await original.apply(this, args);
         } finally {
-          p.containerClosed();
+          p.containerClosed((this as { container?: object } | null)?.container);
         }
       },
   },

@@ -59,6 +59,11 @@ export interface SketchCommonOptions {
   readonly mode?: SketchMode;
   /** Default `'admit'`; see {@link KeyErrorPolicy}. */
   readonly onKeyError?: KeyErrorPolicy;
+  /**
+   * Receives the method's arguments (like `key`); a call for which it returns true is run without being
+   * counted (health checks, internal callers). A skipIf that throws counts the call, and is logged.
+   */
+  readonly skipIf?: (this: any, ...args: any[]) => boolean;
   /** Registry holding the sketch; default the process-wide {@link sketchRegistry} (the one the actuator serves). */
   readonly registry?: SketchRegistry;
   /** Shape of the sketch when this decorator is the first to create it (default 1 MiB, depth 4). */
@@ -97,6 +102,12 @@ export interface SketchMethodDecorator {
   <F extends (this: any, ...args: any[]) => any>(value: F, context: ClassMethodDecoratorContext<any, F>): F | void;
 }
 
+/** A {@link SketchMethodDecorator} that also applies to a class: to every route of a Nest controller. */
+export interface SketchDecorator extends SketchMethodDecorator {
+  (target: Function): void;
+  (value: Function, context: ClassDecoratorContext): void;
+}
+
 /**
  * Rate limit per key: each call counts one event for its key in sketch `LIMIT_<windowMs>`; a call that takes
  * the key's estimate in the window above `requests` is not run. It throws (or, for an async method, rejects
@@ -111,17 +122,17 @@ export interface SketchMethodDecorator {
  * ```
  * @throws SketchConfigError at decoration time for a bad window, threshold or option.
  */
-export function SketchLimit(options: SketchLimitOptions): SketchMethodDecorator {
+export function SketchLimit(options: SketchLimitOptions): SketchDecorator {
   return sketchDecorator('LIMIT', 'requests', options?.requests, options);
 }
 
 /** Abuse shield: like {@link SketchLimit}, in sketch `SHIELD_<windowMs>`, at most `threshold` calls per key. */
-export function SketchShield(options: SketchShieldOptions): SketchMethodDecorator {
+export function SketchShield(options: SketchShieldOptions): SketchDecorator {
   return sketchDecorator('SHIELD', 'threshold', options?.threshold, options);
 }
 
 /** Fraud detection: like {@link SketchLimit}, in sketch `FRAUD_<windowMs>`, at most `maxEvents` events per key. */
-export function SketchFraud(options: SketchFraudOptions): SketchMethodDecorator {
+export function SketchFraud(options: SketchFraudOptions): SketchDecorator {
   return sketchDecorator('FRAUD', 'maxEvents', options?.maxEvents, options);
 }
 
@@ -137,7 +148,7 @@ export function SketchFraud(options: SketchFraudOptions): SketchMethodDecorator 
  * @param type letters, digits and `_`, starting with a letter.
  * @throws SketchConfigError for a bad type.
  */
-export function defineSketchDecorator(type: string): (options: SketchDecoratorOptions) => SketchMethodDecorator {
+export function defineSketchDecorator(type: string): (options: SketchDecoratorOptions) => SketchDecorator {
   SketchRegistry.idOf(type, 1);
   return (options) => sketchDecorator(type, 'threshold', options?.threshold, options);
 }
@@ -156,6 +167,7 @@ interface Binding {
   readonly rejectOnKeyError: boolean;
   readonly headers: RateLimitHeaders;
   readonly key: SketchKeyFunction | undefined;
+  readonly skipIf: ((this: unknown, ...args: unknown[]) => boolean) | undefined;
   readonly shape: RegistrySketchOptions | undefined;
   readonly explicitRegistry: SketchRegistry | undefined;
   readonly async: boolean;
@@ -174,7 +186,7 @@ const logStates = new WeakMap<SketchCounters, { breach: LogState; key: LogState 
 
 let methodSeq = 0;
 
-function sketchDecorator(type: string, thresholdName: string, threshold: unknown, options: SketchCommonOptions): SketchMethodDecorator {
+function sketchDecorator(type: string, thresholdName: string, threshold: unknown, options: SketchCommonOptions): SketchDecorator {
   if (options === null || typeof options !== 'object') throw new SketchConfigError(`sketch decorator ${type}: options object required`);
   const windowMs = options.windowMs ?? 60_000;
   const id = SketchRegistry.idOf(type, windowMs);
@@ -188,6 +200,7 @@ function sketchDecorator(type: string, thresholdName: string, threshold: unknown
     throw new SketchConfigError(`${id}: onKeyError must be 'admit' or 'reject', got ${String(onKeyError)}`);
   }
   if (options.key !== undefined && typeof options.key !== 'function') throw new SketchConfigError(`${id}: key must be a function`);
+  if (options.skipIf !== undefined && typeof options.skipIf !== 'function') throw new SketchConfigError(`${id}: skipIf must be a function`);
   const headers = options.headers ?? 'standard';
   if (headers !== 'standard' && headers !== 'standard+legacy' && headers !== 'none') {
     throw new SketchConfigError(`${id}: headers must be 'standard', 'standard+legacy' or 'none', got ${String(headers)}`);
@@ -204,6 +217,7 @@ function sketchDecorator(type: string, thresholdName: string, threshold: unknown
       rejectOnKeyError: onKeyError === 'reject',
       headers,
       key: options.key,
+      skipIf: options.skipIf,
       shape: options.sketch,
       explicitRegistry: options.registry,
       async,
@@ -215,10 +229,43 @@ function sketchDecorator(type: string, thresholdName: string, threshold: unknown
     };
   };
 
+  /** On a class: every route of a Nest controller (or every own method of another class) not skipped. */
+  function decorateClass(cls: Function): void {
+    const proto = (cls as { prototype?: object }).prototype;
+    if (typeof proto !== 'object' || proto === null) return;
+    const methods = Object.getOwnPropertyNames(proto).filter((name) => {
+      const d = Object.getOwnPropertyDescriptor(proto, name);
+      return name !== 'constructor' && d !== undefined && typeof d.value === 'function';
+    });
+    const routes = methods.filter((name) => isNestRoute((proto as Record<string, object>)[name]!));
+    for (const name of routes.length > 0 ? routes : methods) {
+      const desc = Object.getOwnPropertyDescriptor(proto, name)!;
+      const fn = desc.value as AnyFunction;
+      // @SkipSketch(), or a method-level decorator of the same sketch, which overrides the class's
+      if (skipMarks.has(fn) || countsIn.get(fn)?.has(id) === true) continue;
+      Object.defineProperty(proto, name, { ...desc, value: decorateMethod(proto, name, fn) });
+    }
+  }
+
+  function decorateMethod(target: object, name: string | symbol, original: AnyFunction): AnyFunction {
+    const owner = typeof target === 'function' ? target : (target as object).constructor;
+    const method = `${(owner as { name?: string })?.name || 'anonymous'}.${String(name)}`;
+    const r = reflector();
+    // TypeScript's emitted return type, when async compiles down to a function returning a Promise
+    const returnType = r?.getMetadata('design:returntype', target, name);
+    const async = isAsyncFunction(original) || returnType === Promise;
+    return wrap(original, bindingFor(method, async));
+  }
+
   function decorate(target: unknown, keyOrContext: unknown, descriptor?: unknown): any {
     if (isStandardContext(keyOrContext)) {
+      if (keyOrContext.kind === 'class' && typeof target === 'function') {
+        // standard class decorators run after the class is defined, method decorators included
+        decorateClass(target);
+        return undefined;
+      }
       if (keyOrContext.kind !== 'method' || typeof target !== 'function') {
-        throw new SketchConfigError(`${id}: sketch decorators apply to methods, not to a ${keyOrContext.kind}`);
+        throw new SketchConfigError(`${id}: sketch decorators apply to methods and classes, not to a ${keyOrContext.kind}`);
       }
       const name = String(keyOrContext.name);
       const b = bindingFor(name, isAsyncFunction(target as AnyFunction));
@@ -229,24 +276,40 @@ function sketchDecorator(type: string, thresholdName: string, threshold: unknown
       });
       return wrap(target as AnyFunction, b);
     }
+    if (keyOrContext === undefined && descriptor === undefined && typeof target === 'function') {
+      decorateClass(target);
+      return undefined;
+    }
     const desc = descriptor as PropertyDescriptor | undefined;
     if (desc === undefined || typeof desc.value !== 'function') {
-      throw new SketchConfigError(`${id}: sketch decorators apply to methods, not to ${String(keyOrContext)}`);
+      throw new SketchConfigError(`${id}: sketch decorators apply to methods and classes, not to ${String(keyOrContext)}`);
     }
-    const owner = typeof target === 'function' ? target : (target as object).constructor;
-    const method = `${(owner as { name?: string })?.name || 'anonymous'}.${String(keyOrContext)}`;
-    const original = desc.value as AnyFunction;
-    const r = reflector();
-    // TypeScript's emitted return type, when async compiles down to a function returning a Promise
-    const returnType = r?.getMetadata('design:returntype', target as object, keyOrContext as string | symbol);
-    const async = isAsyncFunction(original) || returnType === Promise;
-    desc.value = wrap(original, bindingFor(method, async));
+    desc.value = decorateMethod(target as object, keyOrContext as string | symbol, desc.value as AnyFunction);
     return desc;
   }
-  return decorate as SketchMethodDecorator;
+  return decorate as SketchDecorator;
 }
 
 type AnyFunction = (this: unknown, ...args: unknown[]) => unknown;
+
+/** Methods marked by {@link SkipSketch}, and the sketches each decorated method already counts in. */
+const skipMarks = new WeakSet<Function>();
+const countsIn = new WeakMap<Function, ReadonlySet<string>>();
+
+/**
+ * Exempts a method from the sketch decorators of its class (`@SketchLimit(...)` on a controller applies to
+ * every route): health checks, webhooks. Sketch decorators on the method itself still apply.
+ */
+export function SkipSketch(): SketchMethodDecorator {
+  return ((target: unknown, keyOrContext: unknown, descriptor?: PropertyDescriptor) => {
+    if (isStandardContext(keyOrContext)) {
+      if (typeof target === 'function') skipMarks.add(target);
+      return undefined;
+    }
+    if (descriptor !== undefined && typeof descriptor.value === 'function') skipMarks.add(descriptor.value);
+    return descriptor;
+  }) as SketchMethodDecorator;
+}
 
 const UNBOUND: SketchCounters = Object.freeze({ hits: 0, breaches: 0, keyErrors: 0 }) as SketchCounters;
 
@@ -267,6 +330,7 @@ function isAsyncFunction(fn: AnyFunction): boolean {
  */
 function wrap(original: AnyFunction, b: Binding): AnyFunction {
   const wrapper = function (this: unknown): unknown {
+    if (b.skipIf !== undefined && skipped(b, this, arguments)) return Reflect.apply(original, this, arguments);
     let sketch = b.sketch;
     if (sketch === undefined || sketch.closed) sketch = bind(b);
     let key: string;
@@ -308,11 +372,22 @@ function wrap(original: AnyFunction, b: Binding): AnyFunction {
     return reject(b, sketch, key, estimate, wrapper, arguments);
   };
   copyMetadata(original, wrapper);
+  countsIn.set(wrapper, new Set([...(countsIn.get(original) ?? []), b.id]));
+  if (skipMarks.has(original)) skipMarks.add(wrapper);
   Object.defineProperty(wrapper, 'name', { value: original.name, configurable: true });
   Object.defineProperty(wrapper, 'length', { value: original.length, configurable: true });
   attachNestFilter(wrapper);
   if (b.headers !== 'none') attachNestInterceptor(wrapper);
   return wrapper;
+}
+
+function skipped(b: Binding, self: unknown, args: IArguments): boolean {
+  try {
+    return Reflect.apply(b.skipIf!, self, args) === true;
+  } catch (err) {
+    safeLog('warn', `sketch ${b.id}: skipIf of ${b.method} threw (${err instanceof Error ? err.message : String(err)}); the call was counted`);
+    return false;
+  }
 }
 
 function bind(b: Binding): WindowedCountMinSketch {

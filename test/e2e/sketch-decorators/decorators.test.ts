@@ -88,6 +88,14 @@ describe.each(PLATFORMS)('sketch decorators in a Nest app (%s, %s)', (loading, p
     expect(third.limit).toMatch(/^"LIMIT_1000";r=\d;t=2, "LIMIT_3600000";r=0;t=\d+$/);
   });
 
+  it('on a controller class limits every route together, except the one marked @SkipSketch()', async () => {
+    const seen = [];
+    for (const path of ['/whole/a', '/whole/b', '/whole/a', '/whole/health', '/whole/health', '/whole/health']) seen.push(await fields(path, 'whole'));
+    expect(seen.map((f) => f.status)).toEqual([200, 200, 429, 200, 200, 200]);
+    expect(seen[0]!.policy).toBe('"LIMIT_120000";q=2;w=120');
+    expect(seen[3]!.policy).toBeNull();
+  });
+
   it('adds the legacy X-RateLimit trio on request, and no field at all with headers: none', async () => {
     const legacy = await fields('/fields/legacy', 'legacy');
     expect(legacy.legacy).toEqual(['2', '1', '80']);
@@ -162,6 +170,7 @@ describe.each(PLATFORMS)('sketch decorators in a Nest app (%s, %s)', (loading, p
     expect(list.body).toEqual({
       BURST_1000: 'Active (1 MB)',
       LIMIT_1000: 'Active (1 MB)',
+      LIMIT_120000: 'Active (1 MB)',
       LIMIT_3600000: 'Active (1 MB)',
       LIMIT_30000: 'Active (1 MB)',
       LIMIT_60000: 'Active (1 MB)',

@@ -15,7 +15,7 @@ const decoratorsPath = path.resolve(__dirname, '../../../src/sketch/decorators/i
 const fixturePath = path.resolve(__dirname, '__standard_fixture__.ts');
 
 const FIXTURE = `
-import { SketchLimit, SketchShield, defineSketchDecorator } from ${JSON.stringify(decoratorsPath.replace(/\.ts$/, ''))};
+import { SketchFraud, SketchLimit, SketchShield, SkipSketch, defineSketchDecorator } from ${JSON.stringify(decoratorsPath.replace(/\.ts$/, ''))};
 import type { SketchRegistry } from ${JSON.stringify(path.resolve(__dirname, '../../../src/sketch/registry'))};
 
 const SketchBurst = defineSketchDecorator('BURST');
@@ -42,6 +42,20 @@ export function build(registry: SketchRegistry) {
     }
   }
   return Api;
+}
+
+export function buildWhole(registry: SketchRegistry) {
+  @SketchFraud({ windowMs: 2000, maxEvents: 1, key: (user: string) => user, registry })
+  class Whole {
+    first(user: string): string {
+      return 'first ' + user;
+    }
+    @SkipSketch()
+    free(user: string): string {
+      return 'free ' + user;
+    }
+  }
+  return Whole;
 }
 `;
 
@@ -78,6 +92,7 @@ function compile(): string {
 describe('standard (TC39) decorators', () => {
   const library = testLibrary();
   let Api: any;
+  let Whole: any;
   let registry: SketchRegistry;
 
   beforeAll(() => {
@@ -89,6 +104,7 @@ describe('standard (TC39) decorators', () => {
     new Function('require', 'module', 'exports', js)(require, mod, mod.exports);
     registry = new SketchRegistry({ library, autoRotate: false });
     Api = mod.exports.build(registry);
+    Whole = mod.exports.buildWhole(registry);
   }, 60_000);
 
   afterAll(() => registry.closeAll());
@@ -133,5 +149,13 @@ describe('standard (TC39) decorators', () => {
     expect(logs.warnings).toEqual([expect.stringMatching(/^sketch BURST_500 \(observe mode\): Api\.ping key [0-9a-f]{16} at 2 > threshold 1/)]);
     expect(registry.stats('BURST_500')).toEqual({ hits: 2, breaches: 1, keyErrors: 0 });
     expect(registry.list().map((i) => i.id)).toEqual(['BURST_500', 'LIMIT_1000', 'SHIELD_60000']);
+  });
+
+  it('on a class: every method but the ones marked @SkipSketch()', () => {
+    const whole = new Whole();
+    expect(whole.first('a')).toBe('first a');
+    expect(() => whole.first('a')).toThrow(SketchThresholdError);
+    for (let i = 0; i < 3; i++) expect(whole.free('a')).toBe('free a');
+    expect(registry.stats('FRAUD_2000')).toEqual({ hits: 2, breaches: 1, keyErrors: 0 });
   });
 });

@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { Get, Post, UseFilters, Catch } from '@nestjs/common';
 
 import {
+  SkipSketch,
   SketchFraud,
   SketchKeyError,
   SketchLimit,
@@ -13,7 +14,7 @@ import {
 } from '../../../src/sketch/decorators';
 import { SketchConfigError } from '../../../src/sketch/counters';
 import { SketchRegistry } from '../../../src/sketch/registry';
-import { captureLogs } from '../../support/logs';
+import { captureLogs, withCapturedLogs } from '../../support/logs';
 import { testLibrary } from './helpers';
 
 const library = testLibrary();
@@ -245,8 +246,91 @@ describe('@SketchLimit on plain classes', () => {
     expect(() => SketchFraud({ maxEvents: 5, mode: 'dry' as never })).toThrow(/mode/);
     expect(() => SketchLimit({ requests: 5, onKeyError: 'bucket' as never })).toThrow(/onKeyError/);
     expect(() => SketchLimit({ requests: 5, key: 'ip' as never })).toThrow(/key must be a function/);
+    expect(() => SketchLimit({ requests: 5, skipIf: true as never })).toThrow(/skipIf must be a function/);
+    expect(() => SketchLimit({ requests: 5, headers: 'x-ratelimit' as never })).toThrow(/headers must be/);
     const dec = SketchLimit({ requests: 5 });
     expect(() => (dec as any)({}, 'field', undefined)).toThrow(/apply to methods/);
+  });
+});
+
+describe('on a class, SkipSketch and skipIf', () => {
+  it('on a controller applies to every route, not to other methods; @SkipSketch() exempts a route', () => {
+    const { registry } = track(setup());
+    const key = (user: string) => user;
+    @SketchLimit({ windowMs: 1000, requests: 1, key, registry })
+    class Api {
+      @Get('a')
+      a(user: string): string {
+        return `a ${user}`;
+      }
+      @Get('b')
+      b(user: string): string {
+        return `b ${user}`;
+      }
+      @Get('health')
+      @SkipSketch()
+      health(user: string): string {
+        return `health ${user}`;
+      }
+      helper(user: string): string {
+        return `helper ${user}`;
+      }
+    }
+    const api = new Api();
+    expect(api.a('ada')).toBe('a ada');
+    // one sketch, one key: the class's routes share the budget, as method decorators of one type and window do
+    expect(catchSync(() => api.b('ada'))).toBeInstanceOf(SketchThresholdError);
+    for (let i = 0; i < 3; i++) expect(api.health('ada')).toBe('health ada');
+    for (let i = 0; i < 3; i++) expect(api.helper('ada')).toBe('helper ada');
+    expect(registry.stats('LIMIT_1000')).toEqual({ hits: 2, breaches: 1, keyErrors: 0 });
+    // the routes stay routes
+    expect(Reflect.getMetadata('path', Api.prototype.a)).toBe('a');
+  });
+
+  it('a method-level decorator of the same sketch overrides the class one; other sketches stack', () => {
+    const { registry } = track(setup());
+    const key = (user: string) => user;
+    @SketchLimit({ windowMs: 1000, requests: 1, key, registry })
+    class Api {
+      @SketchLimit({ windowMs: 1000, requests: 3, key, registry })
+      generous(user: string): string {
+        return user;
+      }
+      @SketchShield({ windowMs: 1000, threshold: 5, key, registry })
+      both(user: string): string {
+        return user;
+      }
+    }
+    const api = new Api();
+    for (let i = 0; i < 3; i++) expect(api.generous('ada')).toBe('ada');
+    expect(catchSync(() => api.generous('ada'))).toBeInstanceOf(SketchThresholdError);
+    // `both` counts in SHIELD_1000 and in the class's LIMIT_1000, where 'ada' is already over
+    expect(api.both('bob')).toBe('bob');
+    expect(catchSync(() => api.both('ada'))).toBeInstanceOf(SketchThresholdError);
+    expect(registry.stats('SHIELD_1000')?.hits).toBe(1);
+  });
+
+  it('skipIf runs a call uncounted; a skipIf that throws counts the call and is logged', () => {
+    const { registry } = track(setup());
+    class Api {
+      @SketchLimit({ windowMs: 1000, requests: 1, key: (u: string) => u, skipIf: (u: string) => u === 'internal', registry })
+      call(user: string): string {
+        return user;
+      }
+      @SketchShield({ windowMs: 1000, threshold: 1, key: (u: string) => u, skipIf: () => { throw new Error('boom'); }, registry })
+      risky(user: string): string {
+        return user;
+      }
+    }
+    const api = new Api();
+    for (let i = 0; i < 5; i++) expect(api.call('internal')).toBe('internal');
+    expect(registry.stats('LIMIT_1000')?.hits ?? 0).toBe(0);
+    expect(api.call('ada')).toBe('ada');
+    expect(catchSync(() => api.call('ada'))).toBeInstanceOf(SketchThresholdError);
+    expect(registry.stats('LIMIT_1000')).toEqual({ hits: 2, breaches: 1, keyErrors: 0 });
+    const { warnings } = withCapturedLogs(() => expect(api.risky('x')).toBe('x'));
+    expect(registry.stats('SHIELD_1000')?.hits).toBe(1);
+    expect(warnings.join('\n')).toMatch(/skipIf of Api.risky threw \(boom\); the call was counted/);
   });
 });
 

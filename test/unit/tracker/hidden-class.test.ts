@@ -54,28 +54,44 @@ describe('hidden class after the first touch', () => {
   });
 });
 
-describe('a class whose tracked beans are gone', () => {
-  it('gets its methods back once its pending beans are garbage-collected, and keeps nothing alive', () => {
-    // An application closed before its beans were used (test suites create many): its class prototypes must not
-    // hold the beans, nor keep wrapped methods forever.
+describe('the end of an application', () => {
+  it('gives its classes their methods back and keeps none of its beans alive', () => {
+    // Test suites create and close many applications: a class prototype outlives them all and must neither hold
+    // their beans nor keep wrapped methods.
     const script = `
       const { GhostTracker } = require(${JSON.stringify(tracker)});
       class Svc { m() { return 1; } }
+      class Other { m() { return 2; } }
       const original = Svc.prototype.m;
-      let refs = [];
-      (function app() {
-        const t = new GhostTracker();
-        for (let i = 0; i < 3; i++) { const bean = new Svc(); t.track('b' + i, bean); refs.push(new WeakRef(bean)); }
+      const t = new GhostTracker();
+      const refs = [];
+      const app = {};
+      (function start() {
+        for (let i = 0; i < 3; i++) { const bean = new Svc(); t.track('b' + i, bean, { owner: app }); refs.push(new WeakRef(bean)); }
+        t.track('other', new Other(), { owner: {} });
       })();
       const wrapped = Svc.prototype.m !== original;
+      t.end(app);
+      const restored = Svc.prototype.m === original;
       (async () => {
-        for (let i = 0; i < 20 && Svc.prototype.m !== original; i++) {
+        for (let i = 0; i < 10 && refs.some((r) => r.deref() !== undefined); i++) {
+          await new Promise((r) => setTimeout(r, 10)); // a WeakRef read keeps its target to the end of the job
           gc();
-          await new Promise((r) => setTimeout(r, 10));
         }
-        console.log(JSON.stringify({ wrapped, restored: Svc.prototype.m === original, collected: refs.every((r) => r.deref() === undefined) }));
+        console.log(JSON.stringify({
+          wrapped, restored,
+          collected: refs.every((r) => r.deref() === undefined),
+          stillReported: t.snapshot().untouched,
+          otherStillWrapped: Other.prototype.m.name === 'm' && !Object.prototype.hasOwnProperty.call(Other.prototype.m, 'prototype') && Other.prototype.m.toString().includes('gate'),
+        }));
       })();`;
     const stdout = execFileSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' });
-    expect(JSON.parse(stdout)).toEqual({ wrapped: true, restored: true, collected: true });
+    expect(JSON.parse(stdout)).toEqual({
+      wrapped: true,
+      restored: true,
+      collected: true,
+      stillReported: ['b0', 'b1', 'b2', 'other'],
+      otherStillWrapped: true,
+    });
   });
 });
