@@ -24,12 +24,13 @@ const { measureStartup } = require('./startup/run');
 const { measureMemory } = require('./tracker/memory');
 
 /**
- * Over three runs of this check on a shared 2-core VM, the median of one figure moved by up to 0.25 between
- * runs for the call shapes (direct: 0.84-1.09) and 0.13 for start-up (Phase 1, small app: 0.96-1.09). A figure
- * sitting at its goal can therefore read about half the shapes' range and the whole start-up range above it.
+ * Over six runs of this check on a shared 2-core VM, the median of one figure moved by up to 0.25 between runs
+ * for the call shapes (direct: 0.84-1.09) and 0.18 for start-up (Phase 1 + 2 on the tree app: 0.98-1.16). A
+ * figure sitting at its goal can therefore read about half the shapes' range, and nearly the whole start-up range
+ * (fewer repetitions inside a run), above it.
  */
 const SHAPE_MARGIN = 0.15;
-const STARTUP_MARGIN = 0.12;
+const STARTUP_MARGIN = 0.16;
 
 /** A call-shape's tracked/untracked ratio; goal 1.05 for all (issue #15). `ceiling`: a known gap, guarded as is. */
 const SHAPES = {
@@ -38,8 +39,9 @@ const SHAPES = {
   'private-field': {},
   getter: {},
   'interface-typed': {},
-  // One forwarding call that V8 does not inline: about +1 ns on a sub-nanosecond call (docs/tracking.md).
-  'bound-at-startup': { ceiling: 3.5, gap: 'captured wrapper forwards through one extra call' },
+  // One forwarding call that V8 does not inline: about +1.4 ns on a sub-nanosecond call (docs/tracking.md); its
+  // median read 2.0-3.0 over six runs (the untracked side is under a nanosecond, so its ratio is the noisiest).
+  'bound-at-startup': { ceiling: 4.0, gap: 'captured wrapper forwards through one extra call' },
   async: {},
   'route-handler': {},
   'cron-job': {},
@@ -88,7 +90,7 @@ function checkShapes() {
 function checkStartup() {
   const rows = [];
   for (const tree of [false, true]) {
-    const measure = () => measureStartup({ runs: 7, tree });
+    const measure = () => measureStartup({ runs: 9, tree });
     const first = measure();
     let again;
     for (const spec of STARTUP.filter((s) => s.tree === tree)) {
