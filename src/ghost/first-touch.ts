@@ -2,13 +2,14 @@
  * The mechanism behind Phase 2: make the first call of any method of an object observable, without changing
  * the object's identity and without costing anything on later calls.
  *
- * The object is never replaced. Until its first touch each method its prototype chain defines is shadowed by an
- * own, wrapping property of the object; function-valued own properties are swapped for wrappers in place. The
- * first call through any wrapper takes the added properties off again (in reverse order, which V8 undoes by
- * returning to the object's previous hidden class) and puts the original own properties back, so from then on
- * `bean.method()` is an ordinary call on an object indistinguishable, down to its map, from an untracked one.
- * Callers that captured a wrapper earlier (a router stores `instance[method]` at bootstrap) keep it; after the
- * touch it only forwards. See docs/tracking.md for the reasoning and the measurements.
+ * The object itself is never changed. The methods its prototype chain defines are wrapped on its class
+ * prototype, one set of wrappers per prototype (a site) shared by every tracked instance of the class; its
+ * function-valued own properties are swapped for wrappers in place. A wrapper's call on a pending instance is
+ * its touch. When no instance of a class is pending any more, the prototype gets its methods back and a fresh
+ * hidden class, so from then on `bean.method()` is an ordinary call on an object indistinguishable, down to
+ * its map, from an untracked one. Callers that captured a wrapper earlier (a router stores `instance[method]`
+ * at bootstrap) keep it; after the touch it only forwards. See docs/tracking.md for the reasoning and the
+ * measurements of the designs this one replaced.
  *
  * Framework-neutral on purpose: nothing here knows about NestJS or OpenTelemetry.
  */
