@@ -57,6 +57,13 @@ async function main() {
     const res = await fetch(`http://127.0.0.1:${port}${p}`);
     console.log(`  GET ${p} -> ${res.status} ${await res.text()}`);
   }
+  // passport's 'local' strategy, through AuthGuard('local'): both count as used from here on
+  const login = await fetch(`http://127.0.0.1:${port}/users/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'ada', password: 'any' }),
+  });
+  console.log(`  POST /users/login -> ${login.status} ${await login.text()}`);
 
   const report = JSON.parse(fs.readFileSync(path.join(reportDir, 'diag-report.json'), 'utf8'));
   console.log('\n> Phase 1: ghost candidates (LOW confidence) from diag-report.json');
