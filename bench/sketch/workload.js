@@ -12,9 +12,11 @@ function keysFor(ops, keys) {
   return out;
 }
 
+/** The median; for an even count, the mean of the two middle values. */
 function median(values) {
   const s = [...values].sort((a, b) => a - b);
-  return s[s.length >> 1];
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 /** The number after `--<name>` on the command line, or `dflt`. */

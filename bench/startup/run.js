@@ -9,19 +9,11 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const arg = (name, def) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
-};
+const { arg, median } = require('../sketch/workload');
 const RUNS = arg('runs', 9);
 const PROVIDERS = arg('providers', 1000);
 const root = path.resolve(__dirname, '..', '..');
 const preload = path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs');
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 /** One boot in a fresh process; returns { boot, total } in ms. */
 function boot(side, tree) {

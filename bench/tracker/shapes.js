@@ -12,15 +12,10 @@ const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { arg } = require('../sketch/workload');
+const { arg, median } = require('../sketch/workload');
 
 const root = path.resolve(__dirname, '..', '..');
 const preload = path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs');
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 /** Runs one side in a fresh process; returns { shape: ns | { error } }. */
 function runSide(variant, { rounds, calls }) {
