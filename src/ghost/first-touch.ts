@@ -258,14 +258,14 @@ class PrototypeSite implements Gate {
 
   constructor(private readonly proto: object) {}
 
-  /** Wraps what is not wrapped yet. Throws when the prototype refuses a property; `restore` takes it back. */
+  /** Wraps what is not wrapped yet. Throws when the prototype refuses a property; `release` takes it back. */
   cover(methods: readonly Candidate[], meta: MetadataApi | undefined): void {
     const added: unknown[] = [];
     try {
       for (const { key, desc } of methods) {
         if (this.covers(key)) continue;
         const own = Object.getOwnPropertyDescriptor(this.proto, key);
-        const original = originals.get(desc.value) ?? desc.value;
+        const original = originalOf(desc.value);
         const wrapper = makeWrapper(original, key, this, meta);
         // The attributes of the method a lookup reaches; configurable so that it can be taken off again.
         Object.defineProperty(this.proto, key, {
@@ -353,13 +353,9 @@ class PrototypeSite implements Gate {
     for (const member of this.members()) member.enter(receiver, key);
   }
 
-  /** Puts the prototype's methods back, unless someone replaced a wrapper meanwhile. */
+  /** Disarms the wrappers and puts the prototype's methods back, unless someone replaced a wrapper meanwhile. */
   private release(): void {
     this.armed = false;
-    this.restore();
-  }
-
-  private restore(): void {
     sites.delete(this.proto);
     const proto = this.proto as Record<string, unknown>;
     for (let i = this.entries.length - 4; i >= 0; i -= 4) {
@@ -439,7 +435,7 @@ class FirstTouch implements Gate, FirstTouchHandle {
     return this.armed;
   }
 
-  /** Throws when a property cannot be defined; `undo` then takes back what was done. */
+  /** Throws when a property cannot be defined; `end` then takes back what was done. */
   install(own: readonly Candidate[], inherited: readonly Candidate[], meta: MetadataApi | undefined): void {
     const target = this.target!;
     if (inherited.length > 0) {
@@ -459,7 +455,7 @@ class FirstTouch implements Gate, FirstTouchHandle {
     for (let i = 0; i < own.length; i++) {
       const { key, desc } = own[i]!;
       const wrapper = makeWrapper(desc.value, key, this, meta);
-      // Recorded first: if defineProperty throws half-way, undo re-defines the original, which is harmless.
+      // Recorded first: if defineProperty throws half-way, end re-defines the original, which is harmless.
       this.swapped[i * 3] = key;
       this.swapped[i * 3 + 1] = desc;
       this.swapped[i * 3 + 2] = wrapper;
@@ -467,11 +463,7 @@ class FirstTouch implements Gate, FirstTouchHandle {
     }
   }
 
-  /** Takes back a partial install. */
-  undo(): void {
-    this.end();
-  }
-
+  /** Also takes back a partial install. */
   end(): void {
     if (!this.armed) return;
     this.armed = false;
@@ -590,7 +582,7 @@ export function installFirstTouch(target: object, options: FirstTouchOptions): F
   try {
     state.install(own, inherited, metadataApi());
   } catch (err) {
-    state.undo();
+    state.end();
     throw err;
   }
   return state;

@@ -223,7 +223,7 @@ export class NestContainerObserver {
           }
         }
       }
-      const unusedStrategies = this.safeValue(() => this.passport.unused(snapshot.facts.values()));
+      const unusedStrategies = this.safe(() => this.passport.unused(snapshot.facts.values()), 'passport strategy analysis');
       this.runtime.containerReady({
         graph: snapshot.graph,
         classify: (bean) => {
@@ -282,20 +282,13 @@ export class NestContainerObserver {
     return bean;
   }
 
-  private safeValue<T>(fn: () => T): T | undefined {
+  /** `fn`'s value, or undefined (logged at debug) when it throws: nothing here may fail the host. */
+  private safe<T>(fn: () => T, what = 'observer callback'): T | undefined {
     try {
       return fn();
     } catch (err) {
-      safeLog('debug', `passport strategy analysis failed: ${errorMessage(err)}`);
+      safeLog('debug', `${what} failed: ${errorMessage(err)}`);
       return undefined;
-    }
-  }
-
-  private safe(fn: () => void): void {
-    try {
-      fn();
-    } catch (err) {
-      safeLog('debug', `observer callback failed: ${errorMessage(err)}`);
     }
   }
 }

@@ -157,15 +157,31 @@ export function copyMetadata(from: object, to: object): void {
   for (const key of r.getOwnMetadataKeys(from)) r.defineMetadata(key, r.getOwnMetadata(key, from), to);
 }
 
-/** Which rate-limit header fields a decorated route's answers carry; see {@link RateLimitFields}. */
+/** Which rate-limit header fields a decorated route's answers carry; see {@link addRateLimitFields}. */
 export type RateLimitHeaders = 'standard' | 'standard+legacy' | 'none';
 
 /** The answer a decorated call belongs to, and the limits it has met so far (a route may meet several). */
 interface AnswerSlot {
-  readonly res: unknown;
+  /** Sets a header on the answer while it can still take one; chosen once per answer. */
+  readonly set: (name: string, value: string) => void;
   policies: string;
   limits: string;
-  legacy: { limit: number; remaining: number; reset: number } | undefined;
+  /** `remaining` of the tightest limit met so far, for the legacy fields. */
+  tightest: number;
+}
+
+function headerSetter(res: unknown): (name: string, value: string) => void {
+  if (isFastifyReply(res)) {
+    return (name, value) => {
+      if (!res.sent) res.header(name, value);
+    };
+  }
+  if (isNodeResponse(res)) {
+    return (name, value) => {
+      if (!res.headersSent) res.setHeader(name, value);
+    };
+  }
+  return () => undefined;
 }
 
 const answers = new AsyncLocalStorage<AnswerSlot>();
@@ -193,7 +209,7 @@ export class RateLimitFieldsInterceptor {
     const type = typeof context.getType === 'function' ? context.getType() : 'http';
     if (type !== 'http') return next.handle();
     interceptorRan = true;
-    const slot: AnswerSlot = { res: context.switchToHttp().getResponse(), policies: '', limits: '', legacy: undefined };
+    const slot: AnswerSlot = { set: headerSetter(context.switchToHttp().getResponse()), policies: '', limits: '', tightest: Infinity };
     // Recent Nest binds what runs the handler to the async context in which `handle()` is called
     // (AsyncResource.bind); older releases run it in the context of the subscription. Both happen inside the
     // store. The Observable class is the application's own rxjs, reached through the one Nest handed over.
@@ -216,44 +232,31 @@ export function attachNestInterceptor(handler: object): void {
   r.defineMetadata(INTERCEPTORS_METADATA, [INTERCEPTOR, ...interceptors], handler);
 }
 
-/** One limit a call has just been counted against. */
-export interface RateLimitFields {
-  /** Policy name: the sketch id. */
-  readonly name: string;
-  readonly quota: number;
-  readonly windowSeconds: number;
-  readonly remaining: number;
-  /** Seconds until the key is certainly back to its full quota. */
-  readonly resetSeconds: number;
-}
-
-function setHeader(res: unknown, name: string, value: string): void {
-  if (isFastifyReply(res)) {
-    if (!res.sent) res.header(name, value);
-  } else if (isNodeResponse(res)) {
-    if (!res.headersSent) res.setHeader(name, value);
-  }
-}
-
 /**
- * Adds `fields` to the answer of the Nest route being handled, as draft-ietf-httpapi-ratelimit-headers
- * structured fields (`RateLimit-Policy: "<name>";q=<quota>;w=<seconds>`, `RateLimit: "<name>";r=<remaining>;t=<seconds>`),
- * one list item per limit the call met; with `legacy`, also `X-RateLimit-Limit/-Remaining/-Reset` of the
- * tightest limit. Outside a decorated Nest route (no answer in scope) it does nothing.
+ * Adds one limit the call has just been counted against to the answer of the Nest route being handled, as
+ * draft-ietf-httpapi-ratelimit-headers structured fields (`RateLimit-Policy: "<name>";q=<quota>;w=<seconds>`,
+ * `RateLimit: "<name>";r=<remaining>;t=<seconds until the key is certainly back to its full quota>`), one list
+ * item per limit the call met; with `legacy`, also `X-RateLimit-Limit/-Remaining/-Reset` of the tightest
+ * limit. Outside a decorated Nest route (no answer in scope) it does nothing. Positional, so that a decorated
+ * call allocates no record for it.
  */
-export function addRateLimitFields(fields: RateLimitFields, legacy: boolean): void {
+export function addRateLimitFields(
+  name: string,
+  quota: number,
+  windowSeconds: number,
+  remaining: number,
+  resetSeconds: number,
+  legacy: boolean,
+): void {
   const slot = answers.getStore();
   if (slot === undefined) return;
-  const name = `"${fields.name}"`;
-  slot.policies += `${slot.policies === '' ? '' : ', '}${name};q=${fields.quota};w=${fields.windowSeconds}`;
-  slot.limits += `${slot.limits === '' ? '' : ', '}${name};r=${fields.remaining};t=${fields.resetSeconds}`;
-  setHeader(slot.res, 'RateLimit-Policy', slot.policies);
-  setHeader(slot.res, 'RateLimit', slot.limits);
-  if (!legacy) return;
-  if (slot.legacy === undefined || fields.remaining < slot.legacy.remaining) {
-    slot.legacy = { limit: fields.quota, remaining: fields.remaining, reset: fields.resetSeconds };
-    setHeader(slot.res, 'X-RateLimit-Limit', String(slot.legacy.limit));
-    setHeader(slot.res, 'X-RateLimit-Remaining', String(slot.legacy.remaining));
-    setHeader(slot.res, 'X-RateLimit-Reset', String(slot.legacy.reset));
-  }
+  slot.policies += `${slot.policies === '' ? '' : ', '}"${name}";q=${quota};w=${windowSeconds}`;
+  slot.limits += `${slot.limits === '' ? '' : ', '}"${name}";r=${remaining};t=${resetSeconds}`;
+  slot.set('RateLimit-Policy', slot.policies);
+  slot.set('RateLimit', slot.limits);
+  if (!legacy || remaining >= slot.tightest) return;
+  slot.tightest = remaining;
+  slot.set('X-RateLimit-Limit', String(quota));
+  slot.set('X-RateLimit-Remaining', String(remaining));
+  slot.set('X-RateLimit-Reset', String(resetSeconds));
 }

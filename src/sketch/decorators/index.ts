@@ -353,13 +353,11 @@ function wrap(original: AnyFunction, b: Binding): AnyFunction {
     counters.hits++;
     if (b.headers !== 'none' && rateLimitFieldsInUse()) {
       addRateLimitFields(
-        {
-          name: b.id,
-          quota: b.threshold,
-          windowSeconds: Math.ceil(b.windowMs / 1000),
-          remaining: estimate >= b.threshold ? 0 : b.threshold - estimate,
-          resetSeconds: retryAfterSeconds(sketch),
-        },
+        b.id,
+        b.threshold,
+        Math.ceil(b.windowMs / 1000),
+        estimate >= b.threshold ? 0 : b.threshold - estimate,
+        retryAfterSeconds(sketch),
         b.headers === 'standard+legacy',
       );
     }
