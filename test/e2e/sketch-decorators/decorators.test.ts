@@ -96,7 +96,7 @@ describe.each(PLATFORMS)('sketch decorators in a Nest app (%s, %s)', (loading, p
     expect(seen[3]!.policy).toBeNull();
   });
 
-  it('adds the legacy X-RateLimit trio on request, and no field at all with headers: none', async () => {
+  it('adds the legacy X-RateLimit trio on request, and no field at all by default', async () => {
     const legacy = await fields('/fields/legacy', 'legacy');
     expect(legacy.legacy).toEqual(['2', '1', '80']);
     expect(legacy.policy).toBe('"SHIELD_60000";q=2;w=60');
