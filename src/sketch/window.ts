@@ -178,6 +178,15 @@ export class WindowedCountMinSketch extends SketchShape {
     return true;
   }
 
+  /**
+   * Tells the sketch a threshold its estimates are compared against (each sketch decorator calls it once for
+   * its own). A local sketch has no use for it; a fleet sketch lets a cell's increments wait for a later sync
+   * only while the smallest threshold it was told of keeps the extra admissions under a tenth of it.
+   */
+  noteThreshold(threshold: number): void {
+    void threshold;
+  }
+
   /** Called after slot `k` was cleared, for subclasses that keep state per slot. */
   protected slotCleared(_k: number): void {}
 

@@ -392,6 +392,7 @@ function skipped(b: Binding, self: unknown, args: IArguments): boolean {
 function bind(b: Binding): WindowedCountMinSketch {
   const registry = b.explicitRegistry ?? sketchRegistry();
   const sketch = registry.getOrCreate(b.type, b.windowMs, b.shape);
+  sketch.noteThreshold(b.threshold);
   b.sketch = sketch;
   b.counters = registry.counters(b.id) ?? { hits: 0, breaches: 0, keyErrors: 0 };
   return sketch;

@@ -136,6 +136,44 @@ describe('FleetSketch', () => {
     s.close();
   });
 
+  it('lets cold cells wait while a tenth of the smallest threshold covers them, and pushes them when their sub-window closes', () => {
+    const { s, v, advance, now } = sketch({ nodes: 2 });
+    s.noteThreshold(1000);
+    s.noteThreshold(100); // the smallest counts: 100 ÷ (10 × 2 nodes) = 5 may wait per cell
+    s.noteThreshold(5000);
+    expect(s.holdBack()).toBe(5);
+    v.nodes = 5;
+    expect(s.holdBack()).toBe(2);
+    v.nodes = 2;
+    const own = (x: string) => take(s, now()).find((b) => b.epoch === 10)?.deltas;
+
+    for (let i = 0; i < 5; i++) s.hit('cold');
+    expect(own('cold')).toBeUndefined(); // 5 each: they wait
+    s.hit('cold');
+    expect(own('cold')).toEqual([6, 6, 6, 6]); // over 5: pushed, all six
+    for (let i = 0; i < 3; i++) s.hit('cold');
+    expect(own('cold')).toBeUndefined();
+
+    // The sub-window closes: what waited goes in the next round, whatever its size.
+    advance(SUB);
+    s.maybeRotate();
+    s.hit('new sub-window');
+    const plan = s.collect(now(), SETTLE);
+    expect(plan.batches.find((b) => b.epoch === 10)!.deltas).toEqual([3, 3, 3, 3]);
+    expect(plan.batches.find((b) => b.epoch === 11)).toBeUndefined(); // one hit waits there now
+    s.hit('new sub-window');
+    expect(take(s, now()).find((b) => b.epoch === 10)).toBeUndefined(); // pushed once, not again
+    s.close();
+  });
+
+  it('pushes every change in every round while no threshold is known', () => {
+    const { s, now } = sketch({ nodes: 3 });
+    expect(s.holdBack()).toBe(0);
+    s.hit('x');
+    expect(take(s, now()).find((b) => b.epoch === 10)!.deltas).toEqual([1, 1, 1, 1]);
+    s.close();
+  });
+
   it('derives the same row hashes in every process from the sketch id', () => {
     expect(fleetSeed('LIMIT_60000')).toBe(fleetSeed('LIMIT_60000'));
     expect(fleetSeed('LIMIT_60000')).not.toBe(fleetSeed('LIMIT_1000'));

@@ -40,39 +40,49 @@ export interface SyncPlan {
 }
 
 const CHECK_EVERY_MASK = 63;
-/** Fields of `side`, two per counter. */
-const OTHERS = 0;
-const PENDING = 1;
 /** Above any sum of up to 256 saturated slots, and an integer, so the minimum stays in integer arithmetic. */
 const NO_ESTIMATE = 2 ** 52;
+/**
+ * Extra admissions the increments a process holds back may cause, as a fraction of the smallest threshold:
+ * each of N processes keeps at most threshold ÷ (HOLD_BACK_SHARE · N) increments of a cell unpushed.
+ */
+const HOLD_BACK_SHARE = 10;
 
 /**
  * A windowed sketch that counts locally and judges by the fleet. Every hit is counted here first, on the
  * native counters, with no network: this process's own conservative-update counts ("own"), exactly as a
- * local sketch. Beside each counter the sync loop keeps two numbers:
- * - PENDING: own increments not yet pushed to Redis (a counter with some is in the `dirty` list, once);
- * - OTHERS: the rest of the fleet's count in that cell, as last read (fleet total less what this process had
- *   pushed).
- * A hit's estimate is min over rows of Σ over live sub-windows of (own + others): the fleet's count as of the
- * last sync plus everything this process counted since. Sub-windows are aligned on the wall clock so every
- * process cuts the same ones, and the row hashes follow a seed derived from the sketch id, so cells line up.
+ * local sketch. Beside the counters the sync loop keeps, per counter:
+ * - `pushed`: how much of the own count Redis has (or is being sent);
+ * - `others`: the rest of the fleet's count in that cell, as last read (fleet total less `pushed`);
+ * and per cell `othersTotal`, the sum of `others` over the live sub-windows. A hit's estimate is min over rows
+ * of (Σ own over the slots + othersTotal): the fleet's count as of the last sync plus everything this process
+ * counted since. The hit path does a local hit plus one read per row; it keeps no bookkeeping for the sync
+ * loop, which finds the changed cells itself by comparing the counters with `pushed` (only after hits).
+ * Sub-windows are aligned on the wall clock so every process cuts the same ones, and the row hashes follow a
+ * seed derived from the sketch id, so cells line up.
+ *
+ * Cold cells wait: in the current sub-window a cell is pushed once it holds more than `holdBack` unpushed
+ * increments, the rest when its sub-window closes. On distinct keys most cells are hit a few times per
+ * sub-window, so a push then carries several hits instead of one operation per hit and row.
  *
  * Summing each process's own conservative-update sketch never under-counts a key (each is an upper bound of
- * its own stream), which is why deltas are taken from own counts and never from the mixed view.
+ * its own stream), which is why pushes are taken from own counts and never from the mixed view.
  */
 export class FleetSketch extends WindowedCountMinSketch {
-  /**
-   * [OTHERS, PENDING] per counter, side by side: a cell's slots span 32 bytes, so a hit reads one more cache
-   * line per row than a local sketch, not one per field.
-   */
-  private readonly side: Uint32Array;
-  /** 1 when OTHERS holds the final count of a closed sub-window's cell: it is not read again. */
+  private readonly pushed: Uint32Array;
+  private readonly others: Uint32Array;
+  /** Per cell (counter index ÷ slots): Σ others over the slots, saturated. */
+  private readonly othersTotal: Uint32Array;
+  /** 1 when `others` holds the final count of a closed sub-window's cell: it is not read again. */
   private readonly settled: Uint8Array;
   /** Per slot: 1 once its closed sub-window was read whole. */
   private readonly loaded: Uint8Array;
-  /** Counter indices with PENDING > 0, each once. */
-  private dirty: Uint32Array;
-  private dirtyCount = 0;
+  /** Per slot: 1 while it may hold increments not pushed yet. */
+  private readonly unpushed: Uint8Array;
+  /** `calls` when the sync loop last looked for changed cells. */
+  private scannedCalls = 0;
+  /** The smallest threshold estimates are judged against; Infinity while nobody said (nothing waits). */
+  private minThreshold = Infinity;
 
   constructor(
     options: WindowedSketchOptions,
@@ -80,10 +90,26 @@ export class FleetSketch extends WindowedCountMinSketch {
   ) {
     super({ ...options, alignSubWindows: true });
     const n = this.core.counters.length;
-    this.side = new Uint32Array(2 * n);
+    this.pushed = new Uint32Array(n);
+    this.others = new Uint32Array(n);
+    this.othersTotal = new Uint32Array(n / this.core.slots);
     this.settled = new Uint8Array(n);
     this.loaded = new Uint8Array(this.core.slots);
-    this.dirty = new Uint32Array(Math.min(n, 4096));
+    this.unpushed = new Uint8Array(this.core.slots);
+  }
+
+  override noteThreshold(threshold: number): void {
+    if (Number.isFinite(threshold) && threshold >= 1 && threshold < this.minThreshold) this.minThreshold = Math.floor(threshold);
+  }
+
+  /**
+   * Increments of one cell a process may keep unpushed in the current sub-window: with N processes each
+   * holding at most this many, the fleet's view of a key lags by at most a tenth of the smallest threshold.
+   * 0 (push every change) while no threshold is known.
+   */
+  holdBack(): number {
+    if (this.minThreshold === Infinity) return 0;
+    return Math.floor(this.minThreshold / (HOLD_BACK_SHARE * Math.max(1, this.view.nodes)));
   }
 
   override hit(key: string, count = 1): number {
@@ -98,39 +124,29 @@ export class FleetSketch extends WindowedCountMinSketch {
     const d = core.depth;
     const s = core.slots;
     const cells = core.cells;
-    const side = this.side;
     const target = min + count > SATURATED ? SATURATED : min + count;
-    for (let i = 0; i < d; i++) {
-      const index = cells[i] + slot;
-      const old = c[index];
-      if (old < target) {
-        c[index] = target;
-        const at = (index << 1) + PENDING;
-        const pending = side[at];
-        if (pending === 0) this.markDirty(index);
-        const p = pending + (target - old);
-        side[at] = p > SATURATED ? SATURATED : p;
-      }
-    }
     const view = this.view;
-    if (view.mode !== 'fleet') {
-      if (view.rejectAll) return SATURATED;
-      // Alone, this process admits its share: own count × nodes ≤ threshold ⇔ own ≤ threshold ÷ nodes.
-      let own = NO_ESTIMATE;
-      for (let i = 0; i < d; i++) {
-        let sum = 0;
-        for (let k = 0; k < s; k++) sum += c[cells[i] + k];
-        if (sum < own) own = sum;
-      }
-      const scaled = own * view.nodes;
-      return scaled > SATURATED ? SATURATED : scaled;
-    }
+    const fleet = view.mode === 'fleet';
+    const othersTotal = this.othersTotal;
     let est = NO_ESTIMATE;
     for (let i = 0; i < d; i++) {
       const cell = cells[i];
-      let sum = 0;
-      for (let k = 0; k < s; k++) sum += c[cell + k] + side[((cell + k) << 1) + OTHERS];
+      if (c[cell + slot] < target) c[cell + slot] = target;
+      let sum: number;
+      if (s === 4) {
+        sum = c[cell] + c[cell + 1] + c[cell + 2] + c[cell + 3];
+        if (fleet) sum += othersTotal[cell >> 2];
+      } else {
+        sum = 0;
+        for (let k = 0; k < s; k++) sum += c[cell + k];
+        if (fleet) sum += othersTotal[(cell / s) | 0];
+      }
       if (sum < est) est = sum;
+    }
+    if (!fleet) {
+      if (view.rejectAll) return SATURATED;
+      // Alone, this process admits its share: own count × nodes ≤ threshold ⇔ own ≤ threshold ÷ nodes.
+      est *= view.nodes;
     }
     return est > SATURATED ? SATURATED : est;
   }
@@ -141,17 +157,26 @@ export class FleetSketch extends WindowedCountMinSketch {
     const core = this.core;
     core.locate(key, this.current);
     const c = core.counters;
+    const s = core.slots;
     const fleet = this.view.mode === 'fleet';
     let est = NO_ESTIMATE;
     for (let i = 0; i < core.depth; i++) {
       const cell = core.cells[i];
-      let sum = 0;
-      for (let k = 0; k < core.slots; k++) sum += c[cell + k] + (fleet ? this.side[((cell + k) << 1) + OTHERS] : 0);
+      let sum = fleet ? this.othersTotal[(cell / s) | 0] : 0;
+      for (let k = 0; k < s; k++) sum += c[cell + k];
       if (sum < est) est = sum;
     }
     if (!fleet && this.view.rejectAll) return SATURATED;
     const scaled = fleet ? est : est * this.view.nodes;
     return scaled > SATURATED ? SATURATED : scaled;
+  }
+
+  override maybeRotate(now?: number): boolean {
+    const closing = this.current;
+    const rotated = super.maybeRotate(now);
+    // Hits since the sync loop last looked may sit in the sub-window that just closed: it is pushed whole.
+    if (rotated && this.calls !== this.scannedCalls) this.unpushed[closing] = 1;
+    return rotated;
   }
 
   /** Batches are not supported on the fleet path: each key goes through {@link hit}. */
@@ -167,60 +192,90 @@ export class FleetSketch extends WindowedCountMinSketch {
   }
 
   /**
-   * Takes everything a sync round must send: per live sub-window, the increments of the cells this process
-   * changed since the last round; reads of those same cells in closed sub-windows that may still change (for
-   * 2·S + timeout after their end, `settleAfterMs`); and whole reads of closed sub-windows that no longer can,
-   * once each — one GET where per-cell reads would cost an operation per new key. The increments leave
-   * PENDING; give them back with {@link restore} if the round fails. Empty when nothing changed: an idle
-   * sketch sends nothing.
+   * Takes everything a sync round must send: the increments of the current sub-window's cells that hold more
+   * than {@link holdBack} unpushed, and all that closed sub-windows still hold; reads of the pushed cells in
+   * closed sub-windows that may still change (for 2·S + timeout after their end, `settleAfterMs`); and whole
+   * reads of closed sub-windows that no longer can, once each — one GET where per-cell reads would cost an
+   * operation per new key. What it takes counts as pushed; give it back with {@link restore} if the round
+   * fails. Empty when nothing changed: an idle sketch sends nothing. `everything`: nothing waits (the last
+   * round before the process stops).
    */
-  collect(now: number, settleAfterMs: number): SyncPlan {
+  collect(now: number, settleAfterMs: number, everything = false): SyncPlan {
     this.maybeRotate(now);
-    const count = this.dirtyCount;
-    if (count === 0) return { batches: [], loads: [] };
-    this.dirtyCount = 0;
     const s = this.core.slots;
-    const batches: (SubWindowBatch | undefined)[] = new Array(s);
+    const current = this.current;
+    if (this.calls !== this.scannedCalls) {
+      this.unpushed[current] = 1;
+      this.scannedCalls = this.calls;
+    }
+    let work = false;
+    for (let k = 0; k < s; k++) if (this.unpushed[k] === 1 && this.inUse[k] === 1) work = true;
+    if (!work) return { batches: [], loads: [] };
+
+    const batches: SubWindowBatch[] = [];
     const loads: SubWindowLoad[] = [];
     const readSlots: number[] = [];
+    let head: SubWindowBatch | undefined;
     for (let k = 0; k < s; k++) {
       const epoch = this.epochOf(k);
       if (epoch === undefined) continue;
-      const expiresAt = (epoch + 1) * this.subWindowMs + this.windowMs + this.subWindowMs;
-      batches[k] = { slot: k, epoch, expiresAt, indices: [], deltas: [] };
-      if (k === this.current || this.loaded[k] === 1) continue;
-      if (now >= (epoch + 1) * this.subWindowMs + settleAfterMs) loads.push({ slot: k, epoch });
-      else readSlots.push(k);
-    }
-    const side = this.side;
-    const dirty = this.dirty;
-    for (let j = 0; j < count; j++) {
-      const index = dirty[j];
-      const at = (index << 1) + PENDING;
-      const delta = side[at];
-      side[at] = 0;
-      const batch = batches[index % s];
-      if (batch !== undefined && delta > 0) {
-        batch.indices.push(index);
-        batch.deltas.push(delta);
+      const batch: SubWindowBatch = {
+        slot: k,
+        epoch,
+        expiresAt: (epoch + 1) * this.subWindowMs + this.windowMs + this.subWindowMs,
+        indices: [],
+        deltas: [],
+      };
+      batches.push(batch);
+      if (k === current) {
+        head = batch;
+        if (this.unpushed[k] === 1) this.unpushed[k] = this.take(batch, everything ? 0 : this.holdBack()) ? 1 : 0;
+      } else if (this.unpushed[k] === 1) {
+        // A closed sub-window gets no more hits: everything it holds goes now, its cells are read next round.
+        this.take(batch, 0);
+        this.unpushed[k] = 0;
+      } else if (this.loaded[k] === 0) {
+        if (now >= (epoch + 1) * this.subWindowMs + settleAfterMs) loads.push({ slot: k, epoch });
+        else readSlots.push(k);
       }
     }
-    // The same cells in closed sub-windows still open to late pushes: what the rest of the fleet counted there.
-    // Rare: only in the first 2·S + timeout after a sub-window closes.
-    if (readSlots.length > 0) {
-      const bases = new Set<number>();
-      for (let j = 0; j < count; j++) bases.add(dirty[j] - (dirty[j] % s));
-      for (const base of bases) {
+    // The cells pushed now, in closed sub-windows still open to late pushes: what the rest of the fleet
+    // counted there. Rare: only in the first 2·S + timeout after a sub-window closes.
+    if (head !== undefined && readSlots.length > 0) {
+      for (const index of head.indices) {
+        const base = index - head.slot;
         for (const k of readSlots) {
-          const batch = batches[k]!;
-          const index = base + k;
-          if (this.settled[index] === 1 || batch.indices.includes(index)) continue;
-          batch.indices.push(index);
+          if (this.settled[base + k] === 1) continue;
+          const batch = batches.find((b) => b.slot === k)!;
+          batch.indices.push(base + k);
           batch.deltas.push(0);
         }
       }
     }
-    return { batches: batches.filter((b): b is SubWindowBatch => b !== undefined && b.indices.length > 0), loads };
+    return { batches: batches.filter((b) => b.indices.length > 0), loads };
+  }
+
+  /**
+   * Takes every counter of `batch`'s slot holding more than `holdBack` unpushed increments into the batch, as
+   * pushed. Returns whether increments were left behind.
+   */
+  private take(batch: SubWindowBatch, holdBack: number): boolean {
+    const c = this.core.counters;
+    const pushed = this.pushed;
+    const n = c.length;
+    let left = false;
+    for (let index = batch.slot; index < n; index += this.core.slots) {
+      const delta = c[index] - pushed[index];
+      if (delta === 0) continue;
+      if (delta <= holdBack) {
+        left = true;
+        continue;
+      }
+      pushed[index] = c[index];
+      batch.indices.push(index);
+      batch.deltas.push(delta);
+    }
+    return left;
   }
 
   /**
@@ -229,15 +284,13 @@ export class FleetSketch extends WindowedCountMinSketch {
    */
   load(load: SubWindowLoad, bytes: Uint8Array | null): void {
     if (this.epochOf(load.slot) !== load.epoch) return;
-    const c = this.core.counters;
     const s = this.core.slots;
-    const cells = c.length / s;
+    const cells = this.core.counters.length / s;
     const view = bytes === null ? undefined : new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const available = view === undefined ? 0 : Math.min(cells, Math.floor(view.byteLength / 4));
     for (let cell = 0; cell < cells; cell++) {
       const index = cell * s + load.slot;
-      const total = cell < available ? view!.getUint32(cell * 4) : 0;
-      this.setOthers(index, total);
+      this.setOthers(index, cell < available ? view!.getUint32(cell * 4) : 0);
       this.settled[index] = 1;
     }
     this.loaded[load.slot] = 1;
@@ -260,44 +313,45 @@ export class FleetSketch extends WindowedCountMinSketch {
     }
   }
 
-  /** Gives a failed round's increments back to PENDING, to be pushed again by the next round. */
+  /** Gives a failed round's increments back, to be pushed again by the next round. */
   restore(batch: SubWindowBatch): void {
     if (this.epochOf(batch.slot) !== batch.epoch) return;
+    let back = false;
     for (let i = 0; i < batch.indices.length; i++) {
       const delta = batch.deltas[i]!;
       if (delta === 0) continue;
       const index = batch.indices[i]!;
-      const at = (index << 1) + PENDING;
-      if (this.side[at] === 0) this.markDirty(index);
-      const p = this.side[at] + delta;
-      this.side[at] = p > SATURATED ? SATURATED : p;
+      this.pushed[index] = this.pushed[index] > delta ? this.pushed[index] - delta : 0;
+      back = true;
     }
+    if (back) this.unpushed[batch.slot] = 1;
   }
 
   protected override slotCleared(k: number): void {
     this.loaded[k] = 0;
+    this.unpushed[k] = 0;
+    const s = this.core.slots;
     const n = this.core.counters.length;
-    for (let index = k; index < n; index += this.core.slots) {
-      this.side[(index << 1) + OTHERS] = 0;
-      this.side[(index << 1) + PENDING] = 0;
+    for (let index = k; index < n; index += s) {
+      this.pushed[index] = 0;
       this.settled[index] = 0;
+      if (this.others[index] !== 0) this.setOthersRaw(index, 0);
     }
   }
 
-  /** OTHERS from the fleet's total of a cell: the total less what this process has pushed of it so far. */
+  /** `others` from the fleet's total of a cell: the total less what this process has pushed of it so far. */
   private setOthers(index: number, total: number): void {
-    const pushed = this.core.counters[index] - this.side[(index << 1) + PENDING];
-    const others = total - pushed;
-    this.side[(index << 1) + OTHERS] = others > 0 ? (others > SATURATED ? SATURATED : others) : 0;
+    const others = total - this.pushed[index];
+    this.setOthersRaw(index, others > 0 ? (others > SATURATED ? SATURATED : others) : 0);
   }
 
-  private markDirty(index: number): void {
-    if (this.dirtyCount === this.dirty.length) {
-      // Past the cell count only by the rare duplicate a cleared slot leaves behind.
-      const grown = new Uint32Array(this.dirty.length * 2);
-      grown.set(this.dirty);
-      this.dirty = grown;
-    }
-    this.dirty[this.dirtyCount++] = index;
+  private setOthersRaw(index: number, value: number): void {
+    if (this.others[index] === value) return;
+    this.others[index] = value;
+    const s = this.core.slots;
+    const base = index - (index % s);
+    let sum = 0;
+    for (let k = 0; k < s; k++) sum += this.others[base + k];
+    this.othersTotal[base / s] = sum > SATURATED ? SATURATED : sum;
   }
 }

@@ -162,8 +162,10 @@ export class RedisSketchStore implements SketchStore {
     if (this.closed) return;
     this.closed = true;
     this.stop();
-    // A last push, so counts taken since the previous round reach the fleet; bounded by the timeout.
-    await Promise.race([this.syncNow(), new Promise((r) => setTimeout(r, this.timeoutMs).unref())]);
+    // A last push, held-back increments included, so every count this process took reaches the fleet;
+    // bounded by the timeout.
+    const last = Promise.all([...this.entries.values()].map((e) => this.round(e, true)));
+    await Promise.race([last, new Promise((r) => setTimeout(r, this.timeoutMs).unref())]);
     this.entries.clear();
     if (this.options.ownsClient) {
       const c = this.client as { quit?(): Promise<unknown>; disconnect?(): void };
@@ -193,13 +195,13 @@ export class RedisSketchStore implements SketchStore {
     return `${this.keyPrefix}{${id}}:${suffix}`;
   }
 
-  private async round(e: Entry): Promise<void> {
+  private async round(e: Entry, last = false): Promise<void> {
     if (e.incompatible || e.sketch.closed) return;
     const abandonAfter = Math.max(10_000, 40 * this.timeoutMs);
     if (e.inflight !== undefined && performance.now() - e.inflight.startedAt < abandonAfter) return;
     const now = this.clock();
     const settleAfterMs = 2 * this.syncIntervalMs + this.timeoutMs;
-    const { batches, loads } = e.sketch.collect(now, settleAfterMs);
+    const { batches, loads } = e.sketch.collect(now, settleAfterMs, last);
     const slots = e.sketch.subWindows + 1;
     const commands: (string | number)[][] = [];
     // Per batch, the indices of its BITFIELD commands: a busy round is cut into commands of at most
