@@ -4,14 +4,15 @@
  *
  * 1. ns per call of a method under @SketchLimit against the same method undecorated (no key, and a key
  *    function over 100k distinct keys), medians of rounds that each run every candidate.
- * 2. A NestJS 11 route under @SketchLimit against the same route under @nestjs/throttler's guard (and bare),
+ * 2. A NestJS 11 route under @SketchLimit (without and with the rate-limit fields) against the same route
+ *    under @nestjs/throttler's guard (and bare),
  *    each in its own process, one autocannon run each, one after the other: `--passes` × 100k requests, the
  *    i-th carrying key `user:<i mod 100k>` in `x-key`, and both limiters key on it with the same limit (100 per
  *    60 s), so both track 100k distinct keys and admit every call. Then each process's memory after a forced gc.
  *
  *   npx tsc -p tsconfig.build.json && node bench/sketch/decorators.js [--rounds 9] [--calls 1000000]
  *                                     [--keys 100000] [--passes 1] [--connections 32]
- *                                     [--order bare,sketch,throttler]
+ *                                     [--order bare,sketch,sketch+fields,throttler]
  */
 const { spawn } = require('node:child_process');
 const path = require('node:path');
@@ -106,9 +107,10 @@ async function serve(kind) {
   Req()(Ctrl.prototype, 'hit', 0);
   const imports = [];
   const providers = [];
-  if (kind === 'sketch') {
+  if (kind === 'sketch' || kind === 'sketch+fields') {
     const { SketchLimit } = require(path.join(root, 'dist', 'sketch'));
-    decorate(Ctrl, 'hit', SketchLimit({ windowMs: 60_000, requests: LIMIT, key: (req) => req.headers['x-key'] }));
+    const headers = kind === 'sketch' ? 'none' : 'standard';
+    decorate(Ctrl, 'hit', SketchLimit({ windowMs: 60_000, requests: LIMIT, key: (req) => req.headers['x-key'], headers }));
   } else if (kind === 'throttler') {
     const { ThrottlerGuard, ThrottlerModule } = require('@nestjs/throttler');
     imports.push(
@@ -191,7 +193,7 @@ async function main() {
   console.log(`\n2. Nest 11 route, autocannon ${CONNECTIONS} connections, ${KEYS * PASSES} requests, x-key from ${KEYS} rotating keys, limit ${LIMIT} per 60 s\n`);
   const runs = [];
   const i = process.argv.indexOf('--order');
-  const order = i > 0 ? process.argv[i + 1].split(',') : ['bare', 'sketch', 'throttler'];
+  const order = i > 0 ? process.argv[i + 1].split(',') : ['bare', 'sketch', 'sketch+fields', 'throttler'];
   for (const kind of order) runs.push(await load(kind));
   console.log('| route | req/s | p50 ms | p99 ms | requests | s | non-2xx | heapUsed after (Δ) | RSS after (Δ) |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');

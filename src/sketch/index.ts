@@ -44,7 +44,6 @@ export {
   SketchThresholdError,
   SketchKeyError,
   SketchThresholdFilter,
-  RateLimitFieldsInterceptor,
   answerTooManyRequests,
   hashSketchKey,
   type SketchMethodDecorator,

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { SketchThresholdError } from './errors';
 
 // Nest's metadata keys (stable since Nest 5); spelled out so that @nestjs/common stays an optional peer.
@@ -6,7 +5,8 @@ const EXCEPTION_FILTERS_METADATA = '__exceptionFilters__';
 const FILTER_CATCH_EXCEPTIONS = '__filterCatchExceptions__';
 const PATH_METADATA = 'path';
 const METHOD_METADATA = 'method';
-const INTERCEPTORS_METADATA = '__interceptors__';
+const ROUTE_ARGS_METADATA = '__routeArguments__';
+const CUSTOM_ROUTE_ARGS_METADATA = '__customRouteArgs__';
 
 interface NodeResponseLike {
   statusCode: number;
@@ -27,7 +27,7 @@ type Reflector = typeof Reflect & {
   getMetadata?(key: unknown, target: object, propertyKey?: string | symbol): unknown;
   getOwnMetadata?(key: unknown, target: object): unknown;
   getOwnMetadataKeys?(target: object): unknown[];
-  defineMetadata?(key: unknown, value: unknown, target: object): void;
+  defineMetadata?(key: unknown, value: unknown, target: object, propertyKey?: string | symbol): void;
 };
 
 /** @internal reflect-metadata's API when the application loaded it (Nest always does), else undefined. */
@@ -160,16 +160,6 @@ export function copyMetadata(from: object, to: object): void {
 /** Which rate-limit header fields a decorated route's answers carry; see {@link addRateLimitFields}. */
 export type RateLimitHeaders = 'standard' | 'standard+legacy' | 'none';
 
-/** The answer a decorated call belongs to, and the limits it has met so far (a route may meet several). */
-interface AnswerSlot {
-  /** Sets a header on the answer while it can still take one; chosen once per answer. */
-  readonly set: (name: string, value: string) => void;
-  policies: string;
-  limits: string;
-  /** `remaining` of the tightest limit met so far, for the legacy fields. */
-  tightest: number;
-}
-
 function headerSetter(res: unknown): (name: string, value: string) => void {
   if (isFastifyReply(res)) {
     return (name, value) => {
@@ -184,63 +174,77 @@ function headerSetter(res: unknown): (name: string, value: string) => void {
   return () => undefined;
 }
 
-const answers = new AsyncLocalStorage<AnswerSlot>();
-let interceptorRan = false;
+/**
+ * The answer of one request to a decorated Nest route, handed to the decorator's wrapper as a hidden trailing
+ * argument (see {@link attachAnswerParameter}), and the limits the request met so far (a route may have several).
+ */
+export class RateLimitAnswer {
+  policies = '';
+  limits = '';
+  /** `remaining` of the tightest limit met so far, for the legacy fields. */
+  tightest = Infinity;
 
-/** @internal False until a decorated Nest route has run: plain decorated methods skip the store lookup. */
-export function rateLimitFieldsInUse(): boolean {
-  return interceptorRan;
+  /** @param set sets a header on the answer while it can still take one; chosen once per answer */
+  constructor(readonly set: (name: string, value: string) => void) {}
 }
 
-/** The minimal shape of Nest's ExecutionContext and CallHandler this interceptor uses. */
+/** The minimal shape of Nest's ExecutionContext the parameter factory uses. */
 interface ExecutionContextLike {
   getType?(): string;
   switchToHttp(): { getResponse(): unknown };
 }
-type ObservableLike = unknown;
+
+/** Nest calls it once per request for the hidden parameter, as for any `createParamDecorator()` parameter. */
+function answerOf(_data: unknown, context: ExecutionContextLike): RateLimitAnswer | undefined {
+  const type = typeof context.getType === 'function' ? context.getType() : 'http';
+  if (type !== 'http') return undefined;
+  return new RateLimitAnswer(headerSetter(context.switchToHttp().getResponse()));
+}
+
+/** How the hidden parameter is keyed among a handler's parameters (`<name>__customRouteArgs__:<index>`). */
+const ANSWER_PARAMETER = `diagRateLimitAnswer${CUSTOM_ROUTE_ARGS_METADATA}:`;
 
 /**
- * Runs a decorated route's handler with its response at hand, so that the decorator, which sees only the
- * handler's arguments, can put the rate-limit fields on the answer. Attached to every decorated route by the
- * decorators themselves (what `@UseInterceptors()` writes); other transports pass straight through.
+ * Gives a decorated method one more parameter, past those it declares and those Nest's decorators gave it:
+ * a custom route parameter (what `createParamDecorator()` writes) whose value is the request's
+ * {@link RateLimitAnswer}. Nest resolves it like the route's other parameters, so the decorator reaches the
+ * response without an interceptor (which would move the route onto Nest's slower RxJS path) and without an
+ * async-context store. Returns the parameter's index (the same for every sketch decorator of the method), or
+ * -1 without reflect-metadata.
  */
-export class RateLimitFieldsInterceptor {
-  intercept(context: ExecutionContextLike, next: { handle(): ObservableLike }): ObservableLike {
-    const type = typeof context.getType === 'function' ? context.getType() : 'http';
-    if (type !== 'http') return next.handle();
-    interceptorRan = true;
-    const slot: AnswerSlot = { set: headerSetter(context.switchToHttp().getResponse()), policies: '', limits: '', tightest: Infinity };
-    // Recent Nest binds what runs the handler to the async context in which `handle()` is called
-    // (AsyncResource.bind); older releases run it in the context of the subscription. Both happen inside the
-    // store. The Observable class is the application's own rxjs, reached through the one Nest handed over.
-    const source = answers.run(slot, () => next.handle()) as { subscribe(subscriber: unknown): unknown; constructor: unknown };
-    const Observable = source.constructor as new (subscribe: (subscriber: unknown) => unknown) => unknown;
-    return new Observable((subscriber) => answers.run(slot, () => source.subscribe(subscriber)));
+export function attachAnswerParameter(owner: object, name: string | symbol, declared: number): number {
+  const r = reflector();
+  if (r === undefined) return -1;
+  const existing = (r.getMetadata(ROUTE_ARGS_METADATA, owner, name) ?? {}) as Record<string, { index?: unknown }>;
+  let last = -1;
+  for (const key of Object.keys(existing)) {
+    const index = existing[key]?.index;
+    if (typeof index !== 'number') continue;
+    if (key.startsWith(ANSWER_PARAMETER)) return index;
+    if (index > last) last = index;
   }
+  const index = Math.max(declared, last + 1);
+  const parameter = { index, factory: answerOf, data: undefined, pipes: [] };
+  r.defineMetadata(ROUTE_ARGS_METADATA, { ...existing, [`${ANSWER_PARAMETER}${index}`]: parameter }, owner, name);
+  return index;
 }
 
-const INTERCEPTOR = new RateLimitFieldsInterceptor();
-
-/** Puts {@link RateLimitFieldsInterceptor} among the interceptors Nest reads from this handler, once. */
-export function attachNestInterceptor(handler: object): void {
-  const r = reflector();
-  if (r === undefined) return;
-  const existing = r.getOwnMetadata(INTERCEPTORS_METADATA, handler);
-  const interceptors = Array.isArray(existing) ? existing : [];
-  if (interceptors.includes(INTERCEPTOR)) return;
-  // First, so that the application's own interceptors already run inside it.
-  r.defineMetadata(INTERCEPTORS_METADATA, [INTERCEPTOR, ...interceptors], handler);
+/** The arguments without the hidden answer at `at`, for the decorated method itself. */
+export function withoutAnswer(args: ArrayLike<unknown>, at: number): unknown[] {
+  const out: unknown[] = [];
+  for (let i = 0; i < args.length; i++) if (i !== at) out.push(args[i]);
+  return out;
 }
 
 /**
- * Adds one limit the call has just been counted against to the answer of the Nest route being handled, as
+ * Adds one limit the call has just been counted against to the request's answer, as
  * draft-ietf-httpapi-ratelimit-headers structured fields (`RateLimit-Policy: "<name>";q=<quota>;w=<seconds>`,
  * `RateLimit: "<name>";r=<remaining>;t=<seconds until the key is certainly back to its full quota>`), one list
  * item per limit the call met; with `legacy`, also `X-RateLimit-Limit/-Remaining/-Reset` of the tightest
- * limit. Outside a decorated Nest route (no answer in scope) it does nothing. Positional, so that a decorated
- * call allocates no record for it.
+ * limit. Positional, so that a decorated call allocates no record for it.
  */
 export function addRateLimitFields(
+  answer: RateLimitAnswer,
   name: string,
   quota: number,
   windowSeconds: number,
@@ -248,15 +252,13 @@ export function addRateLimitFields(
   resetSeconds: number,
   legacy: boolean,
 ): void {
-  const slot = answers.getStore();
-  if (slot === undefined) return;
-  slot.policies += `${slot.policies === '' ? '' : ', '}"${name}";q=${quota};w=${windowSeconds}`;
-  slot.limits += `${slot.limits === '' ? '' : ', '}"${name}";r=${remaining};t=${resetSeconds}`;
-  slot.set('RateLimit-Policy', slot.policies);
-  slot.set('RateLimit', slot.limits);
-  if (!legacy || remaining >= slot.tightest) return;
-  slot.tightest = remaining;
-  slot.set('X-RateLimit-Limit', String(quota));
-  slot.set('X-RateLimit-Remaining', String(remaining));
-  slot.set('X-RateLimit-Reset', String(resetSeconds));
+  answer.policies += `${answer.policies === '' ? '' : ', '}"${name}";q=${quota};w=${windowSeconds}`;
+  answer.limits += `${answer.limits === '' ? '' : ', '}"${name}";r=${remaining};t=${resetSeconds}`;
+  answer.set('RateLimit-Policy', answer.policies);
+  answer.set('RateLimit', answer.limits);
+  if (!legacy || remaining >= answer.tightest) return;
+  answer.tightest = remaining;
+  answer.set('X-RateLimit-Limit', String(quota));
+  answer.set('X-RateLimit-Remaining', String(remaining));
+  answer.set('X-RateLimit-Reset', String(resetSeconds));
 }

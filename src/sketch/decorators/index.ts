@@ -8,13 +8,14 @@ import { KeyMissing, SketchKeyError, SketchThresholdError, describeKeyFailure, h
 import {
   addRateLimitFields,
   answerTooManyRequests,
+  attachAnswerParameter,
   attachNestFilter,
-  attachNestInterceptor,
   copyMetadata,
   isNestRoute,
   isResponse,
-  rateLimitFieldsInUse,
+  RateLimitAnswer,
   reflector,
+  withoutAnswer,
   type RateLimitHeaders,
 } from './http';
 
@@ -27,7 +28,6 @@ export {
 } from './errors';
 export {
   SketchThresholdFilter,
-  RateLimitFieldsInterceptor,
   answerTooManyRequests,
   type ArgumentsHostLike,
   type RateLimitHeaders,
@@ -70,9 +70,10 @@ export interface SketchCommonOptions {
   readonly sketch?: RegistrySketchOptions;
   /**
    * Rate-limit header fields on the answers of a decorated NestJS HTTP route, admitted and rejected:
-   * `'standard'` the IETF `RateLimit-Policy` and `RateLimit` fields; `'standard+legacy'` also `X-RateLimit-Limit`,
-   * `-Remaining` and `-Reset` (what @nestjs/throttler's clients read); `'none'` (default). Opt-in because the
-   * interceptor that writes them costs the route about 40 % of its throughput (bench/sketch/decorators.js).
+   * `'standard'` (default) the IETF `RateLimit-Policy` and `RateLimit` fields; `'standard+legacy'` also
+   * `X-RateLimit-Limit`, `-Remaining` and `-Reset` (what @nestjs/throttler's clients read); `'none'`. The
+   * decorator reaches the response through one hidden route parameter (no interceptor): within noise of the
+   * route without fields in bench/sketch/decorators.js.
    */
   readonly headers?: RateLimitHeaders;
 }
@@ -176,6 +177,10 @@ interface Binding {
   defaultKey: string;
   sketch: WindowedCountMinSketch | undefined;
   counters: SketchCounters;
+  /** Index of the hidden parameter carrying the request's answer (rate-limit fields), or -1. */
+  answerAt: number;
+  /** The decorated method is another sketch decorator's wrapper that looks for the answer: it gets it too. */
+  passesAnswerOn: boolean;
 }
 
 /** When each sketch last logged, per kind of event, and how many it kept quiet since. */
@@ -202,7 +207,7 @@ function sketchDecorator(type: string, thresholdName: string, threshold: unknown
   }
   if (options.key !== undefined && typeof options.key !== 'function') throw new SketchConfigError(`${id}: key must be a function`);
   if (options.skipIf !== undefined && typeof options.skipIf !== 'function') throw new SketchConfigError(`${id}: skipIf must be a function`);
-  const headers = options.headers ?? 'none';
+  const headers = options.headers ?? 'standard';
   if (headers !== 'standard' && headers !== 'standard+legacy' && headers !== 'none') {
     throw new SketchConfigError(`${id}: headers must be 'standard', 'standard+legacy' or 'none', got ${String(headers)}`);
   }
@@ -227,6 +232,8 @@ function sketchDecorator(type: string, thresholdName: string, threshold: unknown
       defaultKey: `\u0000method#${seq}:${method}`,
       sketch: undefined,
       counters: UNBOUND,
+      answerAt: -1,
+      passesAnswerOn: false,
     };
   };
 
@@ -255,7 +262,9 @@ function sketchDecorator(type: string, thresholdName: string, threshold: unknown
     // TypeScript's emitted return type, when async compiles down to a function returning a Promise
     const returnType = r?.getMetadata('design:returntype', target, name);
     const async = isAsyncFunction(original) || returnType === Promise;
-    return wrap(original, bindingFor(method, async));
+    const b = bindingFor(method, async);
+    if (headers !== 'none') b.answerAt = attachAnswerParameter(owner as object, name, original.length);
+    return wrap(original, b);
   }
 
   function decorate(target: unknown, keyOrContext: unknown, descriptor?: unknown): any {
@@ -296,6 +305,8 @@ type AnyFunction = (this: unknown, ...args: unknown[]) => unknown;
 /** Methods marked by {@link SkipSketch}, and the sketches each decorated method already counts in. */
 const skipMarks = new WeakSet<Function>();
 const countsIn = new WeakMap<Function, ReadonlySet<string>>();
+/** Wrappers that look for the request's answer among their arguments (and take it off for what they wrap). */
+const takesAnswer = new WeakSet<Function>();
 
 /**
  * Exempts a method from the sketch decorators of its class (`@SketchLimit(...)` on a controller applies to
@@ -331,18 +342,27 @@ function isAsyncFunction(fn: AnyFunction): boolean {
  */
 function wrap(original: AnyFunction, b: Binding): AnyFunction {
   const wrapper = function (this: unknown): unknown {
-    if (b.skipIf !== undefined && skipped(b, this, arguments)) return Reflect.apply(original, this, arguments);
+    let args: ArrayLike<unknown> = arguments;
+    let answer: RateLimitAnswer | undefined;
+    if (b.answerAt >= 0 && args.length > b.answerAt) {
+      const a = args[b.answerAt];
+      if (a instanceof RateLimitAnswer) {
+        answer = a;
+        if (!b.passesAnswerOn) args = withoutAnswer(args, b.answerAt);
+      }
+    }
+    if (b.skipIf !== undefined && skipped(b, this, args)) return Reflect.apply(original, this, args);
     let sketch = b.sketch;
     if (sketch === undefined || sketch.closed) sketch = bind(b);
     let key: string;
     if (b.key === undefined) {
       key = b.defaultKey;
     } else {
-      const k = readKey(b.key, this, arguments);
+      const k = readKey(b.key, this, args);
       if (typeof k !== 'string') {
         b.counters.keyErrors++;
         reportKeyError(b, k);
-        if (!b.rejectOnKeyError) return Reflect.apply(original, this, arguments);
+        if (!b.rejectOnKeyError) return Reflect.apply(original, this, args);
         const err = new SketchKeyError(b.id, b.method, k);
         if (b.async) return Promise.reject(err);
         throw err;
@@ -352,8 +372,9 @@ function wrap(original: AnyFunction, b: Binding): AnyFunction {
     const estimate = sketch.hit(key);
     const counters = b.counters;
     counters.hits++;
-    if (b.headers !== 'none' && rateLimitFieldsInUse()) {
+    if (answer !== undefined) {
       addRateLimitFields(
+        answer,
         b.id,
         b.threshold,
         Math.ceil(b.windowMs / 1000),
@@ -362,25 +383,26 @@ function wrap(original: AnyFunction, b: Binding): AnyFunction {
         b.headers === 'standard+legacy',
       );
     }
-    if (estimate <= b.threshold) return Reflect.apply(original, this, arguments);
+    if (estimate <= b.threshold) return Reflect.apply(original, this, args);
     counters.breaches++;
     if (b.observe) {
       reportObservedBreach(b, key, estimate);
-      return Reflect.apply(original, this, arguments);
+      return Reflect.apply(original, this, args);
     }
-    return reject(b, sketch, key, estimate, wrapper, arguments);
+    return reject(b, sketch, key, estimate, wrapper, args);
   };
+  b.passesAnswerOn = takesAnswer.has(original);
+  if (b.answerAt >= 0) takesAnswer.add(wrapper);
   copyMetadata(original, wrapper);
   countsIn.set(wrapper, new Set([...(countsIn.get(original) ?? []), b.id]));
   if (skipMarks.has(original)) skipMarks.add(wrapper);
   Object.defineProperty(wrapper, 'name', { value: original.name, configurable: true });
   Object.defineProperty(wrapper, 'length', { value: original.length, configurable: true });
   attachNestFilter(wrapper);
-  if (b.headers !== 'none') attachNestInterceptor(wrapper);
   return wrapper;
 }
 
-function skipped(b: Binding, self: unknown, args: IArguments): boolean {
+function skipped(b: Binding, self: unknown, args: ArrayLike<unknown>): boolean {
   try {
     return Reflect.apply(b.skipIf!, self, args) === true;
   } catch (err) {
@@ -399,7 +421,7 @@ function bind(b: Binding): WindowedCountMinSketch {
 }
 
 /** The key as a sketch key, or the reason there is none (the thrown value, or a {@link KeyMissing}). */
-function readKey(fn: SketchKeyFunction, self: unknown, args: IArguments): string | unknown {
+function readKey(fn: SketchKeyFunction, self: unknown, args: ArrayLike<unknown>): string | unknown {
   let v: unknown;
   try {
     v = Reflect.apply(fn, self, args);
@@ -424,7 +446,7 @@ function retryAfterSeconds(sketch: WindowedCountMinSketch): number {
   return Math.max(1, Math.ceil((sketch.windowMs + sketch.subWindowMs) / 1000));
 }
 
-function reject(b: Binding, sketch: WindowedCountMinSketch, key: string, estimate: number, wrapper: object, args: IArguments): unknown {
+function reject(b: Binding, sketch: WindowedCountMinSketch, key: string, estimate: number, wrapper: object, args: ArrayLike<unknown>): unknown {
   const err = new SketchThresholdError({
     sketchId: b.id,
     keyHash: hashSketchKey(key),

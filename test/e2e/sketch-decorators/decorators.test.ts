@@ -88,6 +88,13 @@ describe.each(PLATFORMS)('sketch decorators in a Nest app (%s, %s)', (loading, p
     expect(third.limit).toMatch(/^"LIMIT_1000";r=\d;t=2, "LIMIT_3600000";r=0;t=\d+$/);
   });
 
+  it('hands the answer to the decorators through a parameter the method itself never receives', async () => {
+    const res = await fetch(`http://127.0.0.1:${app.port}/fields/arguments`, { headers: { 'x-key': 'arguments' } });
+    expect(await res.json()).toEqual({ received: 1 });
+    // the outer limit writes its fields; the inner one, with headers: 'none', writes none
+    expect(res.headers.get('ratelimit-policy')).toBe('"LIMIT_1000";q=50;w=1');
+  });
+
   it('on a controller class limits every route together, except the one marked @SkipSketch()', async () => {
     const seen = [];
     for (const path of ['/whole/a', '/whole/b', '/whole/a', '/whole/health', '/whole/health', '/whole/health']) seen.push(await fields(path, 'whole'));
@@ -96,7 +103,7 @@ describe.each(PLATFORMS)('sketch decorators in a Nest app (%s, %s)', (loading, p
     expect(seen[3]!.policy).toBeNull();
   });
 
-  it('adds the legacy X-RateLimit trio on request, and no field at all by default', async () => {
+  it('adds the legacy X-RateLimit trio on request, and no field at all with headers: none', async () => {
     const legacy = await fields('/fields/legacy', 'legacy');
     expect(legacy.legacy).toEqual(['2', '1', '80']);
     expect(legacy.policy).toBe('"SHIELD_60000";q=2;w=60');
