@@ -65,6 +65,14 @@ export class SketchThresholdError extends DiagError implements SketchThresholdDe
     return 429;
   }
 
+  /**
+   * What a GraphQL response reports with the error (graphql-js copies a thrown error's `extensions`):
+   * `code: "TOO_MANY_REQUESTS"`, `retryAfterSeconds` and the sketch. A getter, so it stays out of JSON.
+   */
+  get extensions(): { code: 'TOO_MANY_REQUESTS'; retryAfterSeconds: number; sketchId: string } {
+    return { code: 'TOO_MANY_REQUESTS', retryAfterSeconds: this.retryAfterSeconds, sketchId: this.sketchId };
+  }
+
   /** The JSON body a client receives; names neither the method nor the key. */
   getResponse(): SketchThresholdBody {
     return {

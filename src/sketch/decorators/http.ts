@@ -107,9 +107,13 @@ export interface ArgumentsHostLike {
 export class SketchThresholdFilter {
   catch(exception: unknown, host: ArgumentsHostLike): unknown {
     const type = typeof host.getType === 'function' ? host.getType() : 'http';
-    // Other transports (RPC, WebSocket, GraphQL) have their own idea of an answer: undefined leaves the
-    // exception to their default handling.
-    if (type !== 'http' || !(exception instanceof SketchThresholdError)) return undefined;
+    if (!(exception instanceof SketchThresholdError)) return undefined;
+    // GraphQL: the error itself is the field's result; GraphQL reports it on that field with the error's
+    // `extensions` (code TOO_MANY_REQUESTS), and Nest does not log it as an unexpected error.
+    if (type === 'graphql') return exception;
+    // Other transports (RPC, WebSocket) have their own idea of an answer: undefined leaves the exception to
+    // their default handling.
+    if (type !== 'http') return undefined;
     // Returning the exception tells Nest (11.2+) the request is still unanswered, so its default filter runs.
     return answerTooManyRequests(host.getArgByIndex(1), exception) ? undefined : exception;
   }

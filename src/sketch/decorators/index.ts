@@ -349,6 +349,9 @@ function wrap(original: AnyFunction, b: Binding): AnyFunction {
       if (a instanceof RateLimitAnswer) {
         answer = a;
         if (!b.passesAnswerOn) args = withoutAnswer(args, b.answerAt);
+      } else if (a === undefined && args.length === b.answerAt + 1 && !b.passesAnswerOn) {
+        // another transport (GraphQL, WebSocket) resolved the parameter to nothing: not the method's either
+        args = withoutAnswer(args, b.answerAt);
       }
     }
     if (b.skipIf !== undefined && skipped(b, this, args)) return Reflect.apply(original, this, args);
