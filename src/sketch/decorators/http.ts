@@ -99,7 +99,8 @@ export interface ArgumentsHostLike {
 
 /**
  * A NestJS exception filter for {@link SketchThresholdError}: answers 429 with `Retry-After` and the JSON
- * body, on Express or Fastify. The decorators attach one to every decorated route handler themselves; register
+ * body, on Express or Fastify; on GraphQL hands the error to the field; on a WebSocket gateway sends the
+ * client Nest's `exception` event. The decorators attach one to every decorated route handler themselves; register
  * it globally (`app.useGlobalFilters(new SketchThresholdFilter())`) to get the same answer when a decorated
  * service method, rather than the handler, rejects the call. Without it such a call still answers 429, through
  * Nest's default filter (which honours the error's `statusCode`), but without the header and with a logged error.
@@ -111,12 +112,42 @@ export class SketchThresholdFilter {
     // GraphQL: the error itself is the field's result; GraphQL reports it on that field with the error's
     // `extensions` (code TOO_MANY_REQUESTS), and Nest does not log it as an unexpected error.
     if (type === 'graphql') return exception;
-    // Other transports (RPC, WebSocket) have their own idea of an answer: undefined leaves the exception to
-    // their default handling.
+    if (type === 'ws') return tellSocket(host.getArgByIndex(0), exception) ? true : undefined;
+    // Other transports (RPC) have their own idea of an answer: undefined leaves the exception to their default
+    // handling.
     if (type !== 'http') return undefined;
     // Returning the exception tells Nest (11.2+) the request is still unanswered, so its default filter runs.
     return answerTooManyRequests(host.getArgByIndex(1), exception) ? undefined : exception;
   }
+}
+
+/**
+ * Sends a WebSocket client Nest's `exception` event for a call over its limit, the connection left open:
+ * `{ status: 'error', message, code: 'ERR_SKETCH_THRESHOLD', retryAfterSeconds, sketchId }`. A socket.io socket
+ * gets it as an event; a plain `ws` socket, which has no events of its own, as the JSON message
+ * `{ "event": "exception", "data": … }` that Nest's ws adapter uses for every event (Nest's own filter calls
+ * `emit`, which on a `ws` socket sends nothing). Returns false when `client` is neither.
+ */
+function tellSocket(client: unknown, error: SketchThresholdError): boolean {
+  if (typeof client !== 'object' || client === null) return false;
+  const data = {
+    status: 'error',
+    message: error.message,
+    code: error.code,
+    retryAfterSeconds: error.retryAfterSeconds,
+    sketchId: error.sketchId,
+  };
+  const socket = client as { emit?: unknown; send?: unknown; handshake?: unknown; readyState?: unknown };
+  if (socket.handshake !== undefined && typeof socket.emit === 'function') {
+    (socket.emit as (event: string, data: unknown) => unknown).call(client, 'exception', data);
+    return true;
+  }
+  if (typeof socket.send === 'function' && typeof socket.readyState === 'number') {
+    // 1: OPEN; a socket that is closing takes no more messages
+    if (socket.readyState === 1) (socket.send as (text: string) => unknown).call(client, JSON.stringify({ event: 'exception', data }));
+    return true;
+  }
+  return false;
 }
 
 let filterMarked = false;
