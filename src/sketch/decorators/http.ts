@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
 import { SketchThresholdError } from './errors';
 
 // Nest's metadata keys (stable since Nest 5); spelled out so that @nestjs/common stays an optional peer.
@@ -100,7 +102,7 @@ export interface ArgumentsHostLike {
 /**
  * A NestJS exception filter for {@link SketchThresholdError}: answers 429 with `Retry-After` and the JSON
  * body, on Express or Fastify; on GraphQL hands the error to the field; on a WebSocket gateway sends the
- * client Nest's `exception` event. The decorators attach one to every decorated route handler themselves; register
+ * client Nest's `exception` event; to a microservice's caller, the error its `send()` receives. The decorators attach one to every decorated route handler themselves; register
  * it globally (`app.useGlobalFilters(new SketchThresholdFilter())`) to get the same answer when a decorated
  * service method, rather than the handler, rejects the call. Without it such a call still answers 429, through
  * Nest's default filter (which honours the error's `statusCode`), but without the header and with a logged error.
@@ -113,12 +115,41 @@ export class SketchThresholdFilter {
     // `extensions` (code TOO_MANY_REQUESTS), and Nest does not log it as an unexpected error.
     if (type === 'graphql') return exception;
     if (type === 'ws') return tellSocket(host.getArgByIndex(0), exception) ? true : undefined;
-    // Other transports (RPC) have their own idea of an answer: undefined leaves the exception to their default
-    // handling.
+    // Microservices: an Observable that errors is what Nest sends back as the error the caller's `send()`
+    // receives, as for an `RpcException`: here with the code and when to retry.
+    if (type === 'rpc') return failedObservable(clientError(exception));
     if (type !== 'http') return undefined;
     // Returning the exception tells Nest (11.2+) the request is still unanswered, so its default filter runs.
     return answerTooManyRequests(host.getArgByIndex(1), exception) ? undefined : exception;
   }
+}
+
+/**
+ * rxjs's `throwError(() => error)`, from the application's own rxjs (Nest's peer dependency, which this package
+ * does not depend on): resolved beside this package, else from the working directory. Undefined without one,
+ * which leaves the error to Nest's default handling.
+ */
+function failedObservable(error: unknown): unknown {
+  for (const from of [__filename, path.join(process.cwd(), 'index.js')]) {
+    try {
+      const rxjs = createRequire(from)('rxjs') as { throwError?: (factory: () => unknown) => unknown };
+      if (typeof rxjs.throwError === 'function') return rxjs.throwError(() => error);
+    } catch {
+      // not resolvable from there
+    }
+  }
+  return undefined;
+}
+
+/** What a WebSocket or microservice client receives, in the `{ status: 'error', message }` shape Nest uses there. */
+function clientError(error: SketchThresholdError): Record<string, unknown> {
+  return {
+    status: 'error',
+    message: error.message,
+    code: error.code,
+    retryAfterSeconds: error.retryAfterSeconds,
+    sketchId: error.sketchId,
+  };
 }
 
 /**
@@ -130,13 +161,7 @@ export class SketchThresholdFilter {
  */
 function tellSocket(client: unknown, error: SketchThresholdError): boolean {
   if (typeof client !== 'object' || client === null) return false;
-  const data = {
-    status: 'error',
-    message: error.message,
-    code: error.code,
-    retryAfterSeconds: error.retryAfterSeconds,
-    sketchId: error.sketchId,
-  };
+  const data = clientError(error);
   const socket = client as { emit?: unknown; send?: unknown; handshake?: unknown; readyState?: unknown };
   if (socket.handshake !== undefined && typeof socket.emit === 'function') {
     (socket.emit as (event: string, data: unknown) => unknown).call(client, 'exception', data);
