@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 
 import { Get, Post, UseFilters, Catch } from '@nestjs/common';
+import type { Observable } from 'rxjs';
 
 import {
   SkipSketch,
@@ -618,7 +619,7 @@ describe('HTTP answers outside Nest', () => {
     }
   });
 
-  it('the Nest filter answers on Express and Fastify responses, and leaves other transports alone', () => {
+  it('the Nest filter answers on Express and Fastify responses, and in each other transport\'s own way', () => {
     const filter = new SketchThresholdFilter();
     const err = new SketchThresholdError({ sketchId: 'LIMIT_1000', keyHash: 'h', threshold: 1, estimate: 2, retryAfterSeconds: 2, method: 'A.b' });
     const res = fakeNodeResponse();
@@ -628,7 +629,14 @@ describe('HTTP answers outside Nest', () => {
     const reply = fakeFastifyReply();
     filter.catch(err, { getType: () => 'http', getArgByIndex: (i) => (i === 1 ? reply : undefined) });
     expect(reply.status).toBe(429);
-    expect(filter.catch(err, { getType: () => 'rpc', getArgByIndex: () => undefined })).toBeUndefined();
+    // GraphQL: the error is the field's result; a WebSocket host without a socket is left to Nest
+    expect(filter.catch(err, { getType: () => 'graphql', getArgByIndex: () => undefined })).toBe(err);
+    expect(filter.catch(err, { getType: () => 'ws', getArgByIndex: () => undefined })).toBeUndefined();
+    // a microservice: an Observable that fails with what the caller receives
+    const failed = filter.catch(err, { getType: () => 'rpc', getArgByIndex: () => undefined }) as Observable<never>;
+    let received: unknown;
+    failed.subscribe({ error: (e: unknown) => (received = e) });
+    expect(received).toEqual({ status: 'error', message: err.message, code: 'ERR_SKETCH_THRESHOLD', retryAfterSeconds: 2, sketchId: 'LIMIT_1000' });
     // unanswerable: hand the exception back so that Nest's own filter answers
     expect(filter.catch(err, { getType: () => 'http', getArgByIndex: () => ({}) })).toBe(err);
   });
