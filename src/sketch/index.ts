@@ -35,6 +35,7 @@ export {
   type RedisSketchStoreOptions,
 } from './stores/redis/store';
 export type { RedisPipelineClient } from './stores/redis/connection';
+export { SketchKeys } from './decorators/keys';
 export {
   SketchLimit,
   SketchShield,

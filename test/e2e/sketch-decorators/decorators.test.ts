@@ -95,6 +95,20 @@ describe.each(PLATFORMS)('sketch decorators in a Nest app (%s, %s)', (loading, p
     expect(res.headers.get('ratelimit-policy')).toBe('"LIMIT_1000";q=50;w=1');
   });
 
+  it('keys on the client address as the platform resolves it behind a trusted proxy, an API key, or the user', async () => {
+    const get = async (path: string, headers: Record<string, string>) => (await fetch(`http://127.0.0.1:${app.port}${path}`, { headers })).status;
+    // the app trusts its loopback proxy: X-Forwarded-For is the client, each with a budget of 2
+    const ip = [];
+    for (const client of ['203.0.113.7', '203.0.113.7', '203.0.113.7', '198.51.100.2']) ip.push(await get('/keys/ip', { 'x-forwarded-for': client }));
+    expect(ip).toEqual([200, 200, 429, 200]);
+    const api = [];
+    for (const key of ['k-1', 'k-1', 'k-1', 'k-2']) api.push(await get('/keys/api-key', { 'x-api-key': key }));
+    expect(api).toEqual([200, 200, 429, 200]);
+    const user = [];
+    for (const id of ['ann', 'ann', 'ann', 'ben']) user.push(await get('/keys/user', { 'x-user': id }));
+    expect(user).toEqual([200, 200, 429, 200]);
+  });
+
   it('on a controller class limits every route together, except the one marked @SkipSketch()', async () => {
     const seen = [];
     for (const path of ['/whole/a', '/whole/b', '/whole/a', '/whole/health', '/whole/health', '/whole/health']) seen.push(await fields(path, 'whole'));
@@ -176,6 +190,9 @@ describe.each(PLATFORMS)('sketch decorators in a Nest app (%s, %s)', (loading, p
     expect(list.status).toBe(200);
     expect(list.body).toEqual({
       BURST_1000: 'Active (1 MB)',
+      BYAPIKEY_60000: 'Active (1 MB)',
+      BYIP_60000: 'Active (1 MB)',
+      BYUSER_60000: 'Active (1 MB)',
       LIMIT_1000: 'Active (1 MB)',
       LIMIT_120000: 'Active (1 MB)',
       LIMIT_3600000: 'Active (1 MB)',
