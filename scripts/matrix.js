@@ -5,9 +5,11 @@
 //   node scripts/matrix.js [cell-name ...]
 const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
+// The tarball and each cell's results (read by .ci/run) stay in the repository's .tmp.
 const work = path.join(root, '.tmp', 'matrix');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
@@ -70,8 +72,13 @@ async function pack() {
   return path.join(work, out.trim().split('\n').pop());
 }
 
-function prepareCell(cell, tarball) {
-  const dir = path.join(work, cell.name);
+/**
+ * Cells live outside the repository: inside it, a package a cell does not install would resolve from the
+ * repository's node_modules (Nest's optional @nestjs/websockets or @nestjs/microservices, then a second
+ * @nestjs/core of another version through them), and the cell would no longer be the application it stands for.
+ */
+function prepareCell(cell, tarball, cellsRoot) {
+  const dir = path.join(cellsRoot, cell.name);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const dependencies = {
@@ -99,12 +106,14 @@ async function main() {
   const cells = only.length ? CELLS.filter((c) => only.includes(c.name)) : CELLS;
   fs.mkdirSync(work, { recursive: true });
   const tarball = await pack();
+  const cellsRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-matrix-'));
+  process.on('exit', () => fs.rmSync(cellsRoot, { recursive: true, force: true }));
   const results = [];
   for (const cell of cells) {
     const started = Date.now();
     let env;
     try {
-      const { dir, nodeBin, version } = prepareCell(cell, tarball);
+      const { dir, nodeBin, version } = prepareCell(cell, tarball, cellsRoot);
       console.log(`\n=== ${cell.name}: NestJS ${cell.nest}, Node ${version}, OpenTelemetry JS ${cell.otel} ===`);
       env = {
         ...process.env,

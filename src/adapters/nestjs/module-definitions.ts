@@ -128,7 +128,7 @@ function removePatch(p: NestPatcher, patch: FilePatch, exports: unknown): void {
  * for the root, so a require relative to it loads the internal files through the CommonJS hooks — and ESM
  * keeps one module instance per URL, so these are the very classes the application uses.
  */
-function reachInternals(p: NestPatcher, rootExports: unknown, applied: Map<FilePatch, unknown>): void {
+function reachInternals(p: NestPatcher, rootExports: unknown, applied: Map<FilePatch, unknown[]>): void {
   const missing = FILE_PATCHES.filter((patch) => !applied.has(patch));
   if (missing.length === 0) return;
   let rootFile: string | undefined;
@@ -146,7 +146,7 @@ function reachInternals(p: NestPatcher, rootExports: unknown, applied: Map<FileP
       // The require above usually fired the file hook; patch directly only if it did not.
       if (!applied.has(patch)) {
         applyPatch(p, patch, exports);
-        applied.set(patch, exports);
+        applied.set(patch, [exports]);
       }
     } catch (err) {
       safeLog('warn', `could not reach @nestjs/core/${patch.file}: ${(err as Error).message}`);
@@ -156,7 +156,9 @@ function reachInternals(p: NestPatcher, rootExports: unknown, applied: Map<FileP
 
 /** The module definitions `DiagInstrumentation.init()` returns. */
 export function nestModuleDefinitions(p: NestPatcher): InstrumentationNodeModuleDefinition[] {
-  const applied = new Map<FilePatch, unknown>();
+  // Every module instance patched, per file: a process can load two copies of @nestjs/core (a monorepo, or a
+  // Nest package resolving another copy than the application's), and disable() must undo both.
+  const applied = new Map<FilePatch, unknown[]>();
   const files = FILE_PATCHES.map(
     (patch) =>
       new InstrumentationNodeModuleFile(
@@ -164,12 +166,16 @@ export function nestModuleDefinitions(p: NestPatcher): InstrumentationNodeModule
         SUPPORTED_NEST_VERSIONS,
         (exports: unknown) => {
           applyPatch(p, patch, exports);
-          applied.set(patch, exports);
+          const patched = applied.get(patch);
+          if (patched === undefined) applied.set(patch, [exports]);
+          else if (!patched.includes(exports)) patched.push(exports);
           return exports;
         },
         (exports: unknown) => {
           removePatch(p, patch, exports);
-          applied.delete(patch);
+          const rest = (applied.get(patch) ?? []).filter((e) => e !== exports);
+          if (rest.length > 0) applied.set(patch, rest);
+          else applied.delete(patch);
           return exports;
         },
       ),
@@ -184,8 +190,8 @@ export function nestModuleDefinitions(p: NestPatcher): InstrumentationNodeModule
       return exports;
     },
     (exports: unknown) => {
-      // Patches made through reachInternals have no file hook to undo them.
-      for (const [patch, fileExports] of applied) removePatch(p, patch, fileExports);
+      // Patches made through reachInternals have no file hook to undo them, nor has a second copy's.
+      for (const [patch, patched] of applied) for (const fileExports of patched) removePatch(p, patch, fileExports);
       applied.clear();
       return exports;
     },
