@@ -128,7 +128,12 @@ function removePatch(p: NestPatcher, patch: FilePatch, exports: unknown): void {
  * for the root, so a require relative to it loads the internal files through the CommonJS hooks — and ESM
  * keeps one module instance per URL, so these are the very classes the application uses.
  */
-function reachInternals(p: NestPatcher, rootExports: unknown, applied: Map<FilePatch, unknown[]>): void {
+function reachInternals(
+  p: NestPatcher,
+  rootExports: unknown,
+  applied: ReadonlyMap<FilePatch, unknown[]>,
+  patched: (patch: FilePatch, exports: unknown) => void,
+): void {
   const missing = FILE_PATCHES.filter((patch) => !applied.has(patch));
   if (missing.length === 0) return;
   let rootFile: string | undefined;
@@ -146,7 +151,7 @@ function reachInternals(p: NestPatcher, rootExports: unknown, applied: Map<FileP
       // The require above usually fired the file hook; patch directly only if it did not.
       if (!applied.has(patch)) {
         applyPatch(p, patch, exports);
-        applied.set(patch, [exports]);
+        patched(patch, exports);
       }
     } catch (err) {
       safeLog('warn', `could not reach @nestjs/core/${patch.file}: ${(err as Error).message}`);
@@ -159,6 +164,17 @@ export function nestModuleDefinitions(p: NestPatcher): InstrumentationNodeModule
   // Every module instance patched, per file: a process can load two copies of @nestjs/core (a monorepo, or a
   // Nest package resolving another copy than the application's), and disable() must undo both.
   const applied = new Map<FilePatch, unknown[]>();
+  // Every copy ever seen, kept across disable(): OpenTelemetry's enable() hands back only the last one.
+  const seen = new Map<FilePatch, unknown[]>();
+  const record = (map: Map<FilePatch, unknown[]>, patch: FilePatch, exports: unknown) => {
+    const list = map.get(patch);
+    if (list === undefined) map.set(patch, [exports]);
+    else if (!list.includes(exports)) list.push(exports);
+  };
+  const patched = (patch: FilePatch, exports: unknown) => {
+    record(applied, patch, exports);
+    record(seen, patch, exports);
+  };
   const files = FILE_PATCHES.map(
     (patch) =>
       new InstrumentationNodeModuleFile(
@@ -166,9 +182,7 @@ export function nestModuleDefinitions(p: NestPatcher): InstrumentationNodeModule
         SUPPORTED_NEST_VERSIONS,
         (exports: unknown) => {
           applyPatch(p, patch, exports);
-          const patched = applied.get(patch);
-          if (patched === undefined) applied.set(patch, [exports]);
-          else if (!patched.includes(exports)) patched.push(exports);
+          patched(patch, exports);
           return exports;
         },
         (exports: unknown) => {
@@ -186,7 +200,14 @@ export function nestModuleDefinitions(p: NestPatcher): InstrumentationNodeModule
     (exports: unknown, version?: string) => {
       p.setNestVersion(version);
       p.origins.registerExports(exports, 'library');
-      reachInternals(p, exports, applied);
+      // After disable() and enable(): the copies OpenTelemetry does not hand back get their patches again.
+      for (const [patch, copies] of seen) {
+        for (const fileExports of copies) {
+          applyPatch(p, patch, fileExports);
+          record(applied, patch, fileExports);
+        }
+      }
+      reachInternals(p, exports, applied, patched);
       return exports;
     },
     (exports: unknown) => {
