@@ -224,6 +224,30 @@ describe('@SketchLimit on plain classes', () => {
     expect(api.call(10n ** 20n)).toBe(true);
   });
 
+  it('counts a huge key whole (1 MB, told apart by its last character) and never puts it in the error', () => {
+    const { registry } = track(setup());
+    class Api {
+      @SketchLimit({ requests: 1, key: (k: string) => k, registry })
+      call(_k: string): boolean {
+        return true;
+      }
+    }
+    const api = new Api();
+    const huge = 'k'.repeat(1024 * 1024 - 1);
+    expect(api.call(`${huge}a`)).toBe(true);
+    expect(api.call(`${huge}b`)).toBe(true);
+    let err: unknown;
+    try {
+      api.call(`${huge}a`);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(SketchThresholdError);
+    expect(JSON.stringify((err as SketchThresholdError).getResponse())).not.toContain('kkkk');
+    expect((err as Error).message).not.toContain('kkkk');
+    expect((err as SketchThresholdError).keyHash).toMatch(/^[0-9a-f]+$/);
+  });
+
   it('keeps working when its sketch was closed: a new one is created under the same id', () => {
     const { registry } = track(setup());
     class Api {
@@ -242,6 +266,10 @@ describe('@SketchLimit on plain classes', () => {
   it('refuses bad options at decoration time', () => {
     expect(() => SketchLimit({ requests: 0 })).toThrow(SketchConfigError);
     expect(() => SketchLimit({ requests: 1.5 })).toThrow(SketchConfigError);
+    expect(() => SketchLimit({ requests: -3 })).toThrow(SketchConfigError);
+    expect(() => SketchLimit({ requests: Number.NaN })).toThrow(/requests must be an integer/);
+    expect(() => SketchLimit({ requests: 5, windowMs: 0 })).toThrow(SketchConfigError);
+    expect(() => SketchLimit({ requests: 5, windowMs: 0.5 })).toThrow(SketchConfigError);
     expect(() => SketchLimit({} as never)).toThrow(/requests must be an integer/);
     expect(() => SketchShield({ threshold: 5, windowMs: -1 })).toThrow(SketchConfigError);
     expect(() => SketchFraud({ maxEvents: 5, mode: 'dry' as never })).toThrow(/mode/);
