@@ -37,7 +37,7 @@ describe('FleetSketch', () => {
     expect(batch!.deltas).toEqual([2, 2, 2, 2]);
     // The sub-window that closed 5 ms ago may still get late pushes: the same cells are only read there.
     expect(batches.filter((b) => b !== batch).map((b) => [b.epoch, b.deltas])).toEqual([[9, [0, 0, 0, 0]]]);
-    expect(take(s, now())).toEqual([]);
+    expect(s.collect(now(), SETTLE)).toEqual({ batches: [], loads: [] });
     s.close();
   });
 
@@ -153,6 +153,8 @@ describe('FleetSketch', () => {
     expect(own('cold')).toEqual([6, 6, 6, 6]); // over 5: pushed, all six
     for (let i = 0; i < 3; i++) s.hit('cold');
     expect(own('cold')).toBeUndefined();
+    // Nothing new since: what waits is not looked at again, and the round has nothing to send.
+    expect(s.collect(now(), SETTLE)).toEqual({ batches: [], loads: [] });
 
     // The sub-window closes: what waited goes in the next round, whatever its size.
     advance(SUB);

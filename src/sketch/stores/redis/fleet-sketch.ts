@@ -81,6 +81,8 @@ export class FleetSketch extends WindowedCountMinSketch {
   private readonly unpushed: Uint8Array;
   /** `calls` when the sync loop last looked for changed cells. */
   private scannedCalls = 0;
+  /** A failed round gave increments back: the current sub-window is looked at again without new hits. */
+  private rescan = false;
   /** The smallest threshold estimates are judged against; Infinity while nobody said (nothing waits). */
   private minThreshold = Infinity;
 
@@ -204,17 +206,19 @@ export class FleetSketch extends WindowedCountMinSketch {
     this.maybeRotate(now);
     const s = this.core.slots;
     const current = this.current;
-    if (this.calls !== this.scannedCalls) {
-      this.unpushed[current] = 1;
-      this.scannedCalls = this.calls;
-    }
-    let work = false;
-    for (let k = 0; k < s; k++) if (this.unpushed[k] === 1 && this.inUse[k] === 1) work = true;
+    const fresh = this.calls !== this.scannedCalls || this.rescan;
+    this.scannedCalls = this.calls;
+    this.rescan = false;
+    if (fresh) this.unpushed[current] = 1;
+    // What the current sub-window held back last time cannot have grown without new hits: not looked at again.
+    const scanCurrent = this.unpushed[current] === 1 && (fresh || everything);
+    let work = scanCurrent;
+    for (let k = 0; k < s; k++) if (k !== current && this.unpushed[k] === 1 && this.inUse[k] === 1) work = true;
     if (!work) return { batches: [], loads: [] };
 
     const batches: SubWindowBatch[] = [];
     const loads: SubWindowLoad[] = [];
-    const readSlots: number[] = [];
+    const reads: SubWindowBatch[] = [];
     let head: SubWindowBatch | undefined;
     for (let k = 0; k < s; k++) {
       const epoch = this.epochOf(k);
@@ -229,26 +233,25 @@ export class FleetSketch extends WindowedCountMinSketch {
       batches.push(batch);
       if (k === current) {
         head = batch;
-        if (this.unpushed[k] === 1) this.unpushed[k] = this.take(batch, everything ? 0 : this.holdBack()) ? 1 : 0;
+        if (scanCurrent) this.unpushed[k] = this.take(batch, everything ? 0 : this.holdBack()) ? 1 : 0;
       } else if (this.unpushed[k] === 1) {
         // A closed sub-window gets no more hits: everything it holds goes now, its cells are read next round.
         this.take(batch, 0);
         this.unpushed[k] = 0;
       } else if (this.loaded[k] === 0) {
         if (now >= (epoch + 1) * this.subWindowMs + settleAfterMs) loads.push({ slot: k, epoch });
-        else readSlots.push(k);
+        else reads.push(batch);
       }
     }
     // The cells pushed now, in closed sub-windows still open to late pushes: what the rest of the fleet
     // counted there. Rare: only in the first 2·S + timeout after a sub-window closes.
-    if (head !== undefined && readSlots.length > 0) {
+    if (head !== undefined) {
       for (const index of head.indices) {
         const base = index - head.slot;
-        for (const k of readSlots) {
-          if (this.settled[base + k] === 1) continue;
-          const batch = batches.find((b) => b.slot === k)!;
-          batch.indices.push(base + k);
-          batch.deltas.push(0);
+        for (const read of reads) {
+          if (this.settled[base + read.slot] === 1) continue;
+          read.indices.push(base + read.slot);
+          read.deltas.push(0);
         }
       }
     }
@@ -324,7 +327,10 @@ export class FleetSketch extends WindowedCountMinSketch {
       this.pushed[index] = this.pushed[index] > delta ? this.pushed[index] - delta : 0;
       back = true;
     }
-    if (back) this.unpushed[batch.slot] = 1;
+    if (back) {
+      this.unpushed[batch.slot] = 1;
+      this.rescan = true;
+    }
   }
 
   protected override slotCleared(k: number): void {

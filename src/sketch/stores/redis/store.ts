@@ -153,9 +153,12 @@ export class RedisSketchStore implements SketchStore {
     if (this.entries.size === 0) this.stop();
   }
 
-  /** One sync round for every sketch now, resolved when each has an answer or gave up (tests, shutdown). */
-  async syncNow(): Promise<void> {
-    await Promise.all([...this.entries.values()].map((e) => this.round(e)));
+  /**
+   * One sync round for every sketch now, resolved when each has an answer or gave up. `everything`: the
+   * increments cold cells hold back go too (what {@link close} sends last).
+   */
+  async syncNow(everything = false): Promise<void> {
+    await Promise.all([...this.entries.values()].map((e) => this.round(e, everything)));
   }
 
   async close(): Promise<void> {
@@ -164,8 +167,7 @@ export class RedisSketchStore implements SketchStore {
     this.stop();
     // A last push, held-back increments included, so every count this process took reaches the fleet;
     // bounded by the timeout.
-    const last = Promise.all([...this.entries.values()].map((e) => this.round(e, true)));
-    await Promise.race([last, new Promise((r) => setTimeout(r, this.timeoutMs).unref())]);
+    await Promise.race([this.syncNow(true), new Promise((r) => setTimeout(r, this.timeoutMs).unref())]);
     this.entries.clear();
     if (this.options.ownsClient) {
       const c = this.client as { quit?(): Promise<unknown>; disconnect?(): void };
@@ -195,13 +197,13 @@ export class RedisSketchStore implements SketchStore {
     return `${this.keyPrefix}{${id}}:${suffix}`;
   }
 
-  private async round(e: Entry, last = false): Promise<void> {
+  private async round(e: Entry, everything = false): Promise<void> {
     if (e.incompatible || e.sketch.closed) return;
     const abandonAfter = Math.max(10_000, 40 * this.timeoutMs);
     if (e.inflight !== undefined && performance.now() - e.inflight.startedAt < abandonAfter) return;
     const now = this.clock();
     const settleAfterMs = 2 * this.syncIntervalMs + this.timeoutMs;
-    const { batches, loads } = e.sketch.collect(now, settleAfterMs, last);
+    const { batches, loads } = e.sketch.collect(now, settleAfterMs, everything);
     const slots = e.sketch.subWindows + 1;
     const commands: (string | number)[][] = [];
     // Per batch, the indices of its BITFIELD commands: a busy round is cut into commands of at most
