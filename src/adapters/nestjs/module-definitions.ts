@@ -131,10 +131,10 @@ function removePatch(p: NestPatcher, patch: FilePatch, exports: unknown): void {
 function reachInternals(
   p: NestPatcher,
   rootExports: unknown,
-  applied: ReadonlyMap<FilePatch, unknown[]>,
-  patched: (patch: FilePatch, exports: unknown) => void,
+  patched: ReadonlyMap<FilePatch, unknown[]>,
+  record: (patch: FilePatch, exports: unknown) => void,
 ): void {
-  const missing = FILE_PATCHES.filter((patch) => !applied.has(patch));
+  const missing = FILE_PATCHES.filter((patch) => !patched.has(patch));
   if (missing.length === 0) return;
   let rootFile: string | undefined;
   for (const [file, mod] of Object.entries(require.cache)) {
@@ -149,9 +149,9 @@ function reachInternals(
     try {
       const exports = requireFromNest(`./${patch.file}`);
       // The require above usually fired the file hook; patch directly only if it did not.
-      if (!applied.has(patch)) {
+      if (!patched.has(patch)) {
         applyPatch(p, patch, exports);
-        patched(patch, exports);
+        record(patch, exports);
       }
     } catch (err) {
       safeLog('warn', `could not reach @nestjs/core/${patch.file}: ${(err as Error).message}`);
@@ -161,19 +161,15 @@ function reachInternals(
 
 /** The module definitions `DiagInstrumentation.init()` returns. */
 export function nestModuleDefinitions(p: NestPatcher): InstrumentationNodeModuleDefinition[] {
-  // Every module instance patched, per file: a process can load two copies of @nestjs/core (a monorepo, or a
-  // Nest package resolving another copy than the application's), and disable() must undo both.
-  const applied = new Map<FilePatch, unknown[]>();
-  // Every copy ever seen, kept across disable(): OpenTelemetry's enable() hands back only the last one.
-  const seen = new Map<FilePatch, unknown[]>();
-  const record = (map: Map<FilePatch, unknown[]>, patch: FilePatch, exports: unknown) => {
-    const list = map.get(patch);
-    if (list === undefined) map.set(patch, [exports]);
-    else if (!list.includes(exports)) list.push(exports);
-  };
-  const patched = (patch: FilePatch, exports: unknown) => {
-    record(applied, patch, exports);
-    record(seen, patch, exports);
+  // Every module instance patched, per file, kept across disable(): a process can load two copies of
+  // @nestjs/core (a monorepo, or a Nest package resolving another copy than the application's); disable()
+  // must undo both and enable() redo both, while OpenTelemetry hands back only the last. applyPatch and
+  // removePatch look at the method itself, so going over a copy twice does nothing.
+  const patched = new Map<FilePatch, unknown[]>();
+  const record = (patch: FilePatch, exports: unknown) => {
+    const copies = patched.get(patch);
+    if (copies === undefined) patched.set(patch, [exports]);
+    else if (!copies.includes(exports)) copies.push(exports);
   };
   const files = FILE_PATCHES.map(
     (patch) =>
@@ -182,14 +178,11 @@ export function nestModuleDefinitions(p: NestPatcher): InstrumentationNodeModule
         SUPPORTED_NEST_VERSIONS,
         (exports: unknown) => {
           applyPatch(p, patch, exports);
-          patched(patch, exports);
+          record(patch, exports);
           return exports;
         },
         (exports: unknown) => {
           removePatch(p, patch, exports);
-          const rest = (applied.get(patch) ?? []).filter((e) => e !== exports);
-          if (rest.length > 0) applied.set(patch, rest);
-          else applied.delete(patch);
           return exports;
         },
       ),
@@ -201,19 +194,13 @@ export function nestModuleDefinitions(p: NestPatcher): InstrumentationNodeModule
       p.setNestVersion(version);
       p.origins.registerExports(exports, 'library');
       // After disable() and enable(): the copies OpenTelemetry does not hand back get their patches again.
-      for (const [patch, copies] of seen) {
-        for (const fileExports of copies) {
-          applyPatch(p, patch, fileExports);
-          record(applied, patch, fileExports);
-        }
-      }
-      reachInternals(p, exports, applied, patched);
+      for (const [patch, copies] of patched) for (const fileExports of copies) applyPatch(p, patch, fileExports);
+      reachInternals(p, exports, patched, record);
       return exports;
     },
     (exports: unknown) => {
       // Patches made through reachInternals have no file hook to undo them, nor has a second copy's.
-      for (const [patch, patched] of applied) for (const fileExports of patched) removePatch(p, patch, fileExports);
-      applied.clear();
+      for (const [patch, copies] of patched) for (const fileExports of copies) removePatch(p, patch, fileExports);
       return exports;
     },
     files,
