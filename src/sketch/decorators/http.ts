@@ -102,10 +102,11 @@ export interface ArgumentsHostLike {
 /**
  * A NestJS exception filter for {@link SketchThresholdError}: answers 429 with `Retry-After` and the JSON
  * body, on Express or Fastify; on GraphQL hands the error to the field; on a WebSocket gateway sends the
- * client Nest's `exception` event; to a microservice's caller, the error its `send()` receives. The decorators attach one to every decorated route handler themselves; register
- * it globally (`app.useGlobalFilters(new SketchThresholdFilter())`) to get the same answer when a decorated
- * service method, rather than the handler, rejects the call. Without it such a call still answers 429, through
- * Nest's default filter (which honours the error's `statusCode`), but without the header and with a logged error.
+ * client Nest's `exception` event; to a microservice's caller, the error its `send()` receives. The decorators
+ * attach one to every decorated route handler themselves; register it globally
+ * (`app.useGlobalFilters(new SketchThresholdFilter())`) to get the same answer when a decorated service
+ * method, rather than the handler, rejects the call. Without it such a call still answers 429, through Nest's
+ * default filter (which honours the error's `statusCode`), but without the header and with a logged error.
  */
 export class SketchThresholdFilter {
   catch(exception: unknown, host: ArgumentsHostLike): unknown {
@@ -124,21 +125,31 @@ export class SketchThresholdFilter {
   }
 }
 
+type ThrowError = (factory: () => unknown) => unknown;
+/** rxjs's throwError once looked up: null when there is none to find. */
+let throwError: ThrowError | null | undefined;
+
 /**
  * rxjs's `throwError(() => error)`, from the application's own rxjs (Nest's peer dependency, which this package
- * does not depend on): resolved beside this package, else from the working directory. Undefined without one,
- * which leaves the error to Nest's default handling.
+ * does not depend on): resolved beside this package, else from the working directory, once. Undefined without
+ * one, which leaves the error to Nest's default handling.
  */
 function failedObservable(error: unknown): unknown {
-  for (const from of [__filename, path.join(process.cwd(), 'index.js')]) {
-    try {
-      const rxjs = createRequire(from)('rxjs') as { throwError?: (factory: () => unknown) => unknown };
-      if (typeof rxjs.throwError === 'function') return rxjs.throwError(() => error);
-    } catch {
-      // not resolvable from there
+  if (throwError === undefined) {
+    throwError = null;
+    for (const from of [__filename, path.join(process.cwd(), 'index.js')]) {
+      try {
+        const rxjs = createRequire(from)('rxjs') as { throwError?: unknown };
+        if (typeof rxjs.throwError === 'function') {
+          throwError = rxjs.throwError as ThrowError;
+          break;
+        }
+      } catch {
+        // not resolvable from there
+      }
     }
   }
-  return undefined;
+  return throwError === null ? undefined : throwError(() => error);
 }
 
 /** What a WebSocket or microservice client receives, in the `{ status: 'error', message }` shape Nest uses there. */
