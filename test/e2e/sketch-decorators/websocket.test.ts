@@ -11,6 +11,7 @@ import { startApp, type RunningApp } from '../support/app-process';
 /** One client, the same three steps whichever the library: send a chat message, collect what comes back. */
 interface ChatClient {
   send(user: string, text: string): void;
+  sendEvent(event: string, data: unknown): void;
   /** Events received so far, in order: [event, data]. */
   readonly received: [string, any][];
   connected(): boolean;
@@ -27,6 +28,7 @@ async function socketIoClient(port: number): Promise<ChatClient> {
   });
   return {
     send: (user, text) => socket.emit('chat', { user, text }),
+    sendEvent: (event, data) => socket.emit(event, data),
     received,
     connected: () => socket.connected,
     close: () => socket.close(),
@@ -46,6 +48,7 @@ async function wsClient(port: number): Promise<ChatClient> {
   });
   return {
     send: (user, text) => socket.send(JSON.stringify({ event: 'chat', data: { user, text } })),
+    sendEvent: (event, data) => socket.send(JSON.stringify({ event, data })),
     received,
     connected: () => socket.readyState === WebSocket.OPEN,
     close: () => socket.close(),
@@ -106,6 +109,14 @@ describe.each([
     await until('the fourth answer', () => (client.received.length >= 4 ? true : undefined));
     expect(client.received[3]).toEqual(['chat', 'echo hello']);
     expect(client.received).toHaveLength(4);
+  });
+
+  it('hands the handler only the arguments it declares', async () => {
+    const client = await connect(app.port);
+    clients.push(client);
+    client.sendEvent('arity', { user: 'carol', text: 'x' });
+    await until('the answer', () => (client.received.length > 0 ? true : undefined));
+    expect(client.received).toEqual([['arity', 1]]);
   });
 
   it('does not log the limited message as an unexpected error, nor the key', async () => {
