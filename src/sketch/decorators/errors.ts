@@ -49,9 +49,12 @@ export class SketchThresholdError extends DiagError implements SketchThresholdDe
   /** http-errors convention: the message is safe to show to the client. */
   readonly expose = true;
 
-  constructor(details: SketchThresholdDetails) {
-    // Frameworks show an http-errors style message to the client: it names neither the method nor the key.
-    super('ERR_SKETCH_THRESHOLD', `Rate limit exceeded (sketch ${details.sketchId}); retry after ${details.retryAfterSeconds} s`);
+  /**
+   * @param message what the client reads (the decorator's `message` option); by default it names the sketch
+   *   and when to retry, and never the method or the key
+   */
+  constructor(details: SketchThresholdDetails, message?: string) {
+    super('ERR_SKETCH_THRESHOLD', message ?? `Rate limit exceeded (sketch ${details.sketchId}); retry after ${details.retryAfterSeconds} s`);
     this.sketchId = details.sketchId;
     this.keyHash = details.keyHash;
     this.threshold = details.threshold;

@@ -152,6 +152,40 @@ function failedObservable(error: unknown): unknown {
   return throwError === null ? undefined : throwError(() => error);
 }
 
+type HttpExceptionClass = new (response: object, status: number, options?: { cause?: unknown }) => Error;
+/** Nest's HttpException once looked up: null when there is none to find. */
+let httpException: HttpExceptionClass | null | undefined;
+
+/**
+ * @internal Nest's `HttpException` as the application's exception layer knows it, so that what the global guard
+ * throws is an HttpException to every filter of the application, its own catch-all ones included (as
+ * @nestjs/throttler's ThrottlerException is). The copy of @nestjs/common already loaded (one, almost always;
+ * else the one the working directory resolves); undefined when there is none.
+ */
+export function nestHttpException(): HttpExceptionClass | undefined {
+  if (httpException === undefined) {
+    const suffix = path.join('@nestjs', 'common', 'index.js');
+    const loaded = Object.keys(require.cache).filter((id) => id.endsWith(suffix));
+    let fromCwd: string | undefined;
+    try {
+      fromCwd = createRequire(path.join(process.cwd(), 'index.js')).resolve('@nestjs/common');
+    } catch {
+      // not resolvable from there
+    }
+    const chosen = loaded.length === 1 ? loaded[0] : loaded.find((id) => id === fromCwd) ?? loaded[0] ?? fromCwd;
+    httpException = null;
+    if (chosen !== undefined) {
+      try {
+        const common = require(chosen) as { HttpException?: unknown };
+        if (typeof common.HttpException === 'function') httpException = common.HttpException as HttpExceptionClass;
+      } catch {
+        // a broken install: the caller falls back on the error's own HTTP shape
+      }
+    }
+  }
+  return httpException ?? undefined;
+}
+
 /** What a WebSocket or microservice client receives, in the `{ status: 'error', message }` shape Nest uses there. */
 function clientError(error: SketchThresholdError): Record<string, unknown> {
   return {
@@ -190,6 +224,21 @@ let filterMarked = false;
 const FILTER = new SketchThresholdFilter();
 
 /**
+ * @internal The filter instance the decorators attach, marked (once) with the `@Catch(SketchThresholdError)`
+ * metadata Nest selects filters by, so that Nest hands it nothing else, wherever it is registered.
+ */
+export function sketchThresholdFilter(): SketchThresholdFilter {
+  const r = reflector();
+  if (!filterMarked && r !== undefined) {
+    // both places Nest versions look: the filter's prototype (11.2+) and its class
+    r.defineMetadata(FILTER_CATCH_EXCEPTIONS, [SketchThresholdError], SketchThresholdFilter);
+    r.defineMetadata(FILTER_CATCH_EXCEPTIONS, [SketchThresholdError], SketchThresholdFilter.prototype);
+    filterMarked = true;
+  }
+  return FILTER;
+}
+
+/**
  * Puts {@link SketchThresholdFilter} among the exception filters Nest reads from this handler (what
  * `@UseFilters()` writes), keeping filters already there. Nest selects it for SketchThresholdError only, by the
  * same `@Catch()` metadata its own decorator writes, so every other exception still reaches the application's
@@ -198,12 +247,7 @@ const FILTER = new SketchThresholdFilter();
 export function attachNestFilter(handler: object): void {
   const r = reflector();
   if (r === undefined) return;
-  if (!filterMarked) {
-    // both places Nest versions look: the filter's prototype (11.2+) and its class
-    r.defineMetadata(FILTER_CATCH_EXCEPTIONS, [SketchThresholdError], SketchThresholdFilter);
-    r.defineMetadata(FILTER_CATCH_EXCEPTIONS, [SketchThresholdError], SketchThresholdFilter.prototype);
-    filterMarked = true;
-  }
+  sketchThresholdFilter();
   const existing = r.getOwnMetadata(EXCEPTION_FILTERS_METADATA, handler);
   const filters = Array.isArray(existing) ? existing : [];
   if (filters.includes(FILTER)) return;
@@ -262,14 +306,32 @@ export class RateLimitAnswer {
 /** The minimal shape of Nest's ExecutionContext the parameter factory uses. */
 interface ExecutionContextLike {
   getType?(): string;
-  switchToHttp(): { getResponse(): unknown };
+  switchToHttp(): { getRequest(): unknown; getResponse(): unknown };
+}
+
+/** Each request's answer, shared by the global guard and the route's own decorators: one set of fields. */
+const answers = new WeakMap<object, RateLimitAnswer>();
+
+/**
+ * @internal The answer of the HTTP request `request` to `response`: the one already made for it (by the global
+ * guard, which runs before the route's parameters are resolved), else a new one.
+ */
+export function answerFor(request: unknown, response: unknown): RateLimitAnswer {
+  if (typeof request !== 'object' || request === null) return new RateLimitAnswer(headerSetter(response));
+  let answer = answers.get(request);
+  if (answer === undefined) {
+    answer = new RateLimitAnswer(headerSetter(response));
+    answers.set(request, answer);
+  }
+  return answer;
 }
 
 /** Nest calls it once per request for the hidden parameter, as for any `createParamDecorator()` parameter. */
 function answerOf(_data: unknown, context: ExecutionContextLike): RateLimitAnswer | undefined {
   const type = typeof context.getType === 'function' ? context.getType() : 'http';
   if (type !== 'http') return undefined;
-  return new RateLimitAnswer(headerSetter(context.switchToHttp().getResponse()));
+  const http = context.switchToHttp();
+  return answerFor(http.getRequest(), http.getResponse());
 }
 
 /** How the hidden parameter is keyed among a handler's parameters (`<name>__customRouteArgs__:<index>`). */

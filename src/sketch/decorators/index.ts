@@ -1,12 +1,8 @@
-import { Buffer } from 'node:buffer';
-
-import { safeLog } from '../../logger';
 import { SketchConfigError } from '../counters';
-import { SketchRegistry, sketchRegistry, type RegistrySketchOptions, type SketchCounters } from '../registry';
+import { SketchRegistry } from '../registry';
 import type { WindowedCountMinSketch } from '../window';
-import { KeyMissing, SketchKeyError, SketchThresholdError, describeKeyFailure, hashSketchKey } from './errors';
+import { SketchKeyError } from './errors';
 import {
-  addRateLimitFields,
   answerTooManyRequests,
   attachAnswerParameter,
   attachNestFilter,
@@ -16,8 +12,22 @@ import {
   RateLimitAnswer,
   reflector,
   withoutAnswer,
-  type RateLimitHeaders,
 } from './http';
+import {
+  bind,
+  bindingOf,
+  count,
+  countsIn,
+  limitSpec,
+  readKey,
+  reportKeyError,
+  reportObservedBreach,
+  skipMarks,
+  skipped,
+  thresholdError,
+  type Binding,
+  type SketchCommonOptions,
+} from './limit';
 
 export {
   SketchThresholdError,
@@ -32,51 +42,18 @@ export {
   type ArgumentsHostLike,
   type RateLimitHeaders,
 } from './http';
-
-/** `'enforce'` (default) rejects calls over the threshold; `'observe'` counts and reports them but runs them. */
-export type SketchMode = 'enforce' | 'observe';
-
-/** What a key function may return: strings are hashed as UTF-8, numbers as their decimal string, bytes as latin1. */
-export type SketchKey = string | number | bigint | Uint8Array;
-
-/** Receives the decorated method's arguments, with `this` the instance. */
-export type SketchKeyFunction = (this: any, ...args: any[]) => SketchKey | null | undefined;
-
-/**
- * What a call whose key function throws or returns nothing (undefined, null, '', an object…) gets:
- * `'admit'` (default) runs it uncounted; `'reject'` throws {@link SketchKeyError}. Either way the registry's
- * `keyErrors` stat counts it and a warning is logged, at most once per sketch per minute.
- */
-export type KeyErrorPolicy = 'admit' | 'reject';
-
-/** Options every sketch decorator takes besides its threshold. */
-export interface SketchCommonOptions {
-  /** Window length in ms (a positive integer); part of the sketch id. Default 60000. */
-  readonly windowMs?: number;
-  /** The key counted for a call. Default: the decorated method itself, i.e. one limit for all its callers. */
-  readonly key?: SketchKeyFunction;
-  /** Default `'enforce'`. */
-  readonly mode?: SketchMode;
-  /** Default `'admit'`; see {@link KeyErrorPolicy}. */
-  readonly onKeyError?: KeyErrorPolicy;
-  /**
-   * Receives the method's arguments (like `key`); a call for which it returns true is run without being
-   * counted (health checks, internal callers). A skipIf that throws counts the call, and is logged.
-   */
-  readonly skipIf?: (this: any, ...args: any[]) => boolean;
-  /** Registry holding the sketch; default the process-wide {@link sketchRegistry} (the one the actuator serves). */
-  readonly registry?: SketchRegistry;
-  /** Shape of the sketch when this decorator is the first to create it (default 1 MiB, depth 4). */
-  readonly sketch?: RegistrySketchOptions;
-  /**
-   * Rate-limit header fields on the answers of a decorated NestJS HTTP route, admitted and rejected:
-   * `'standard'` (default) the IETF `RateLimit-Policy` and `RateLimit` fields; `'standard+legacy'` also
-   * `X-RateLimit-Limit`, `-Remaining` and `-Reset` (what @nestjs/throttler's clients read); `'none'`. The
-   * decorator reaches the response through one hidden route parameter (no interceptor): within noise of the
-   * route without fields in bench/sketch/decorators.js.
-   */
-  readonly headers?: RateLimitHeaders;
-}
+export {
+  SketchGuard,
+  SketchModule,
+  type SketchDynamicModule,
+  type SketchExecutionContext,
+  type SketchGlobalLimit,
+  type SketchGuardCommonOptions,
+  type SketchGuardKeyFunction,
+  type SketchModuleAsyncOptions,
+  type SketchModuleOptions,
+} from './guard';
+export type { KeyErrorPolicy, SketchCommonOptions, SketchKey, SketchKeyFunction, SketchMessage, SketchMode } from './limit';
 
 /** Options of {@link SketchLimit}: at most `requests` calls per key per window. */
 export interface SketchLimitOptions extends SketchCommonOptions {
@@ -155,88 +132,9 @@ export function defineSketchDecorator(type: string): (options: SketchDecoratorOp
   return (options) => sketchDecorator(type, 'threshold', options?.threshold, options);
 }
 
-/** Largest threshold the 32-bit saturating counters can tell apart from "over". */
-const MAX_THRESHOLD = 0xfffffffe;
-const LOG_EVERY_MS = 60_000;
-
-/** Everything one decorated method needs per call, resolved once. */
-interface Binding {
-  readonly type: string;
-  readonly windowMs: number;
-  readonly id: string;
-  readonly threshold: number;
-  readonly observe: boolean;
-  readonly rejectOnKeyError: boolean;
-  readonly headers: RateLimitHeaders;
-  readonly key: SketchKeyFunction | undefined;
-  readonly skipIf: ((this: unknown, ...args: unknown[]) => boolean) | undefined;
-  readonly shape: RegistrySketchOptions | undefined;
-  readonly explicitRegistry: SketchRegistry | undefined;
-  readonly async: boolean;
-  method: string;
-  defaultKey: string;
-  sketch: WindowedCountMinSketch | undefined;
-  counters: SketchCounters;
-  /** Index of the hidden parameter carrying the request's answer (rate-limit fields), or -1. */
-  answerAt: number;
-  /** The decorated method is another sketch decorator's wrapper that looks for the answer: it gets it too. */
-  passesAnswerOn: boolean;
-}
-
-/** When each sketch last logged, per kind of event, and how many it kept quiet since. */
-interface LogState {
-  at: number;
-  quiet: number;
-}
-const logStates = new WeakMap<SketchCounters, { breach: LogState; key: LogState }>();
-
-let methodSeq = 0;
-
 function sketchDecorator(type: string, thresholdName: string, threshold: unknown, options: SketchCommonOptions): SketchDecorator {
-  if (options === null || typeof options !== 'object') throw new SketchConfigError(`sketch decorator ${type}: options object required`);
-  const windowMs = options.windowMs ?? 60_000;
-  const id = SketchRegistry.idOf(type, windowMs);
-  if (typeof threshold !== 'number' || !Number.isInteger(threshold) || threshold < 1 || threshold > MAX_THRESHOLD) {
-    throw new SketchConfigError(`${id}: ${thresholdName} must be an integer in 1..${MAX_THRESHOLD}, got ${String(threshold)}`);
-  }
-  const mode = options.mode ?? 'enforce';
-  if (mode !== 'enforce' && mode !== 'observe') throw new SketchConfigError(`${id}: mode must be 'enforce' or 'observe', got ${String(mode)}`);
-  const onKeyError = options.onKeyError ?? 'admit';
-  if (onKeyError !== 'admit' && onKeyError !== 'reject') {
-    throw new SketchConfigError(`${id}: onKeyError must be 'admit' or 'reject', got ${String(onKeyError)}`);
-  }
-  if (options.key !== undefined && typeof options.key !== 'function') throw new SketchConfigError(`${id}: key must be a function`);
-  if (options.skipIf !== undefined && typeof options.skipIf !== 'function') throw new SketchConfigError(`${id}: skipIf must be a function`);
-  const headers = options.headers ?? 'standard';
-  if (headers !== 'standard' && headers !== 'standard+legacy' && headers !== 'none') {
-    throw new SketchConfigError(`${id}: headers must be 'standard', 'standard+legacy' or 'none', got ${String(headers)}`);
-  }
-  if (options.registry !== undefined && !(options.registry instanceof SketchRegistry)) {
-    throw new SketchConfigError(`${id}: registry must be a SketchRegistry`);
-  }
-
-  const bindingFor = (method: string, async: boolean): Binding => {
-    const seq = ++methodSeq;
-    return {
-      type, windowMs, id, threshold,
-      observe: mode === 'observe',
-      rejectOnKeyError: onKeyError === 'reject',
-      headers,
-      key: options.key,
-      skipIf: options.skipIf,
-      shape: options.sketch,
-      explicitRegistry: options.registry,
-      async,
-      method,
-      // a NUL-led key no string a person types collides with; seq keeps two same-named methods apart
-      defaultKey: `\u0000method#${seq}:${method}`,
-      sketch: undefined,
-      counters: UNBOUND,
-      answerAt: -1,
-      passesAnswerOn: false,
-    };
-  };
-
+  const spec = limitSpec(type, thresholdName, threshold, options);
+  const { id, headers } = spec;
   /** On a class: every route of a Nest controller (or every own method of another class) not skipped. */
   function decorateClass(cls: Function): void {
     const proto = (cls as { prototype?: object }).prototype;
@@ -262,7 +160,7 @@ function sketchDecorator(type: string, thresholdName: string, threshold: unknown
     // TypeScript's emitted return type, when async compiles down to a function returning a Promise
     const returnType = r?.getMetadata('design:returntype', target, name);
     const async = isAsyncFunction(original) || returnType === Promise;
-    const b = bindingFor(method, async);
+    const b = bindingOf(spec, method, async);
     if (headers !== 'none') b.answerAt = attachAnswerParameter(owner as object, name, original.length);
     return wrap(original, b);
   }
@@ -278,7 +176,7 @@ function sketchDecorator(type: string, thresholdName: string, threshold: unknown
         throw new SketchConfigError(`${id}: sketch decorators apply to methods and classes, not to a ${keyOrContext.kind}`);
       }
       const name = String(keyOrContext.name);
-      const b = bindingFor(name, isAsyncFunction(target as AnyFunction));
+      const b = bindingOf(spec, name, isAsyncFunction(target as AnyFunction));
       // a standard decorator does not see its class; the first instance (or the class, if static) names it
       keyOrContext.addInitializer?.(function (this: unknown) {
         const owner = typeof this === 'function' ? this : (this as object | undefined)?.constructor;
@@ -302,28 +200,28 @@ function sketchDecorator(type: string, thresholdName: string, threshold: unknown
 
 type AnyFunction = (this: unknown, ...args: unknown[]) => unknown;
 
-/** Methods marked by {@link SkipSketch}, and the sketches each decorated method already counts in. */
-const skipMarks = new WeakSet<Function>();
-const countsIn = new WeakMap<Function, ReadonlySet<string>>();
 /** Wrappers that look for the request's answer among their arguments (and take it off for what they wrap). */
 const takesAnswer = new WeakSet<Function>();
 
 /**
  * Exempts a method from the sketch decorators of its class (`@SketchLimit(...)` on a controller applies to
- * every route): health checks, webhooks. Sketch decorators on the method itself still apply.
+ * every route) and from the global limits of {@link SketchModule}: health checks, webhooks. On a controller
+ * class, exempts all its routes from the global limits. Sketch decorators on the method itself still apply.
  */
-export function SkipSketch(): SketchMethodDecorator {
+export function SkipSketch(): SketchDecorator {
   return ((target: unknown, keyOrContext: unknown, descriptor?: PropertyDescriptor) => {
     if (isStandardContext(keyOrContext)) {
       if (typeof target === 'function') skipMarks.add(target);
       return undefined;
     }
+    if (keyOrContext === undefined && descriptor === undefined && typeof target === 'function') {
+      skipMarks.add(target);
+      return undefined;
+    }
     if (descriptor !== undefined && typeof descriptor.value === 'function') skipMarks.add(descriptor.value);
     return descriptor;
-  }) as SketchMethodDecorator;
+  }) as SketchDecorator;
 }
-
-const UNBOUND: SketchCounters = Object.freeze({ hits: 0, breaches: 0, keyErrors: 0 }) as SketchCounters;
 
 function isStandardContext(
   x: unknown,
@@ -372,22 +270,9 @@ function wrap(original: AnyFunction, b: Binding): AnyFunction {
       }
       key = k;
     }
-    const estimate = sketch.hit(key);
-    const counters = b.counters;
-    counters.hits++;
-    if (answer !== undefined) {
-      addRateLimitFields(
-        answer,
-        b.id,
-        b.threshold,
-        Math.ceil(b.windowMs / 1000),
-        estimate >= b.threshold ? 0 : b.threshold - estimate,
-        retryAfterSeconds(sketch),
-        b.headers === 'standard+legacy',
-      );
-    }
+    const estimate = count(b, sketch, key, answer);
     if (estimate <= b.threshold) return Reflect.apply(original, this, args);
-    counters.breaches++;
+    b.counters.breaches++;
     if (b.observe) {
       reportObservedBreach(b, key, estimate);
       return Reflect.apply(original, this, args);
@@ -405,59 +290,8 @@ function wrap(original: AnyFunction, b: Binding): AnyFunction {
   return wrapper;
 }
 
-function skipped(b: Binding, self: unknown, args: ArrayLike<unknown>): boolean {
-  try {
-    return Reflect.apply(b.skipIf!, self, args) === true;
-  } catch (err) {
-    safeLog('warn', `sketch ${b.id}: skipIf of ${b.method} threw (${err instanceof Error ? err.message : String(err)}); the call was counted`);
-    return false;
-  }
-}
-
-function bind(b: Binding): WindowedCountMinSketch {
-  const registry = b.explicitRegistry ?? sketchRegistry();
-  const sketch = registry.getOrCreate(b.type, b.windowMs, b.shape);
-  sketch.noteThreshold(b.threshold);
-  b.sketch = sketch;
-  b.counters = registry.counters(b.id) ?? { hits: 0, breaches: 0, keyErrors: 0 };
-  return sketch;
-}
-
-/** The key as a sketch key, or the reason there is none (the thrown value, or a {@link KeyMissing}). */
-function readKey(fn: SketchKeyFunction, self: unknown, args: ArrayLike<unknown>): string | unknown {
-  let v: unknown;
-  try {
-    v = Reflect.apply(fn, self, args);
-  } catch (err) {
-    return err === undefined || typeof err === 'string' ? new Error(String(err)) : err;
-  }
-  if (typeof v === 'string') return v.length > 0 ? v : new KeyMissing('an empty string');
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : new KeyMissing(String(v));
-  if (typeof v === 'bigint') return String(v);
-  if (v instanceof Uint8Array) {
-    // latin1 maps each byte to one code unit: distinct byte strings stay distinct keys
-    return v.length > 0 ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('latin1') : new KeyMissing('empty bytes');
-  }
-  return new KeyMissing(v === null ? 'null' : typeof v === 'object' ? 'an object' : String(v));
-}
-
-/**
- * Retry-After: a key that stops calling is certainly below the threshold again once every slot holding its
- * events is cleared, at most windowMs + windowMs/subWindows later (docs/sketches.md, "The price").
- */
-function retryAfterSeconds(sketch: WindowedCountMinSketch): number {
-  return Math.max(1, Math.ceil((sketch.windowMs + sketch.subWindowMs) / 1000));
-}
-
 function reject(b: Binding, sketch: WindowedCountMinSketch, key: string, estimate: number, wrapper: object, args: ArrayLike<unknown>): unknown {
-  const err = new SketchThresholdError({
-    sketchId: b.id,
-    keyHash: hashSketchKey(key),
-    threshold: b.threshold,
-    estimate,
-    retryAfterSeconds: retryAfterSeconds(sketch),
-    method: b.method,
-  });
+  const err = thresholdError(b, sketch, key, estimate);
   // A Nest route throws: its exception layer (and the filter attached to the handler) answers, so Nest's
   // interceptors see the error as they would any other. A plain handler holding its response answers here.
   if (!isNestRoute(wrapper)) {
@@ -468,47 +302,4 @@ function reject(b: Binding, sketch: WindowedCountMinSketch, key: string, estimat
   }
   if (b.async) return Promise.reject(err);
   throw err;
-}
-
-function logState(b: Binding): { breach: LogState; key: LogState } {
-  let s = logStates.get(b.counters);
-  if (s === undefined) {
-    s = { breach: { at: -Infinity, quiet: 0 }, key: { at: -Infinity, quiet: 0 } };
-    logStates.set(b.counters, s);
-  }
-  return s;
-}
-
-/** True at most once per sketch and kind per minute; counts the calls it kept quiet. */
-function due(state: LogState): number | undefined {
-  const now = Date.now();
-  if (now - state.at < LOG_EVERY_MS) {
-    state.quiet++;
-    return undefined;
-  }
-  const quiet = state.quiet;
-  state.at = now;
-  state.quiet = 0;
-  return quiet;
-}
-
-function reportObservedBreach(b: Binding, key: string, estimate: number): void {
-  const quiet = due(logState(b).breach);
-  if (quiet === undefined) return;
-  safeLog(
-    'warn',
-    `sketch ${b.id} (observe mode): ${b.method} key ${hashSketchKey(key)} at ${estimate} > threshold ${b.threshold}; ` +
-      `the call ran` + (quiet > 0 ? `; ${quiet} more breaches since the last report` : ''),
-  );
-}
-
-function reportKeyError(b: Binding, reason: unknown): void {
-  const quiet = due(logState(b).key);
-  if (quiet === undefined) return;
-  safeLog(
-    'warn',
-    `sketch ${b.id}: the key function of ${b.method} ${describeKeyFailure(reason)}; the call was ` +
-      (b.rejectOnKeyError ? 'rejected' : 'run without being counted (onKeyError: admit)') +
-      (quiet > 0 ? `; ${quiet} more key errors since the last report` : ''),
-  );
 }

@@ -58,6 +58,19 @@ describe('sketch decorators on a GraphQL resolver (nest11-cjs, Apollo)', () => {
     expect(other.data).toEqual({ quota: 'quota of acme' });
   });
 
+  it('SketchModule.forRoot limits every resolver, the key read from the request in the context', async () => {
+    const seen: GraphQLResponse[] = [];
+    for (let i = 0; i < 6; i++) seen.push(await query('{ search }', 'client-g'));
+    expect(seen.slice(0, 5).map((r) => r.data)).toEqual(Array(5).fill({ search: 'found' }));
+    const limited = seen[5]!;
+    expect(limited.status).toBe(200);
+    expect(limited.data).toEqual({ search: null });
+    expect(limited.errors![0]!.path).toEqual(['search']);
+    expect(limited.errors![0]!.extensions).toMatchObject({ code: 'TOO_MANY_REQUESTS', retryAfterSeconds: 80, sketchId: 'GQL_60000' });
+    // each root field is a resolver call the guard counts: another client's budget is its own
+    expect((await query('{ search open }', 'client-h')).data).toEqual({ search: 'found', open: 'open' });
+  });
+
   it('does not log a limited field as an unexpected error, and never logs the key', async () => {
     for (let i = 0; i < 3; i++) await query('{ quota(account: "x") }', 'client-c');
     const output = app.stdout() + app.stderr();

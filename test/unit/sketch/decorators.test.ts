@@ -6,7 +6,9 @@ import type { Observable } from 'rxjs';
 import {
   SkipSketch,
   SketchFraud,
+  SketchGuard,
   SketchKeyError,
+  SketchModule,
   SketchLimit,
   SketchShield,
   SketchThresholdError,
@@ -277,6 +279,8 @@ describe('@SketchLimit on plain classes', () => {
     expect(() => SketchLimit({ requests: 5, key: 'ip' as never })).toThrow(/key must be a function/);
     expect(() => SketchLimit({ requests: 5, skipIf: true as never })).toThrow(/skipIf must be a function/);
     expect(() => SketchLimit({ requests: 5, headers: 'x-ratelimit' as never })).toThrow(/headers must be/);
+    expect(() => SketchLimit({ requests: 5, message: '' })).toThrow(/message must be a non-empty string or a function/);
+    expect(() => SketchLimit({ requests: 5, message: 42 as never })).toThrow(/message must be/);
     const dec = SketchLimit({ requests: 5 });
     expect(() => (dec as any)({}, 'field', undefined)).toThrow(/apply to methods/);
   });
@@ -360,6 +364,61 @@ describe('on a class, SkipSketch and skipIf', () => {
     const { warnings } = withCapturedLogs(() => expect(api.risky('x')).toBe('x'));
     expect(registry.stats('SHIELD_1000')?.hits).toBe(1);
     expect(warnings.join('\n')).toMatch(/skipIf of Api.risky threw \(boom\); the call was counted/);
+  });
+});
+
+describe('message', () => {
+  it('puts a fixed or computed message in the error (and so the 429 body); a failing function leaves the default, logged', () => {
+    const { registry } = track(setup());
+    class Api {
+      @SketchLimit({ requests: 1, key: (k: string) => k, registry, message: 'Easy there' })
+      fixed(_k: string): void {}
+      @SketchShield({ threshold: 1, key: (k: string) => k, registry, message: (d) => `Wait ${d.retryAfterSeconds} s (${d.sketchId})` })
+      computed(_k: string): void {}
+      @SketchFraud({ maxEvents: 1, key: (k: string) => k, registry, message: () => { throw new Error('no text'); } })
+      failing(_k: string): void {}
+    }
+    const api = new Api();
+    api.fixed('a');
+    const fixed = catchSync(() => api.fixed('a')) as SketchThresholdError;
+    expect(fixed.message).toBe('Easy there');
+    expect(fixed.getResponse().message).toBe('Easy there');
+    api.computed('a');
+    expect((catchSync(() => api.computed('a')) as SketchThresholdError).message).toBe('Wait 80 s (SHIELD_60000)');
+    api.failing('a');
+    const { result, warnings } = withCapturedLogs(() => catchSync(() => api.failing('a')) as SketchThresholdError);
+    expect(result.message).toBe('Rate limit exceeded (sketch FRAUD_60000); retry after 80 s');
+    expect(warnings.join('\n')).toMatch(/message function of Api.failing threw \(no text\); the default message was used/);
+  });
+});
+
+describe('SketchModule and SketchGuard options', () => {
+  it('refuses bad options when the module is defined, naming the limit', () => {
+    expect(() => SketchModule.forRoot(undefined as never)).toThrow(/options object required/);
+    expect(() => SketchModule.forRoot({ limits: [] })).toThrow(/at least one limit/);
+    expect(() => SketchModule.forRoot({ limits: { requests: 0 } })).toThrow(/LIMIT_60000: requests must be an integer/);
+    expect(() => SketchModule.forRoot({ limits: [{ requests: 5, windowMs: 1000 }, { requests: 9, windowMs: 1000 }] })).toThrow(
+      /two limits of sketch LIMIT_1000/,
+    );
+    expect(() => SketchModule.forRoot({ limits: { requests: 5, type: 'bad type' } })).toThrow(SketchConfigError);
+    expect(() => SketchModule.forRoot({ limits: { requests: 5 }, key: 'ip' as never })).toThrow(/key must be a function/);
+    expect(() => SketchModule.forRootAsync({} as never)).toThrow(/useFactory required/);
+  });
+
+  it("registers the guard and the filter under Nest's APP_GUARD and APP_FILTER; the async form builds the guard from its factory", async () => {
+    const mod = SketchModule.forRoot({ limits: { requests: 5 } });
+    expect(mod.module).toBe(SketchModule);
+    const providers = mod.providers as { provide: string; useValue?: unknown }[];
+    expect(providers.map((p) => p.provide)).toEqual(['APP_GUARD', 'APP_FILTER']);
+    expect(providers[0]!.useValue).toBeInstanceOf(SketchGuard);
+    expect(providers[1]!.useValue).toBeInstanceOf(SketchThresholdFilter);
+
+    const asyncMod = SketchModule.forRootAsync({ inject: ['CONFIG'], useFactory: (config: { perMinute: number }) => ({ limits: { requests: config.perMinute } }) });
+    const guardProvider = asyncMod.providers[0] as { provide: string; inject: unknown[]; useFactory(...deps: unknown[]): Promise<unknown> };
+    expect(guardProvider.provide).toBe('APP_GUARD');
+    expect(guardProvider.inject).toEqual(['CONFIG']);
+    await expect(guardProvider.useFactory({ perMinute: 10 })).resolves.toBeInstanceOf(SketchGuard);
+    await expect(guardProvider.useFactory({ perMinute: -1 })).rejects.toThrow(/requests must be an integer/);
   });
 });
 
