@@ -10,13 +10,20 @@
  *    i-th carrying key `user:<i mod 100k>` in `x-key`, and both limiters key on it with the same limit (100 per
  *    60 s), so both track 100k distinct keys and admit every call. Then each process's memory after a forced gc.
  *
+ *    `global` is the same limit as SketchModule.forRoot (the APP_GUARD form) instead of a decorator.
+ * 3. The same on a GraphQL query and a socket.io message (bench/sketch/transports.js): `--transport-rounds`
+ *    rounds, each starting every candidate afresh in a rotated order, 100k messages each; the ratio to bare is
+ *    taken within a round, and the medians reported.
+ *
  *   npx tsc -p tsconfig.build.json && node bench/sketch/decorators.js [--rounds 9] [--calls 1000000]
  *                                     [--keys 100000] [--passes 1] [--connections 32]
- *                                     [--order bare,sketch,sketch+fields,throttler]
+ *                                     [--order bare,sketch,sketch+fields,global,throttler]
+ *                                     [--transport-rounds 3] [--transports gql,ws] [--parts 1,2,3]
  */
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 const { keysFor, median, arg } = require('./workload');
+const { serveTransport, loadGraphql, loadWebSocket } = require('./transports');
 
 const root = path.resolve(__dirname, '..', '..');
 const ROUNDS = arg('rounds', 9);
@@ -25,9 +32,15 @@ const KEYS = arg('keys', 100_000);
 const PASSES = arg('passes', 1);
 const CONNECTIONS = arg('connections', 32);
 const LIMIT = 100;
+const TRANSPORT_ROUNDS = arg('transport-rounds', 3);
+const PARTS = (() => {
+  const i = process.argv.indexOf('--parts');
+  return i > 0 ? process.argv[i + 1].split(',').map(Number) : [1, 2, 3];
+})();
 
 if (process.argv.includes('--app')) {
-  serve(process.argv[process.argv.indexOf('--app') + 1]).catch((err) => {
+  const kind = process.argv[process.argv.indexOf('--app') + 1];
+  (kind.includes(':') ? serveTransport(kind) : serve(kind)).catch((err) => {
     console.error(err);
     process.exit(1);
   });
@@ -111,6 +124,9 @@ async function serve(kind) {
     const { SketchLimit } = require(path.join(root, 'dist', 'sketch'));
     const headers = kind === 'sketch' ? 'none' : 'standard';
     decorate(Ctrl, 'hit', SketchLimit({ windowMs: 60_000, requests: LIMIT, key: (req) => req.headers['x-key'], headers }));
+  } else if (kind === 'global') {
+    const { SketchModule } = require(path.join(root, 'dist', 'sketch'));
+    imports.push(SketchModule.forRoot({ limits: { windowMs: 60_000, requests: LIMIT }, key: (req) => req.headers['x-key'] }));
   } else if (kind === 'throttler') {
     const { ThrottlerGuard, ThrottlerModule } = require('@nestjs/throttler');
     imports.push(
@@ -184,24 +200,69 @@ async function load(kind) {
 async function main() {
   const mb = (b) => (b / 1048576).toFixed(1);
   console.log(`node ${process.version}, ${require('node:os').cpus().length} CPUs, load average ${require('node:os').loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  console.log(`\n1. ns per call, median of ${ROUNDS} rounds of ${CALLS} calls (${KEYS} distinct keys)\n`);
-  const { rows, base } = perCall();
-  console.log('| candidate | ns per call | overhead (ns) | × undecorated |');
-  console.log('|---|---:|---:|---:|');
-  for (const r of rows) console.log(`| ${r.name} | ${r.ns.toFixed(1)} | ${r.overhead.toFixed(1)} | ${(r.ns / base).toFixed(1)} |`);
+  if (PARTS.includes(1)) {
+    console.log(`\n1. ns per call, median of ${ROUNDS} rounds of ${CALLS} calls (${KEYS} distinct keys)\n`);
+    const { rows, base } = perCall();
+    console.log('| candidate | ns per call | overhead (ns) | × undecorated |');
+    console.log('|---|---:|---:|---:|');
+    for (const r of rows) console.log(`| ${r.name} | ${r.ns.toFixed(1)} | ${r.overhead.toFixed(1)} | ${(r.ns / base).toFixed(1)} |`);
+  }
 
-  console.log(`\n2. Nest 11 route, autocannon ${CONNECTIONS} connections, ${KEYS * PASSES} requests, x-key from ${KEYS} rotating keys, limit ${LIMIT} per 60 s\n`);
-  const runs = [];
-  const i = process.argv.indexOf('--order');
-  const order = i > 0 ? process.argv[i + 1].split(',') : ['bare', 'sketch', 'sketch+fields', 'throttler'];
-  for (const kind of order) runs.push(await load(kind));
-  console.log('| route | req/s | p50 ms | p99 ms | requests | s | non-2xx | heapUsed after (Δ) | RSS after (Δ) |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const r of runs) {
-    console.log(
-      `| ${r.kind} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.duration.toFixed(1)} | ${r.non2xx} | ` +
-        `${mb(r.heapAfter)} MB (${r.heapAfter >= r.heapBefore ? '+' : ''}${mb(r.heapAfter - r.heapBefore)}) | ` +
-        `${mb(r.rssAfter)} MB (${r.rssAfter >= r.rssBefore ? '+' : ''}${mb(r.rssAfter - r.rssBefore)}) |`,
-    );
+  if (PARTS.includes(2)) {
+    console.log(`\n2. Nest 11 route, autocannon ${CONNECTIONS} connections, ${KEYS * PASSES} requests, x-key from ${KEYS} rotating keys, limit ${LIMIT} per 60 s\n`);
+    const runs = [];
+    const i = process.argv.indexOf('--order');
+    const order = i > 0 ? process.argv[i + 1].split(',') : ['bare', 'sketch', 'sketch+fields', 'global', 'throttler'];
+    for (const kind of order) runs.push(await load(kind));
+    console.log('| route | req/s | p50 ms | p99 ms | requests | s | non-2xx | heapUsed after (Δ) | RSS after (Δ) |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const r of runs) {
+      console.log(
+        `| ${r.kind} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.duration.toFixed(1)} | ${r.non2xx} | ` +
+          `${mb(r.heapAfter)} MB (${r.heapAfter >= r.heapBefore ? '+' : ''}${mb(r.heapAfter - r.heapBefore)}) | ` +
+          `${mb(r.rssAfter)} MB (${r.rssAfter >= r.rssBefore ? '+' : ''}${mb(r.rssAfter - r.rssBefore)}) |`,
+      );
+    }
+  }
+
+  if (PARTS.includes(3)) await transports(mb);
+}
+
+/** Part 3: every candidate of a transport in a fresh process per round, the round's order rotated. */
+async function transports(mb) {
+  const amount = KEYS * PASSES;
+  const plans = [
+    { transport: 'gql', name: 'GraphQL query', kinds: ['bare', 'sketch', 'global', 'throttler'], run: loadGraphql },
+    { transport: 'ws', name: 'socket.io message', kinds: ['bare', 'sketch', 'throttler'], run: loadWebSocket },
+  ];
+  const only = process.argv.indexOf('--transports');
+  const chosen = only > 0 ? process.argv[only + 1].split(',') : plans.map((p) => p.transport);
+  for (const plan of plans.filter((p) => chosen.includes(p.transport))) {
+    console.log(`\n3. ${plan.name}, Nest 11, ${CONNECTIONS} connections, ${amount} messages, keys from ${KEYS}, limit ${LIMIT} per 60 s; ${TRANSPORT_ROUNDS} rounds\n`);
+    const samples = Object.fromEntries(plan.kinds.map((k) => [k, { rate: [], ratio: [], heap: [], errors: 0 }]));
+    for (let round = 0; round < TRANSPORT_ROUNDS; round++) {
+      const order = plan.kinds.map((_, j) => plan.kinds[(j + round) % plan.kinds.length]);
+      const rates = {};
+      for (const kind of order) {
+        const { proc, port } = await startServer(`${plan.transport}:${kind}`);
+        try {
+          const r = await plan.run(port, { amount, keys: KEYS, connections: CONNECTIONS });
+          const after = await (await fetch(`http://127.0.0.1:${port}/mem`)).json();
+          rates[kind] = r.rate;
+          samples[kind].rate.push(r.rate);
+          samples[kind].heap.push(after.heapUsed);
+          samples[kind].errors += r.errors;
+        } finally {
+          proc.kill('SIGTERM');
+        }
+      }
+      for (const kind of plan.kinds) samples[kind].ratio.push(rates[kind] / rates.bare);
+    }
+    console.log('| candidate | per s (median) | × bare (median of rounds) | heapUsed after (median) | failed |');
+    console.log('|---|---:|---:|---:|---:|');
+    for (const kind of plan.kinds) {
+      const s = samples[kind];
+      console.log(`| ${kind} | ${Math.round(median(s.rate))} | ${median(s.ratio).toFixed(2)} | ${mb(median(s.heap))} MB | ${s.errors} |`);
+    }
   }
 }
