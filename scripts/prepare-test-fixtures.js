@@ -53,8 +53,10 @@ function buildApps() {
     const out = path.join(fixtures, target.out);
     fs.rmSync(out, { recursive: true, force: true });
     tsc(['-p', path.join(fixtures, `tsconfig.${target.format}.json`), '--outDir', out]);
-    // The example shop (examples/shop) is also the fixture the ghost tests run against.
+    // The examples are also fixtures: the shop (examples/shop) is the app the ghost tests run against, the
+    // tsyringe example (examples/tsyringe) the one the tsyringe adapter's tests start.
     tsc(['-p', path.join(fixtures, `tsconfig.example.${target.format}.json`), '--outDir', path.join(out, 'ghost-app')]);
+    tsc(['-p', path.join(fixtures, `tsconfig.example-tsyringe.${target.format}.json`), '--outDir', path.join(out, 'tsyringe-app')]);
     fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify({ type: target.type })}\n`);
   }
 }

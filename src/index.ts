@@ -1,8 +1,10 @@
 /**
- * diag-instrumentation: an OpenTelemetry instrumentation that finds ghost beans in NestJS applications, and
+ * diag-instrumentation: an OpenTelemetry instrumentation that finds ghost beans in NestJS applications (and
+ * dead bindings of tsyringe's container), and
  * count-min sketches in native memory (see `diag-instrumentation/sketch`).
  */
 export { DiagInstrumentation, PACKAGE_NAME } from './instrumentation';
+export { diagReady } from './ready';
 export type { DiagInstrumentationConfig } from './types';
 export { resolveConfig, envVarName, PROPERTIES } from './config/properties';
 export type { DiagConfig, DiagOptions } from './config/properties';

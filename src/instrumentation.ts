@@ -5,6 +5,8 @@ import { resolveConfig, type DiagConfig } from './config/properties';
 import { DiagRuntime } from './runtime';
 import { NestContainerObserver } from './adapters/nestjs/container-observer';
 import { nestModuleDefinitions } from './adapters/nestjs/module-definitions';
+import { TsyringeObserver } from './adapters/tsyringe/container-observer';
+import { tsyringeModuleDefinitions } from './adapters/tsyringe/module-definitions';
 import { actuatorSources, startActuator, type ActuatorHandle } from './actuator';
 import type { DiagInstrumentationConfig } from './types';
 import type { DiagReport } from './ghost/reports';
@@ -32,6 +34,7 @@ interface DiagState {
   runtime: DiagRuntime;
   telemetry: DiagTelemetry;
   observer: NestContainerObserver;
+  tsyringe: TsyringeObserver;
   nestVersion?: string;
   actuator?: Promise<ActuatorHandle | undefined>;
   sketches?: () => SketchRegistryView | undefined;
@@ -77,6 +80,7 @@ export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentation
         () => ({ name: '@nestjs/core', ...(this.state?.nestVersion ? { version: this.state.nestVersion } : {}) }),
         telemetry.beanObserver(),
       ),
+      tsyringe: new TsyringeObserver(runtime, runtime.origins),
     };
     this.state = state;
     return state;
@@ -89,22 +93,33 @@ export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentation
 
   protected init(): InstrumentationNodeModuleDefinition[] {
     const diag = this.diag;
-    return nestModuleDefinitions({
-      observer: diag.observer,
-      origins: diag.runtime.origins,
-      wrap: (target, name, wrapper) => this._wrap(target as never, name as never, wrapper as never),
-      unwrap: (target, name) => this._unwrap(target as never, name as never),
-      containerClosed: (container) => {
-        diag.observer.settle();
-        diag.runtime.flushGhostReport('close');
-        // The report is written: what stays untouched is on record, and the closed application's classes
-        // get their methods back rather than keeping its beans alive.
-        if (container !== undefined) diag.runtime.tracker?.end(container);
-      },
-      setNestVersion: (version) => {
-        diag.nestVersion = version;
-      },
-    });
+    const wrap = (target: object, name: string, wrapper: (original: never) => unknown): void => {
+      this._wrap(target as never, name as never, wrapper as never);
+    };
+    const unwrap = (target: object, name: string): void => this._unwrap(target as never, name as never);
+    const include = diag.config.containers.include;
+    const hooks = (framework: string): boolean => include.includes('*') || include.includes(framework);
+    return [
+      ...(hooks('nestjs')
+        ? nestModuleDefinitions({
+            observer: diag.observer,
+            origins: diag.runtime.origins,
+            wrap,
+            unwrap,
+            containerClosed: (container) => {
+              diag.observer.settle();
+              diag.runtime.flushGhostReport('close');
+              // The report is written: what stays untouched is on record, and the closed application's classes
+              // get their methods back rather than keeping its beans alive.
+              if (container !== undefined) diag.runtime.tracker?.end(container);
+            },
+            setNestVersion: (version) => {
+              diag.nestVersion = version;
+            },
+          })
+        : []),
+      ...(hooks('tsyringe') ? tsyringeModuleDefinitions(diag.tsyringe, { wrap, unwrap }) : []),
+    ];
   }
 
   override enable(): void {

@@ -16,6 +16,8 @@ import { REPORT_PAGE_FILE, writeReportPage, type PageData } from './report-page'
 export interface ContainerReady {
   readonly graph: BeanGraph;
   readonly classify: EntryPointClassifier;
+  /** `nestjs`, `inversify`, `tsyringe`, `awilix`: the reports' `framework` field. */
+  readonly framework: string;
   readonly container: { name: string; version?: string };
   /** Wall time from the start of instance creation to its end. */
   readonly instantiationMs?: number;
@@ -114,11 +116,13 @@ export class DiagRuntime implements GhostSnapshotSource {
       const report = buildDiagReport({
         graph: ready.graph,
         phase1,
+        framework: ready.framework,
         container: ready.container,
         ...(ready.instantiationMs !== undefined ? { instantiationMs: ready.instantiationMs } : {}),
         analysisMs: performance.now() - t0,
       });
       this.latest = report;
+      this.tracker?.setFramework(ready.framework);
       if (ready.timeline) {
         this.timeline = { ...ready.timeline, analysis: { startTime: analysisStart, endTime: analysisStart + report.summary.analysisMs } };
       }

@@ -7,6 +7,7 @@ import { ActuatorListenError } from './errors';
 import { ENDPOINT_IDS, resolveExposure } from './exposure';
 import { ActuatorRouter, type ActuatorResponse } from './routes';
 import type { ActuatorConfig, ActuatorHandle, ActuatorOptions, ActuatorSources } from './types';
+import { markInternalServer } from '../ready';
 
 const DEFAULTS = {
   headersTimeoutMs: 10_000,
@@ -99,6 +100,8 @@ async function start(
     },
     (req, res) => onRequest(router, req, res),
   );
+  // its listening is not the application's: a lazy container's "ready" waits for the application's server
+  markInternalServer(server);
   server.keepAliveTimeout = opts.keepAliveTimeoutMs;
   server.timeout = opts.idleSocketTimeoutMs;
   server.maxConnections = opts.maxConnections;

@@ -24,6 +24,13 @@ export interface DiagConfig {
     /** `diag.report.run-id`: processes with the same run id merge their ghost reports (default: see defaultRunId). */
     readonly runId: string | undefined;
   };
+  readonly containers: {
+    /**
+     * `diag.containers.include`: the dependency-injection frameworks whose adapter hooks them when they load:
+     * `*` (default: every one the process loads) or some of `nestjs`, `tsyringe`.
+     */
+    readonly include: readonly string[];
+  };
   readonly telemetry: {
     /** `diag.telemetry.bean-spans`: one child span per bean instantiation under the start-up span. */
     readonly beanSpans: boolean;
@@ -61,6 +68,7 @@ export interface DiagConfig {
 /** Constructor options: every field optional, the same names grouped as the properties are. */
 export interface DiagOptions {
   ghostTracking?: { enabled?: boolean; exclude?: string[] | string };
+  containers?: { include?: string[] | string };
   report?: { dir?: string; flushIntervalMs?: number; runId?: string };
   telemetry?: { beanSpans?: boolean };
   sketchRedis?: { url?: string; syncIntervalMs?: number; timeoutMs?: number; failMode?: 'open' | 'closed'; keyPrefix?: string };
@@ -104,6 +112,13 @@ export const PROPERTIES: readonly PropertyDef[] = [
     kind: 'list',
     defaultValue: () => [],
     description: 'Bean names never wrapped; reported as `excluded`',
+  },
+  {
+    property: 'diag.containers.include',
+    at: ['containers', 'include'],
+    kind: 'list',
+    defaultValue: () => ['*'],
+    description: 'Which containers are hooked when they load: `*`, or some of `nestjs`, `tsyringe`',
   },
   {
     property: 'diag.report.dir',

@@ -34,6 +34,12 @@ export interface BeanInput {
   readonly className?: string;
   /** File the application class was loaded from, relative to the working directory, when known. */
   readonly source?: string;
+  /**
+   * For a lazy container, which creates a binding when it is first resolved rather than at start-up
+   * (InversifyJS, tsyringe, awilix): whether the binding had been resolved by the time the application was
+   * ready. Undefined for a container that creates its singletons while it starts (NestJS).
+   */
+  readonly resolved?: boolean;
 }
 
 /** A bean in the graph: its input plus the unique name the reports use. */

@@ -3,7 +3,8 @@ import type { Bean, BeanGraph } from './bean-graph';
 /**
  * Phase 1: ghost candidates from the resolved graph alone. A candidate is an application bean that was
  * created eagerly at startup, that no other bean depends on, and that shows no sign of being called by the
- * framework. The result is advice with LOW confidence, never a verdict.
+ * framework; in a lazy container (`Bean.resolved` set), an application binding never resolved by the time the
+ * application was ready, and no entry point. The result is advice with LOW confidence, never a verdict.
  */
 
 export const GHOST_CANDIDATES_DISCLAIMER =
@@ -11,6 +12,12 @@ export const GHOST_CANDIDATES_DISCLAIMER =
   'point was found in its metadata, but lookups by token (moduleRef.get), reflection and beans collected ' +
   'by type are invisible to this analysis. Confirm with Phase 2 (diag.ghost-tracking.enabled) over a ' +
   'realistic run before removing anything.';
+
+export const LAZY_GHOST_CANDIDATES_DISCLAIMER =
+  'Heuristic, not proof of dead code: a candidate is a binding of a lazy container that nothing had resolved ' +
+  'by the time the application was ready (its first HTTP server listening, or diagReady()). Many bindings are ' +
+  'first resolved by a request or a job later on: keep the application running under realistic traffic with ' +
+  'Phase 2 (diag.ghost-tracking.enabled) and read neverResolved in the ghost report before removing anything.';
 
 /**
  * Decides whether the framework calls into a bean on its own (a controller, a cron holder, a guard...).
@@ -40,7 +47,10 @@ export interface GhostCandidates {
 }
 
 export interface Phase1Result {
-  /** Application beans with no dependents, whatever else holds: the unfiltered list. */
+  /**
+   * Application beans with no dependents (in a lazy container: never resolved by ready), whatever else holds:
+   * the unfiltered list.
+   */
   readonly orphans: string[];
   readonly ghostCandidates: GhostCandidates;
   /** Verdict for every orphan, by bean name. */
@@ -70,16 +80,20 @@ export function findGhostCandidates(graph: BeanGraph, classify: EntryPointClassi
   let notInstantiated = 0;
   let failed = 0;
   let frameworkBeans = 0;
+  let lazy = false;
 
   for (const bean of graph.beans()) {
+    if (bean.resolved !== undefined) lazy = true;
     if (bean.framework) {
       frameworkBeans += 1;
       continue;
     }
-    if (graph.inDegree(bean.id) > 0) continue;
+    // A lazy container's binding: resolved by then is in use; never resolved is the orphan, whatever needs it
+    if (bean.resolved === true) continue;
+    if (bean.resolved === undefined && graph.inDegree(bean.id) > 0) continue;
     orphans.push(bean.name);
     let verdict: OrphanVerdict;
-    if (!bean.eager || bean.scope !== 'singleton') {
+    if (bean.resolved === undefined && (!bean.eager || bean.scope !== 'singleton')) {
       verdict = { status: 'not-instantiated' };
       notInstantiated += 1;
     } else {
@@ -112,7 +126,7 @@ export function findGhostCandidates(graph: BeanGraph, classify: EntryPointClassi
     orphans,
     ghostCandidates: {
       confidence: 'LOW',
-      disclaimer: GHOST_CANDIDATES_DISCLAIMER,
+      disclaimer: lazy ? LAZY_GHOST_CANDIDATES_DISCLAIMER : GHOST_CANDIDATES_DISCLAIMER,
       count: candidates.length,
       beans: candidates,
       entryPointsExcluded: entryPoints,

@@ -23,6 +23,8 @@ export interface ReportNode {
   /** Where the application class was loaded from (relative path), when known: for SARIF and the page. */
   source?: string;
   dependents: number;
+  /** In a lazy container: whether the binding had been resolved when the application was ready. */
+  resolved?: boolean;
   /** For application orphans: why they are or are not candidates. */
   verdict?: OrphanVerdict['status'];
   /** Why a candidate is one, when a rule beyond "nothing injects it" says so (`unused-passport-strategy`). */
@@ -35,6 +37,8 @@ export interface ReportNode {
 export interface DiagReport {
   reportVersion: 1;
   generatedAt: string;
+  /** Which dependency-injection framework: `nestjs`, `inversify`, `tsyringe` or `awilix`. */
+  framework: string;
   /** The container and its version, e.g. `{ name: '@nestjs/core', version: '11.1.6' }`. */
   container: { name: string; version?: string };
   pid: number;
@@ -64,6 +68,7 @@ export interface DiagReport {
 export interface DiagReportInput {
   graph: BeanGraph;
   phase1: Phase1Result;
+  framework: string;
   container: { name: string; version?: string };
   instantiationMs?: number;
   analysisMs: number;
@@ -89,6 +94,7 @@ export function buildDiagReport(input: DiagReportInput): DiagReport {
       ...(bean.className !== undefined ? { className: bean.className } : {}),
       ...(bean.source !== undefined ? { source: bean.source } : {}),
       dependents: graph.inDegree(bean.id),
+      ...(bean.resolved !== undefined ? { resolved: bean.resolved } : {}),
     };
     const verdict = phase1.verdicts.get(bean.name);
     if (verdict && !bean.framework) {
@@ -108,6 +114,7 @@ export function buildDiagReport(input: DiagReportInput): DiagReport {
   return {
     reportVersion: 1,
     generatedAt: (input.now ?? new Date()).toISOString(),
+    framework: input.framework,
     container: input.container,
     pid: process.pid,
     summary: {

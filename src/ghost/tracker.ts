@@ -74,6 +74,10 @@ export class GhostTracker implements GhostSnapshotSource {
   /** What each owner (an application's container) had tracked, to end it when the owner closes. */
   private readonly owned = new WeakMap<object, Array<{ end(): void }>>();
   private changes = 0;
+  /** The reports' `framework`, once an adapter named it. */
+  private frameworkName: string | undefined;
+  /** A lazy container's application bindings not resolved yet; undefined when no adapter declared any. */
+  private unresolved: Set<string> | undefined;
   /** One listener for every instance, handed its entry: cheaper per bean than a closure each. */
   private readonly onInstanceTouched = (entry: unknown): void => this.touched((entry as InstanceEntry).flags);
 
@@ -235,6 +239,28 @@ export class GhostTracker implements GhostSnapshotSource {
     };
   }
 
+  /** Names the dependency-injection framework whose beans these are (the snapshot's `framework`). */
+  setFramework(name: string): void {
+    if (this.frameworkName === name) return;
+    this.frameworkName = name;
+    this.changes += 1;
+  }
+
+  /**
+   * A lazy container's application bindings that have not been resolved yet: the snapshot lists them under
+   * `neverResolved` until {@link noteResolved} names them.
+   */
+  expectResolution(names: Iterable<string>): void {
+    this.unresolved ??= new Set();
+    for (const name of names) this.unresolved.add(name);
+    this.changes += 1;
+  }
+
+  /** A binding was resolved (a no-op for one not expected, or already resolved). */
+  noteResolved(name: string): void {
+    if (this.unresolved?.delete(name) === true) this.changes += 1;
+  }
+
   /** Names of touched tracked beans, sorted: what another process needs to merge this one's findings. */
   touchedNames(): string[] {
     return this.snapshot().touched;
@@ -252,7 +278,7 @@ export class GhostTracker implements GhostSnapshotSource {
       if (this.untrackable.has(flag.name)) continue;
       (flag.touched ? touched : untouched).push(flag.name);
     }
-    return buildReport(touched, untouched, this.untrackable, this.framework.size);
+    return buildReport(touched, untouched, this.untrackable, this.framework.size, this.frameworkName, this.unresolved);
   }
 
   /** `GhostSnapshotSource` for the actuator. */
@@ -266,6 +292,8 @@ function buildReport(
   untouched: string[],
   untrackable: ReadonlyMap<string, string>,
   frameworkSkipped: number,
+  framework?: string,
+  neverResolved?: Iterable<string>,
 ): GhostReport {
   touched.sort();
   untouched.sort();
@@ -281,21 +309,35 @@ function buildReport(
     untrackableCount: untrackable.size,
     untrackable: reasons,
     frameworkSkipped,
+    ...(framework !== undefined ? { framework } : {}),
+    ...(neverResolved !== undefined ? neverResolvedFields([...neverResolved].sort()) : {}),
   };
+}
+
+function neverResolvedFields(names: string[]): { neverResolvedCount: number; neverResolved: string[] } {
+  return { neverResolvedCount: names.length, neverResolved: names };
 }
 
 /**
  * Combines the reports of several processes running the same application (cluster workers, replicas) into
  * one: a bean touched in any process is touched; a bean untrackable in any process is untrackable (first
  * reason in input order wins); `frameworkSkipped` is the largest count, since every process skips the same
- * framework beans. Pure: the inputs are not modified.
+ * framework beans; a binding resolved in any process is resolved (`neverResolved` keeps those no process
+ * resolved). Pure: the inputs are not modified.
  */
 export function mergeGhostReports(reports: Iterable<GhostReport>): GhostReport {
   const tracked = new Set<string>();
   const touchedAnywhere = new Set<string>();
   const untrackable = new Map<string, string>();
   let frameworkSkipped = 0;
+  let framework: string | undefined;
+  let neverResolved: Set<string> | undefined;
   for (const report of reports) {
+    framework ??= report.framework;
+    if (report.neverResolved !== undefined) {
+      const here = new Set(report.neverResolved);
+      neverResolved = neverResolved === undefined ? here : new Set([...neverResolved].filter((n) => here.has(n)));
+    }
     for (const name of report.touched) {
       tracked.add(name);
       touchedAnywhere.add(name);
@@ -312,5 +354,5 @@ export function mergeGhostReports(reports: Iterable<GhostReport>): GhostReport {
     if (untrackable.has(name)) continue;
     (touchedAnywhere.has(name) ? touched : untouched).push(name);
   }
-  return buildReport(touched, untouched, untrackable, frameworkSkipped);
+  return buildReport(touched, untouched, untrackable, frameworkSkipped, framework, neverResolved);
 }

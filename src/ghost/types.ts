@@ -24,6 +24,15 @@ export interface GhostReport {
   readonly untrackableCount: number;
   readonly untrackable: Record<string, string>;
   readonly frameworkSkipped: number;
+  /** Which dependency-injection framework the beans belong to (`nestjs`, `tsyringe`…), once one is known. */
+  readonly framework?: string;
+  /**
+   * Lazy containers only (InversifyJS, tsyringe, awilix): application bindings never resolved since the
+   * process started, kept current as the application runs. One still listed after real traffic is the
+   * strongest sign of a dead binding these containers can give.
+   */
+  readonly neverResolvedCount?: number;
+  readonly neverResolved?: string[];
 }
 
 /** What the live snapshot answers with Phase 2 off. */

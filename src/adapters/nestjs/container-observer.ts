@@ -232,6 +232,7 @@ export class NestContainerObserver {
           if (unusedStrategies?.has(facts.instance as object) === true) return { candidate: 'unused-passport-strategy' };
           return nestEntryPoints(facts, origins);
         },
+        framework: 'nestjs',
         container: this.containerInfo(),
         instantiationMs: endedAt - state.startedAt,
         timeline: this.timeline(state, snapshot, endedAt),

@@ -1,5 +1,5 @@
 import { BeanGraph, type BeanInput } from '../../../src/ghost/bean-graph';
-import { findGhostCandidates } from '../../../src/ghost/candidates';
+import { GHOST_CANDIDATES_DISCLAIMER, LAZY_GHOST_CANDIDATES_DISCLAIMER, findGhostCandidates } from '../../../src/ghost/candidates';
 
 const bean = (token: string, extra: Partial<BeanInput> = {}): BeanInput => ({
   token,
@@ -13,6 +13,30 @@ const bean = (token: string, extra: Partial<BeanInput> = {}): BeanInput => ({
 });
 
 describe('Phase 1 rules on synthetic graphs', () => {
+  it('in a lazy container lists the application bindings never resolved, injected or not; entry points and framework never', () => {
+    const g = new BeanGraph();
+    const lazy = (token: string, resolved: boolean, extra: Partial<BeanInput> = {}) =>
+      g.addBean(bean(token, { eager: false, scope: 'transient', resolved, ...extra }));
+    const controller = lazy('OrdersController', false, { role: 'controller' });
+    const service = lazy('OrdersService', false);
+    lazy('Clock', true);
+    lazy('LegacyExporter', false, { scope: 'singleton' });
+    lazy('LibraryThing', false, { framework: true });
+    g.addEdge(controller, service, 'constructor');
+    const result = findGhostCandidates(g, (b) => (b.role === 'controller' ? ['routing-controllers @JsonController'] : []));
+    expect(result.ghostCandidates.beans).toEqual(['LegacyExporter', 'OrdersService']);
+    expect(result.orphans).toEqual(['LegacyExporter', 'OrdersController', 'OrdersService']);
+    expect(result.ghostCandidates.entryPointsExcluded).toBe(1);
+    expect(result.ghostCandidates.disclaimer).toBe(LAZY_GHOST_CANDIDATES_DISCLAIMER);
+    expect(result.verdicts.get('Clock')).toBeUndefined();
+  });
+
+  it('keeps the eager disclaimer for a container that creates its singletons at start-up', () => {
+    const g = new BeanGraph();
+    g.addBean(bean('Ghost'));
+    expect(findGhostCandidates(g, () => []).ghostCandidates.disclaimer).toBe(GHOST_CANDIDATES_DISCLAIMER);
+  });
+
   it('lists an eager orphan without entry points, and nothing that is injected', () => {
     const g = new BeanGraph();
     const controller = g.addBean(bean('UsersController', { role: 'controller' }));

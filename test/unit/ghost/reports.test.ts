@@ -16,7 +16,7 @@ describe('diag-report.json', () => {
     const a = g.addBean({ ...base, token: 'A', instantiationMs: 3 });
     const b = g.addBean({ ...base, token: 'B', instantiationMs: 9 });
     g.addEdge(a, b, 'constructor');
-    const report = buildDiagReport({ graph: g, phase1: findGhostCandidates(g, () => []), container: { name: 'test' }, analysisMs: 1 });
+    const report = buildDiagReport({ graph: g, phase1: findGhostCandidates(g, () => []), framework: 'nestjs', container: { name: 'test' }, analysisMs: 1 });
     expect(report.orphans).toEqual(['A']);
     expect(report.ghostCandidates).toMatchObject({ confidence: 'LOW', count: 1, beans: ['A'], entryPointsExcluded: 0, notInstantiatedExcluded: 0 });
     expect(report.graph.edges).toEqual([{ from: 'A', to: 'B', kind: 'constructor' }]);

@@ -147,6 +147,7 @@ export function startApp(runtime: DiagRuntime): App {
   runtime.containerReady({
     graph,
     classify: (b) => (b.role === 'controller' ? ['controller'] : []),
+    framework: 'nestjs',
     container: { name: '@nestjs/core', version: '11.0.0' },
   });
   return { prices, users, legacy, controller };

@@ -361,7 +361,35 @@ describe('mergeGhostReports', () => {
     });
   });
 
+  it('keeps in neverResolved only what no process resolved, and the framework of the first that names one', () => {
+    const merged = mergeGhostReports([
+      base({}),
+      base({ framework: 'tsyringe', neverResolved: ['Legacy', 'Mailer', 'Orders'], neverResolvedCount: 3 }),
+      base({ framework: 'tsyringe', neverResolved: ['Legacy', 'Orders', 'Reports'], neverResolvedCount: 3 }),
+    ]);
+    expect(merged).toMatchObject({ framework: 'tsyringe', neverResolved: ['Legacy', 'Orders'], neverResolvedCount: 2 });
+    expect(mergeGhostReports([base({})])).not.toHaveProperty('neverResolved');
+  });
+
   it('of nothing is an empty report with the disclaimer', () => {
     expect(mergeGhostReports([])).toMatchObject({ trackedCount: 0, disclaimer: GHOST_DISCLAIMER });
+  });
+});
+
+describe('neverResolved (lazy containers)', () => {
+  it('lists the expected bindings until each is resolved, and names the framework', () => {
+    const tracker = new GhostTracker();
+    expect(tracker.snapshot()).not.toHaveProperty('neverResolved');
+    const v0 = tracker.version;
+    tracker.setFramework('tsyringe');
+    tracker.expectResolution(['Orders', 'Legacy', 'Mailer']);
+    expect(tracker.version).toBeGreaterThan(v0);
+    expect(tracker.snapshot()).toMatchObject({ framework: 'tsyringe', neverResolved: ['Legacy', 'Mailer', 'Orders'], neverResolvedCount: 3 });
+    const v1 = tracker.version;
+    tracker.noteResolved('Orders');
+    tracker.noteResolved('Orders');
+    tracker.noteResolved('NotExpected');
+    expect(tracker.version).toBe(v1 + 1);
+    expect(tracker.snapshot().neverResolved).toEqual(['Legacy', 'Mailer']);
   });
 });
