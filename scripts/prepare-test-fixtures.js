@@ -54,9 +54,11 @@ function buildApps() {
     fs.rmSync(out, { recursive: true, force: true });
     tsc(['-p', path.join(fixtures, `tsconfig.${target.format}.json`), '--outDir', out]);
     // The examples are also fixtures: the shop (examples/shop) is the app the ghost tests run against, the
-    // tsyringe example (examples/tsyringe) the one the tsyringe adapter's tests start.
+    // container examples (examples/tsyringe, examples/awilix) those the adapters' tests start.
     tsc(['-p', path.join(fixtures, `tsconfig.example.${target.format}.json`), '--outDir', path.join(out, 'ghost-app')]);
-    tsc(['-p', path.join(fixtures, `tsconfig.example-tsyringe.${target.format}.json`), '--outDir', path.join(out, 'tsyringe-app')]);
+    for (const container of ['tsyringe', 'awilix']) {
+      tsc(['-p', path.join(fixtures, `tsconfig.example-${container}.${target.format}.json`), '--outDir', path.join(out, `${container}-app`)]);
+    }
     fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify({ type: target.type })}\n`);
   }
 }

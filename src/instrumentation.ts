@@ -5,6 +5,8 @@ import { resolveConfig, type DiagConfig } from './config/properties';
 import { DiagRuntime } from './runtime';
 import { NestContainerObserver } from './adapters/nestjs/container-observer';
 import { nestModuleDefinitions } from './adapters/nestjs/module-definitions';
+import { AwilixObserver } from './adapters/awilix/container-observer';
+import { awilixModuleDefinitions } from './adapters/awilix/module-definitions';
 import { TsyringeObserver } from './adapters/tsyringe/container-observer';
 import { tsyringeModuleDefinitions } from './adapters/tsyringe/module-definitions';
 import { actuatorSources, startActuator, type ActuatorHandle } from './actuator';
@@ -35,6 +37,7 @@ interface DiagState {
   telemetry: DiagTelemetry;
   observer: NestContainerObserver;
   tsyringe: TsyringeObserver;
+  awilix: AwilixObserver;
   nestVersion?: string;
   actuator?: Promise<ActuatorHandle | undefined>;
   sketches?: () => SketchRegistryView | undefined;
@@ -81,6 +84,7 @@ export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentation
         telemetry.beanObserver(),
       ),
       tsyringe: new TsyringeObserver(runtime, runtime.origins),
+      awilix: new AwilixObserver(runtime, runtime.origins),
     };
     this.state = state;
     return state;
@@ -119,6 +123,7 @@ export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentation
           })
         : []),
       ...(hooks('tsyringe') ? tsyringeModuleDefinitions(diag.tsyringe, { wrap, unwrap }) : []),
+      ...(hooks('awilix') ? awilixModuleDefinitions(diag.awilix, { wrap, unwrap }) : []),
     ];
   }
 

@@ -27,7 +27,7 @@ export interface DiagConfig {
   readonly containers: {
     /**
      * `diag.containers.include`: the dependency-injection frameworks whose adapter hooks them when they load:
-     * `*` (default: every one the process loads) or some of `nestjs`, `tsyringe`.
+     * `*` (default: every one the process loads) or some of `nestjs`, `tsyringe`, `awilix`.
      */
     readonly include: readonly string[];
   };
@@ -118,7 +118,7 @@ export const PROPERTIES: readonly PropertyDef[] = [
     at: ['containers', 'include'],
     kind: 'list',
     defaultValue: () => ['*'],
-    description: 'Which containers are hooked when they load: `*`, or some of `nestjs`, `tsyringe`',
+    description: 'Which containers are hooked when they load: `*`, or some of `nestjs`, `tsyringe`, `awilix`',
   },
   {
     property: 'diag.report.dir',

@@ -1,0 +1,98 @@
+/**
+ * The ghost detector on an awilix application (examples/awilix: awilix-express on Express), started as a
+ * process under the same preload as the Nest apps: "ready" is its HTTP server listening, the registrations
+ * never resolved by then are the Phase 1 candidates, and with Phase 2 on the live snapshot keeps
+ * `neverResolved` current as requests resolve them. CommonJS and ESM builds of the same app (the ESM one
+ * loads awilix's ESM bundle, hooked through import-in-the-middle).
+ */
+import { actuatorPort, getJson, startApp, type LoadingCase, type RunningApp } from '../support/app-process';
+
+const CASES: LoadingCase[] = ['nest11-cjs', 'nest12-esm'];
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe.each(CASES)('awilix app (%s)', (loading) => {
+  let app: RunningApp;
+  let report: any;
+
+  beforeAll(async () => {
+    app = await startApp(loading, {
+      app: 'awilix-app',
+      env: { DIAG_GHOST_TRACKING_ENABLED: 'true', MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag', MANAGEMENT_SERVER_PORT: '0' },
+    });
+    report = app.readReport();
+    await waitFor(async () => /actuator listening/.test(app.stdout()));
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('writes diag-report.json at ready with framework awilix and every registration as the user named it', () => {
+    expect(report.framework).toBe('awilix');
+    expect(report.container).toEqual({ name: 'awilix', version: expect.stringMatching(/^13\./) });
+    const nodes = Object.fromEntries(report.graph.nodes.map((n: any) => [n.name, n]));
+    expect(Object.keys(nodes).sort()).toEqual(['clock', 'config', 'legacyExporter', 'mailer', 'ordersRepository', 'ordersService', 'startupCheck', 'timeSource']);
+    expect(nodes.clock).toMatchObject({ kind: 'class', className: 'Clock', scope: 'singleton', resolved: true });
+    expect(nodes.startupCheck).toMatchObject({ kind: 'class', scope: 'transient', resolved: true });
+    expect(nodes.legacyExporter).toMatchObject({ scope: 'singleton', resolved: false });
+    expect(nodes.ordersService).toMatchObject({ scope: 'request', resolved: false });
+    expect(nodes.mailer).toMatchObject({ kind: 'factory', resolved: false });
+    expect(nodes.config).toMatchObject({ kind: 'value', scope: 'singleton', resolved: true });
+    expect(nodes.timeSource).toMatchObject({ kind: 'alias', resolved: false });
+    // observed while startupCheck was first built (PROXY injection reads the cradle in the constructor)
+    expect(report.graph.edges).toEqual(
+      expect.arrayContaining([
+        { from: 'startupCheck', to: 'clock', kind: 'constructor' },
+        { from: 'timeSource', to: 'clock', kind: 'alias' },
+      ]),
+    );
+  });
+
+  it('lists the registrations never resolved by ready as candidates', () => {
+    expect(report.ghostCandidates.beans).toEqual(['legacyExporter', 'mailer', 'ordersRepository', 'ordersService', 'timeSource']);
+    expect(report.summary.applicationBeans).toBe(8);
+  });
+
+  it('keeps neverResolved current as requests resolve registrations; the dead ones stay', async () => {
+    const port = actuatorPort(app);
+    const ghosts = async () => (await getJson(port, '/actuator/diag/ghosts')).body;
+    expect((await ghosts()).framework).toBe('awilix');
+    expect((await ghosts()).neverResolved).toEqual(['legacyExporter', 'mailer', 'ordersRepository', 'ordersService', 'timeSource']);
+
+    expect((await getJson(app.port, '/orders')).body.orders).toEqual([{ id: 1 }, { id: 2 }]);
+    await waitFor(async () => !(await ghosts()).neverResolved.includes('ordersService'));
+    const after = await ghosts();
+    expect(after.neverResolved).toEqual(['legacyExporter', 'mailer', 'timeSource']);
+    // resolved before ready and tracked then, or resolved after and tracked at once: both touched by the request
+    expect(after.touched).toEqual(expect.arrayContaining(['clock', 'ordersRepository']));
+    expect(after.untrackable.ordersService).toBe('non-singleton');
+
+    expect((await getJson(app.port, '/reports')).body).toEqual({ report: 'mailed ops@example.com' });
+    await waitFor(async () => (await ghosts()).neverResolved.length === 2);
+    expect((await ghosts()).neverResolved).toEqual(['legacyExporter', 'timeSource']);
+  });
+
+  it('preserves identity: the same singleton, its class, its prototype', async () => {
+    expect((await getJson(app.port, '/identity')).body).toEqual({
+      sameSingleton: true,
+      instanceOf: true,
+      constructorIsClass: true,
+      protoIsClassProto: true,
+      config: 'hello',
+    });
+    expect(app.stdout()).toMatch(/STARTED hello 17000000000\d\d/);
+  });
+
+  it('writes diag-ghost-report.json with neverResolved and the framework at exit', async () => {
+    await app.stop('SIGTERM');
+    const ghosts = app.readReport('diag-ghost-report.json');
+    expect(ghosts).toMatchObject({ framework: 'awilix', neverResolved: ['legacyExporter', 'timeSource'], neverResolvedCount: 2 });
+  });
+});
