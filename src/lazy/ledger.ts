@@ -47,7 +47,8 @@ export class LazyContainerLedger<K> {
   private readonly unsubscribe: () => void;
 
   constructor(private readonly options: LazyLedgerOptions<K>) {
-    this.unsubscribe = whenReady(() => this.ready());
+    // after the turn that made the process ready: the application's own `listening` callbacks run first
+    this.unsubscribe = whenReady(() => void setImmediate(() => this.ready()));
   }
 
   /** Whether the application is ready (Phase 1 written). */

@@ -4,20 +4,12 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LOADING_CASES, getJson, startApp, tempDir, type RunningApp } from './support/app-process';
+import { LOADING_CASES, getJson, startApp, tempDir, waitFor, type RunningApp } from './support/app-process';
 
 const TRACKING_ENV = {
   DIAG_GHOST_TRACKING_ENABLED: 'true',
   DIAG_GHOST_TRACKING_EXCLUDE: 'ExcludedService',
 };
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe.each(LOADING_CASES)('first-touch tracking on the tracking app (%s)', (loading) => {
   let app: RunningApp;

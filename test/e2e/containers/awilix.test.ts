@@ -5,17 +5,9 @@
  * `neverResolved` current as requests resolve them. CommonJS and ESM builds of the same app (the ESM one
  * loads awilix's ESM bundle, hooked through import-in-the-middle).
  */
-import { actuatorPort, getJson, startApp, type LoadingCase, type RunningApp } from '../support/app-process';
+import { actuatorPort, getJson, startApp, waitFor, type LoadingCase, type RunningApp } from '../support/app-process';
 
 const CASES: LoadingCase[] = ['nest11-cjs', 'nest12-esm'];
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe.each(CASES)('awilix app (%s)', (loading) => {
   let app: RunningApp;

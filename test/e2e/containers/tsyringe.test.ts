@@ -4,17 +4,9 @@
  * the bindings never resolved by then are the Phase 1 candidates, and with Phase 2 on the live snapshot keeps
  * `neverResolved` current as traffic resolves them. CommonJS and ESM builds of the same app.
  */
-import { actuatorPort, getJson, startApp, type LoadingCase, type RunningApp } from '../support/app-process';
+import { actuatorPort, getJson, startApp, waitFor, type LoadingCase, type RunningApp } from '../support/app-process';
 
 const CASES: LoadingCase[] = ['nest11-cjs', 'nest12-esm'];
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe.each(CASES)('tsyringe app (%s)', (loading) => {
   let app: RunningApp;
