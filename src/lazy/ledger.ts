@@ -11,6 +11,27 @@ import { safeLog } from '../logger';
 import { whenReady } from '../ready';
 import type { DiagRuntime } from '../runtime';
 
+const warned = new Set<string>();
+
+/**
+ * Runs an adapter's bookkeeping inside the application's own call (a resolve, a register) so that a fault of
+ * ours never reaches it: the call's result stands, and the fault is logged once per framework.
+ */
+export function bookkeeping(framework: string, fn: () => void): void {
+  try {
+    fn();
+  } catch (err) {
+    bookkeepingFailed(framework, err);
+  }
+}
+
+/** What {@link bookkeeping} does with a fault, for a hot path that catches inline rather than allocate a closure. */
+export function bookkeepingFailed(framework: string, err: unknown): void {
+  if (warned.has(framework)) return;
+  warned.add(framework);
+  safeLog('warn', `${framework}: ghost bookkeeping failed, the container's answer is unchanged: ${err instanceof Error ? err.message : String(err)}`);
+}
+
 /** What an adapter knows of one binding (everything a bean is, but when it was created and whether it was). */
 export type LazyBinding = Omit<BeanInput, 'eager' | 'resolved' | 'instantiationMs'>;
 

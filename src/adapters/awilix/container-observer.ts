@@ -9,7 +9,7 @@
  * `container.resolve` itself is not patched: the cradle resolves through a closure that never goes through it.
  */
 import type { BeanKind, BeanScope, EdgeKind } from '../../ghost/bean-graph';
-import { LazyContainerLedger, type LazyBinding } from '../../lazy/ledger';
+import { LazyContainerLedger, bookkeeping, type LazyBinding } from '../../lazy/ledger';
 import type { ClassOriginIndex } from '../../origins/class-origin';
 import type { DiagRuntime } from '../../runtime';
 import { awilixRouterEntryPoints } from './entry-points';
@@ -98,7 +98,7 @@ export class AwilixObserver {
     patcher.wrap(exports, 'createContainer', (original: AnyFunction) =>
       function createContainer(this: unknown) {
         const container = Reflect.apply(original, this, arguments) as { register?: AnyFunction };
-        observer.observeContainer(container);
+        bookkeeping('awilix', () => observer.observeContainer(container));
         return container;
       },
     );
@@ -123,11 +123,13 @@ export class AwilixObserver {
     // awilix containers are plain objects: the wrapper is the container's own property, as register was
     container.register = function (this: unknown, nameOrMap: unknown, maybeResolver?: unknown) {
       const result = Reflect.apply(register, this, arguments);
-      if (typeof nameOrMap === 'string' || typeof nameOrMap === 'symbol') {
-        observer.registered(nameOrMap, maybeResolver);
-      } else if (typeof nameOrMap === 'object' && nameOrMap !== null) {
-        for (const key of Reflect.ownKeys(nameOrMap)) observer.registered(key, (nameOrMap as Record<string | symbol, unknown>)[key]);
-      }
+      bookkeeping('awilix', () => {
+        if (typeof nameOrMap === 'string' || typeof nameOrMap === 'symbol') {
+          observer.registered(nameOrMap, maybeResolver);
+        } else if (typeof nameOrMap === 'object' && nameOrMap !== null) {
+          for (const key of Reflect.ownKeys(nameOrMap)) observer.registered(key, (nameOrMap as Record<string | symbol, unknown>)[key]);
+        }
+      });
       return result;
     };
   }
@@ -167,7 +169,7 @@ export class AwilixObserver {
     const pending = this.pending;
     const wrapper = function diagFirstResolve(this: unknown, container: unknown): unknown {
       const parent = stack[stack.length - 1];
-      if (parent !== undefined) ledger.dependsOn(parent, resolver, edgeKind(parent));
+      if (parent !== undefined) bookkeeping('awilix', () => ledger.dependsOn(parent, resolver, edgeKind(parent)));
       stack.push(resolver);
       let value: unknown;
       try {
@@ -180,7 +182,7 @@ export class AwilixObserver {
         resolver.resolve = original;
         pending.delete(resolver);
       }
-      ledger.resolved(resolver, value);
+      bookkeeping('awilix', () => ledger.resolved(resolver, value));
       return value;
     };
     pending.set(resolver, original);

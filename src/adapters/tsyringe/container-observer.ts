@@ -8,7 +8,7 @@
  * the global container and its children, is the one place that sees every resolution.
  */
 import type { ClassOriginIndex } from '../../origins/class-origin';
-import { LazyContainerLedger, type LazyBinding } from '../../lazy/ledger';
+import { LazyContainerLedger, bookkeeping, bookkeepingFailed, type LazyBinding } from '../../lazy/ledger';
 import type { DiagRuntime } from '../../runtime';
 import type { BeanKind, BeanScope } from '../../ghost/bean-graph';
 import { routingControllersEntryPoints } from './entry-points';
@@ -69,21 +69,26 @@ export class TsyringeObserver {
     patcher.wrap(proto, 'register', (original: AnyFunction) =>
       function register(this: unknown, token: Token, provider: unknown, options?: { lifecycle?: number }) {
         const result = Reflect.apply(original, this, arguments);
-        observer.registered(token, provider, options?.lifecycle);
+        bookkeeping('tsyringe', () => observer.registered(token, provider, options?.lifecycle));
         return result;
       },
     );
     patcher.wrap(proto, 'resolve', (original: AnyFunction) =>
       function resolve(this: unknown, token: Token) {
         const result = Reflect.apply(original, this, arguments);
-        if (!observer.ledger!.resolved(token, result)) observer.resolvedUnregistered(token, result);
+        // every resolution passes here: caught inline, no closure per call
+        try {
+          if (!observer.ledger!.resolved(token, result)) observer.resolvedUnregistered(token, result);
+        } catch (err) {
+          bookkeepingFailed('tsyringe', err);
+        }
         return result;
       },
     );
     patcher.wrap(proto, 'resolveAll', (original: AnyFunction) =>
       function resolveAll(this: unknown, token: Token) {
         const result = Reflect.apply(original, this, arguments);
-        observer.ledger!.resolved(token, result);
+        bookkeeping('tsyringe', () => observer.ledger!.resolved(token, result));
         return result;
       },
     );
