@@ -52,10 +52,10 @@ const SHAPE_GOAL = 1.05;
 /**
  * Process start to ready, ratio to NodeSDK alone. Goals: Phase 1 ≤ 1.03, Phase 1 + 2 ≤ 1.05. Known gap: until
  * 2026-11-23 the baseline process also constructed (and so enabled) the instrumentation, which hid its cost;
- * against the SDK alone it reads 1.11-1.20 (docs/tracking.md, "Start-up"), mostly the require hooks'
+ * against the SDK alone it reads 1.11-1.20 (docs/benchmarks.md, "Start-up"), mostly the require hooks'
  * module resolution on every require. Guarded at that level until it is brought down.
  */
-const STARTUP_GAP = { ceiling: 1.25, gap: 'require hooks resolve every module; see docs/tracking.md' };
+const STARTUP_GAP = { ceiling: 1.25, gap: 'require hooks resolve every module; see docs/benchmarks.md' };
 const STARTUP = [
   { app: 'small', tree: false, side: 'phase1', goal: 1.03, ...STARTUP_GAP },
   { app: 'small', tree: false, side: 'phase2', goal: 1.05, ...STARTUP_GAP },
