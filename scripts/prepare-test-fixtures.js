@@ -17,9 +17,12 @@ function tsc(args) {
   run(process.execPath, [require.resolve('typescript/bin/tsc'), ...args]);
 }
 
-/** NestJS 12 lives in its own folder so that the root can keep NestJS 11. */
-function installNest12() {
-  const dir = path.join(fixtures, 'nest12');
+/**
+ * NestJS 12 lives in its own folder so that the root can keep NestJS 11, and InversifyJS 6 in another so that
+ * the root can keep 7: apps compiled under a folder load its packages first.
+ */
+function installFolder(name) {
+  const dir = path.join(fixtures, name);
   const stamp = path.join(dir, 'node_modules', '.package-lock.json');
   const lock = path.join(dir, 'package-lock.json');
   if (fs.existsSync(stamp) && fs.statSync(stamp).mtimeMs >= fs.statSync(lock).mtimeMs) return;
@@ -56,11 +59,22 @@ function buildApps() {
     // The examples are also fixtures: the shop (examples/shop) is the app the ghost tests run against, the
     // container examples (examples/tsyringe, examples/awilix) those the adapters' tests start.
     tsc(['-p', path.join(fixtures, `tsconfig.example.${target.format}.json`), '--outDir', path.join(out, 'ghost-app')]);
-    for (const container of ['tsyringe', 'awilix']) {
+    for (const container of ['tsyringe', 'awilix', 'inversify']) {
       tsc(['-p', path.join(fixtures, `tsconfig.example-${container}.${target.format}.json`), '--outDir', path.join(out, `${container}-app`)]);
     }
     fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify({ type: target.type })}\n`);
   }
+  // the InversifyJS example once more where it loads InversifyJS 6 (the same source runs on 6 and 7)
+  for (const format of ['cjs', 'esm']) {
+    const out = path.join(fixtures, 'inversify6', `out-${format}`);
+    fs.rmSync(out, { recursive: true, force: true });
+    tsc(['-p', path.join(fixtures, `tsconfig.example-inversify.${format}.json`), '--outDir', path.join(out, 'inversify-app')]);
+    fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify({ type: format === 'esm' ? 'module' : 'commonjs' })}\n`);
+  }
+  // and its web layer, inversify-express-utils (InversifyJS 6 only), in plain JavaScript
+  const utilsApp = path.join(fixtures, 'inversify6', 'out-cjs', 'express-utils-app');
+  fs.mkdirSync(utilsApp, { recursive: true });
+  fs.copyFileSync(path.join(fixtures, 'inversify6', 'express-utils-app.cjs'), path.join(utilsApp, 'main.js'));
 }
 
 module.exports = async function prepare() {
@@ -68,7 +82,8 @@ module.exports = async function prepare() {
   if (process.env.DIAG_SKIP_PREPARE === '1') return;
   tsc(['-p', path.join(root, 'tsconfig.build.json')]);
   await require('./build-page.js')();
-  installNest12();
+  installFolder('nest12');
+  installFolder('inversify6');
   installFixturePackages();
   buildApps();
 };

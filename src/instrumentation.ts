@@ -7,6 +7,8 @@ import { NestContainerObserver } from './adapters/nestjs/container-observer';
 import { nestModuleDefinitions } from './adapters/nestjs/module-definitions';
 import { AwilixObserver } from './adapters/awilix/container-observer';
 import { awilixModuleDefinitions } from './adapters/awilix/module-definitions';
+import { InversifyObserver } from './adapters/inversify/container-observer';
+import { inversifyModuleDefinitions } from './adapters/inversify/module-definitions';
 import { TsyringeObserver } from './adapters/tsyringe/container-observer';
 import { tsyringeModuleDefinitions } from './adapters/tsyringe/module-definitions';
 import { actuatorSources, startActuator, type ActuatorHandle } from './actuator';
@@ -38,6 +40,7 @@ interface DiagState {
   observer: NestContainerObserver;
   tsyringe: TsyringeObserver;
   awilix: AwilixObserver;
+  inversify: InversifyObserver;
   nestVersion?: string;
   actuator?: Promise<ActuatorHandle | undefined>;
   sketches?: () => SketchRegistryView | undefined;
@@ -85,6 +88,7 @@ export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentation
       ),
       tsyringe: new TsyringeObserver(runtime, runtime.origins),
       awilix: new AwilixObserver(runtime, runtime.origins),
+      inversify: new InversifyObserver(runtime, runtime.origins),
     };
     this.state = state;
     return state;
@@ -124,6 +128,7 @@ export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentation
         : []),
       ...(hooks('tsyringe') ? tsyringeModuleDefinitions(diag.tsyringe, { wrap, unwrap }) : []),
       ...(hooks('awilix') ? awilixModuleDefinitions(diag.awilix, { wrap, unwrap }) : []),
+      ...(hooks('inversify') ? inversifyModuleDefinitions(diag.inversify, { wrap, unwrap }) : []),
     ];
   }
 

@@ -1,5 +1,6 @@
 'use strict';
-// A tsyringe or awilix application of N generated bindings (CONTAINER=tsyringe|awilix, BINDINGS=1000): each
+// A tsyringe, awilix or InversifyJS application of N generated bindings (CONTAINER=tsyringe|awilix|inversify,
+// BINDINGS=1000): each
 // class needs up to three earlier ones, a twentieth are values and a twentieth factories; the last third is
 // resolved at start-up (with what it needs), the rest never. Then an HTTP server listens, which is "ready".
 // Prints `BOOT_MS <ms>` from the first line of this file to `listening`, and `TOTAL_MS <ms>` from process
@@ -34,6 +35,18 @@ if (CONTAINER === 'tsyringe') {
   for (let i = 0; i < N / 20; i++) container.register(`VALUE_${i}`, { useValue: { i } });
   for (let i = 0; i < N / 20; i++) container.register(`FACTORY_${i}`, { useFactory: (c) => ({ s: c.resolve(classes[i]) }) });
   for (const i of roots) container.resolve(classes[i]);
+} else if (CONTAINER === 'inversify') {
+  const { Container, decorate, inject, injectable } = require('inversify');
+  const container = new Container();
+  classes.forEach((cls, i) => {
+    decorate(injectable(), cls);
+    needs[i].forEach((d, k) => decorate(inject(classes[d]), cls, k));
+    const bound = container.bind(cls).toSelf();
+    if (i % 2 === 0) bound.inSingletonScope();
+  });
+  for (let i = 0; i < N / 20; i++) container.bind(`VALUE_${i}`).toConstantValue({ i });
+  for (let i = 0; i < N / 20; i++) container.bind(`FACTORY_${i}`).toDynamicValue(() => ({ i }));
+  for (const i of roots) container.get(classes[i]);
 } else {
   const { asFunction, asValue, createContainer } = require('awilix');
   const container = createContainer();

@@ -1,5 +1,5 @@
 'use strict';
-// Start-up overhead of the instrumentation on tsyringe and awilix applications of 1,000 generated bindings
+// Start-up overhead of the instrumentation on InversifyJS, tsyringe and awilix applications of 1,000 generated bindings
 // (bench/startup/container-app.js): the same NodeSDK with and without DiagInstrumentation, Phase 1 and
 // Phase 2, fresh processes alternating with the order rotating each run; the figure that counts is the median
 // over runs of each side's ratio to the SDK alone in the same run.
@@ -72,7 +72,7 @@ console.log(`node ${process.version}, ${os.cpus().length} CPUs, load average ${o
 console.log(`${BINDINGS} bindings, ${RUNS} alternating runs per side, medians\n`);
 console.log('| container | side | to listening, app (ms) | × SDK alone | process start to listening (ms) | × SDK alone | candidates |');
 console.log('|---|---|---:|---:|---:|---:|---:|');
-for (const container of ['tsyringe', 'awilix']) {
+for (const container of ['inversify', 'tsyringe', 'awilix']) {
   const r = measure(container);
   for (const side of SIDES) {
     const s = r[side];

@@ -27,7 +27,7 @@ export interface DiagConfig {
   readonly containers: {
     /**
      * `diag.containers.include`: the dependency-injection frameworks whose adapter hooks them when they load:
-     * `*` (default: every one the process loads) or some of `nestjs`, `tsyringe`, `awilix`.
+     * `*` (default: every one the process loads) or some of `nestjs`, `inversify`, `tsyringe`, `awilix`.
      */
     readonly include: readonly string[];
   };
@@ -118,7 +118,7 @@ export const PROPERTIES: readonly PropertyDef[] = [
     at: ['containers', 'include'],
     kind: 'list',
     defaultValue: () => ['*'],
-    description: 'Which containers are hooked when they load: `*`, or some of `nestjs`, `tsyringe`, `awilix`',
+    description: 'Which containers are hooked when they load: `*`, or some of `nestjs`, `inversify`, `tsyringe`, `awilix`',
   },
   {
     property: 'diag.report.dir',

@@ -23,9 +23,9 @@ const FIXTURES = path.resolve(__dirname, '..', '..', 'fixtures');
  * Where the compiled fixture app lives and how node must be started for it. `preload` names another file of
  * test/fixtures/telemetry than the default telemetry.cjs / telemetry.mjs.
  */
-export function launchSpec(loading: LoadingCase, app = 'ghost-app', preload?: string): { node: string; cwd: string; args: string[] } {
+export function launchSpec(loading: LoadingCase, app = 'ghost-app', preload?: string, root?: string): { node: string; cwd: string; args: string[] } {
   const [nest, format] = loading.split('-') as [string, 'cjs' | 'esm'];
-  const appRoot = MATRIX_DIR ?? path.join(FIXTURES, nest);
+  const appRoot = root !== undefined ? path.join(FIXTURES, root) : (MATRIX_DIR ?? path.join(FIXTURES, nest));
   const preloads = MATRIX_DIR ?? path.join(FIXTURES, 'telemetry');
   const cwd = path.join(appRoot, `out-${format}`, app);
   const flag = format === 'esm' ? '--import' : '--require';
@@ -68,6 +68,11 @@ export interface StartOptions {
   readonly readyLine?: string;
   /** Another preload of test/fixtures/telemetry (see launchSpec). */
   readonly preload?: string;
+  /**
+   * A folder of test/fixtures holding the compiled app (`out-<format>/<app>`) instead of the loading case's
+   * NestJS folder: `inversify6`, whose own node_modules hold InversifyJS 6.
+   */
+  readonly root?: string;
 }
 
 /** Polls `check` every 50 ms until it holds; throws after `timeoutMs`. */
@@ -86,7 +91,7 @@ async function waitForFile(file: string, timeoutMs: number): Promise<void> {
 
 /** Starts a fixture app and waits for `LISTENING <port>`; rejects with its output if it exits or times out. */
 export async function startApp(loading: LoadingCase, options: StartOptions = {}): Promise<RunningApp> {
-  const spec = launchSpec(loading, options.app, options.preload);
+  const spec = launchSpec(loading, options.app, options.preload, options.root);
   const reportDir = options.reportDir ?? tempDir('report');
   const args = options.bare ? spec.args.slice(2) : spec.args;
   const proc = spawn(spec.node, args, {
@@ -147,7 +152,7 @@ export async function runToExit(
   loading: LoadingCase,
   options: StartOptions = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string; reportDir: string }> {
-  const spec = launchSpec(loading, options.app, options.preload);
+  const spec = launchSpec(loading, options.app, options.preload, options.root);
   const reportDir = options.reportDir ?? tempDir('report');
   const args = options.bare ? spec.args.slice(2) : spec.args;
   const proc = spawn(spec.node, args, {

@@ -1,0 +1,293 @@
+/**
+ * InversifyJS's container, observed through its binding objects. Every binding passes one method when it is
+ * added (InversifyJS 6: `Container#_bind`, which `bind`, `rebind` and container modules all call; 7: the
+ * `BindingService#set` of @inversifyjs/core), and every value InversifyJS creates for a binding passes the
+ * binding's own activation handler (`binding.onActivation`, read when the value is created: once for a
+ * singleton). So the binding's `onActivation` becomes an accessor: until the first activation it hands out a
+ * handler that notes the resolution and then calls the application's own, if it set one; from then on it hands
+ * out the application's handler, or none, as if nothing had been there.
+ */
+import * as path from 'node:path';
+
+import type { BeanKind, BeanScope } from '../../ghost/bean-graph';
+import { LazyContainerLedger, bookkeeping, type LazyBinding } from '../../lazy/ledger';
+import type { ClassOriginIndex } from '../../origins/class-origin';
+import type { DiagRuntime } from '../../runtime';
+import { inversifyEntryPoints } from './entry-points';
+
+/** The fields InversifyJS 6 and 7 bindings share. */
+interface InversifyBinding {
+  serviceIdentifier: unknown;
+  type?: string;
+  scope?: string;
+  implementationType?: unknown;
+  onActivation?: unknown;
+}
+
+type Activation = (context: unknown, value: unknown) => unknown;
+type AnyFunction = (...args: any[]) => any;
+
+/** Reads a class's constructor and property injections: InversifyJS 7's getClassMetadata, or 6's metadata keys. */
+type DependenciesOf = (cls: Function) => unknown[];
+
+/** The part of InstrumentationBase the observer patches through. */
+export interface InversifyPatcher {
+  wrap(target: object, name: string, wrapper: (original: never) => unknown): void;
+  unwrap(target: object, name: string): void;
+}
+
+export class InversifyObserver {
+  private ledger: LazyContainerLedger<InversifyBinding> | undefined;
+  private version: string | undefined;
+  private dependenciesOf: DependenciesOf | undefined;
+  /** InversifyJS 7's own version (the hook is on @inversifyjs/core, whose version differs). */
+  private inversifyVersion: (() => string | undefined) | undefined;
+  private readonly patched: Array<{ proto: object; name: string }> = [];
+  /** Bindings whose activation accessor still waits for the first activation, with the handler to restore. */
+  private readonly pending = new Map<InversifyBinding, unknown>();
+  /** Every binding added, to read again at ready (its fluent calls came after it was added). */
+  private readonly seen = new Set<InversifyBinding>();
+  /** Bindings a library's code added (inversify-express-utils binds its HttpContext, say). */
+  private readonly libraryBound = new WeakSet<InversifyBinding>();
+
+  constructor(
+    private readonly runtime: DiagRuntime,
+    private readonly origins: ClassOriginIndex,
+  ) {}
+
+  private ensureLedger(): LazyContainerLedger<InversifyBinding> {
+    return (this.ledger ??= new LazyContainerLedger<InversifyBinding>({
+      framework: 'inversify',
+      container: () => ({ name: 'inversify', ...(this.version !== undefined ? { version: this.version } : {}) }),
+      runtime: this.runtime,
+      entryPoints: (binding) => inversifyEntryPoints(binding.implementationType),
+      collect: () => this.collect(),
+    }));
+  }
+
+  /** InversifyJS 6: `Container.prototype._bind(binding)` of the package's exports. */
+  patchContainer6(exports: Record<string, unknown>, version: string | undefined, patcher: InversifyPatcher): void {
+    const proto = (exports?.Container as { prototype?: Record<string, unknown> } | undefined)?.prototype;
+    if (proto === undefined || typeof proto._bind !== 'function') return;
+    this.version ??= version;
+    this.dependenciesOf ??= dependencies6;
+    this.wrapAdder(proto, '_bind', patcher);
+  }
+
+  /** InversifyJS 7: `BindingService.prototype.set(binding)` of @inversifyjs/core, and its class metadata reader. */
+  patchCore7(exports: Record<string, unknown>, patcher: InversifyPatcher, inversifyVersion: () => string | undefined): void {
+    const proto = (exports?.BindingService as { prototype?: Record<string, unknown> } | undefined)?.prototype;
+    if (proto === undefined || typeof proto.set !== 'function') return;
+    const getClassMetadata = exports.getClassMetadata;
+    if (typeof getClassMetadata === 'function') this.dependenciesOf ??= (cls) => dependencies7(getClassMetadata as AnyFunction, cls);
+    this.inversifyVersion = inversifyVersion;
+    this.wrapAdder(proto, 'set', patcher);
+  }
+
+  unpatch(patcher: InversifyPatcher): void {
+    for (const { proto, name } of this.patched.splice(0)) patcher.unwrap(proto, name);
+    for (const [binding, handler] of this.pending) {
+      Object.defineProperty(binding, 'onActivation', { value: handler, writable: true, enumerable: true, configurable: true });
+    }
+    this.pending.clear();
+  }
+
+  private wrapAdder(proto: Record<string, unknown>, name: string, patcher: InversifyPatcher): void {
+    const observer = this;
+    patcher.wrap(proto, name, (original: AnyFunction) =>
+      function (this: unknown, binding: InversifyBinding) {
+        const result = Reflect.apply(original, this, arguments);
+        bookkeeping('inversify', () => observer.added(binding));
+        return result;
+      },
+    );
+    this.patched.push({ proto, name });
+  }
+
+  private added(binding: InversifyBinding): void {
+    if (typeof binding !== 'object' || binding === null || this.seen.has(binding)) return;
+    this.seen.add(binding);
+    if (boundByLibrary()) this.libraryBound.add(binding);
+    this.version ??= this.inversifyVersion?.();
+    const ledger = this.ensureLedger();
+    // what the binding is becomes known over the fluent calls that follow (`.to()`, `.inSingletonScope()`):
+    // recorded now, read again at ready
+    ledger.bind(binding, this.describe(binding));
+    this.watchActivation(binding, ledger);
+  }
+
+  private describe(binding: InversifyBinding): LazyBinding {
+    const kind = kindOf(binding.type);
+    const cls = kind === 'class' && typeof binding.implementationType === 'function' ? binding.implementationType : undefined;
+    // a class says where it comes from; a value or a factory, by who bound it
+    const origin = cls !== undefined ? this.origins.originOf(cls) : this.libraryBound.has(binding) ? 'library' : 'app';
+    const source = cls === undefined ? undefined : this.origins.fileOf(cls);
+    const token = tokenName(binding.serviceIdentifier);
+    return {
+      token,
+      kind,
+      scope: kind === 'value' ? 'singleton' : scopeOf(binding.scope),
+      role: 'provider',
+      framework: origin === 'library' || origin === 'builtin',
+      ...(cls !== undefined && cls.name !== '' && cls.name !== token ? { className: cls.name } : {}),
+      ...(source !== undefined ? { source } : {}),
+    };
+  }
+
+  private watchActivation(binding: InversifyBinding, ledger: LazyContainerLedger<InversifyBinding>): void {
+    let own: unknown = binding.onActivation;
+    let first = true;
+    const pending = this.pending;
+    const observer = this;
+    const noteFirst: Activation = function (this: unknown, context, value) {
+      if (first) {
+        first = false;
+        pending.delete(binding);
+        bookkeeping('inversify', () => {
+          // its fluent calls (`.inSingletonScope()`) are all made by now
+          ledger.bind(binding, observer.describe(binding));
+          ledger.resolved(binding, value);
+        });
+      }
+      return typeof own === 'function' ? Reflect.apply(own as Activation, this, [context, value]) : value;
+    };
+    pending.set(binding, own);
+    Object.defineProperty(binding, 'onActivation', {
+      get: () => (first ? noteFirst : own),
+      set: (handler: unknown) => {
+        own = handler;
+        pending.set(binding, handler);
+      },
+      enumerable: true,
+      configurable: true,
+    });
+  }
+
+  /** At ready: each binding as its fluent calls left it, and the injections of each class binding as edges. */
+  private collect(): void {
+    const ledger = this.ledger!;
+    const byService = new Map<unknown, InversifyBinding[]>();
+    const bindings = [...this.seen];
+    for (const binding of bindings) {
+      ledger.bind(binding, this.describe(binding));
+      const list = byService.get(binding.serviceIdentifier);
+      if (list === undefined) byService.set(binding.serviceIdentifier, [binding]);
+      else list.push(binding);
+    }
+    const dependenciesOf = this.dependenciesOf;
+    if (dependenciesOf === undefined) return;
+    for (const binding of bindings) {
+      if (typeof binding.implementationType !== 'function' || kindOf(binding.type) !== 'class') continue;
+      for (const id of dependenciesOf(binding.implementationType)) {
+        for (const target of byService.get(id) ?? []) ledger.dependsOn(binding, target, 'constructor');
+      }
+    }
+  }
+
+}
+
+/** Frames of InversifyJS itself and of Node, skipped when looking for who bound a binding. */
+const INVERSIFY_FRAMES = /[\\/]node_modules[\\/](?:inversify|@inversifyjs[\\/][^\\/]+)[\\/]|node:internal/;
+/** This package's own code (dist/), wherever it is installed. */
+const OWN_CODE = path.resolve(__dirname, '..', '..') + path.sep;
+
+/**
+ * Whether the code that called `bind` is a library's: the first stack frame outside InversifyJS and this
+ * package lies in a node_modules folder. Read once per binding, when it is added, from V8's call sites (no stack
+ * text is formatted: that is most of what a stack costs).
+ */
+function boundByLibrary(): boolean {
+  const holder: { stack?: unknown } = {};
+  const limit = Error.stackTraceLimit;
+  const prepare = Error.prepareStackTrace;
+  Error.stackTraceLimit = 12;
+  Error.prepareStackTrace = (_error, sites) => sites;
+  try {
+    Error.captureStackTrace(holder, boundByLibrary);
+    const sites = holder.stack as NodeJS.CallSite[] | undefined;
+    for (const site of sites ?? []) {
+      const file = site.getFileName() ?? '';
+      if (file === '' || INVERSIFY_FRAMES.test(file) || file.includes(OWN_CODE)) continue;
+      return /[\\/]node_modules[\\/]/.test(file);
+    }
+    return false;
+  } finally {
+    Error.prepareStackTrace = prepare;
+    Error.stackTraceLimit = limit;
+  }
+}
+
+function kindOf(type: string | undefined): BeanKind {
+  switch (type) {
+    case 'Instance':
+      return 'class';
+    case 'ConstantValue':
+    case 'Function':
+    case 'Constructor':
+      return 'value';
+    case 'ServiceRedirection':
+      return 'alias';
+    default:
+      return 'factory';
+  }
+}
+
+function scopeOf(scope: string | undefined): BeanScope {
+  if (scope === 'Singleton') return 'singleton';
+  if (scope === 'Request') return 'request';
+  return 'transient';
+}
+
+/** The service identifier as the user wrote it: a class's name, the string, or the symbol's description. */
+function tokenName(id: unknown): string {
+  if (typeof id === 'function') return id.name || 'anonymous class';
+  if (typeof id === 'string') return id;
+  if (typeof id === 'symbol') return id.description ?? id.toString();
+  return String(id);
+}
+
+type Reflector = { getMetadata?(key: string, target: object): unknown };
+
+/** InversifyJS 6: `@inject()` per constructor parameter (`inversify:tagged`), else its design type; `inversify:tagged_props`. */
+function dependencies6(cls: Function): unknown[] {
+  const r = Reflect as Reflector;
+  if (typeof r.getMetadata !== 'function') return [];
+  const out: unknown[] = [];
+  const tagged = (r.getMetadata('inversify:tagged', cls) ?? {}) as Record<string, Array<{ key: unknown; value: unknown }>>;
+  const designTypes = (r.getMetadata('design:paramtypes', cls) ?? []) as unknown[];
+  const count = Math.max(designTypes.length, ...Object.keys(tagged).map((k) => Number(k) + 1));
+  for (let i = 0; i < count; i++) {
+    const inject = tagged[String(i)]?.find((m) => m.key === 'inject' || m.key === 'multi_inject');
+    out.push(inject !== undefined ? inject.value : designTypes[i]);
+  }
+  const props = (r.getMetadata('inversify:tagged_props', cls) ?? {}) as Record<string, Array<{ key: unknown; value: unknown }>>;
+  for (const list of Object.values(props)) {
+    const inject = list.find((m) => m.key === 'inject' || m.key === 'multi_inject');
+    if (inject !== undefined) out.push(inject.value);
+  }
+  return out.map(unwrapLazy);
+}
+
+/** InversifyJS 7: the class metadata @inversifyjs/core keeps (constructor arguments and properties). */
+function dependencies7(getClassMetadata: AnyFunction, cls: Function): unknown[] {
+  const metadata = getClassMetadata(cls) as {
+    constructorArguments?: Array<{ value?: unknown } | undefined>;
+    properties?: Map<unknown, { value?: unknown }>;
+  };
+  const out: unknown[] = [];
+  for (const arg of metadata?.constructorArguments ?? []) if (arg?.value !== undefined) out.push(arg.value);
+  for (const prop of metadata?.properties?.values() ?? []) if (prop?.value !== undefined) out.push(prop.value);
+  return out.map(unwrapLazy);
+}
+
+/** A `LazyServiceIdentifier` names its service through `unwrap()`. */
+function unwrapLazy(id: unknown): unknown {
+  if (typeof id === 'object' && id !== null && typeof (id as { unwrap?: unknown }).unwrap === 'function') {
+    try {
+      return (id as { unwrap(): unknown }).unwrap();
+    } catch {
+      return id;
+    }
+  }
+  return id;
+}

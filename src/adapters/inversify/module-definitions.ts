@@ -1,0 +1,43 @@
+import { InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
+import type { InversifyObserver, InversifyPatcher } from './container-observer';
+
+/** InversifyJS majors the hooks are written for: 6 through its Container, 7 and 8 through @inversifyjs/core. */
+export const SUPPORTED_INVERSIFY_6 = ['>=6.0.0 <7'];
+export const SUPPORTED_INVERSIFY_7 = ['>=7.0.0 <9'];
+/** The @inversifyjs/core releases with `BindingService#set` and `getClassMetadata` as tested (9, of InversifyJS 7.11). */
+export const SUPPORTED_INVERSIFY_CORE = ['>=9.0.0 <16'];
+
+type Exports = Record<string, unknown>;
+
+/**
+ * The hooks patch classes' prototypes, never the modules' exports, so one definition serves the CommonJS build
+ * and the ESM one (an import-in-the-middle namespace) alike.
+ */
+export function inversifyModuleDefinitions(observer: InversifyObserver, patcher: InversifyPatcher): InstrumentationNodeModuleDefinition[] {
+  let inversify7Version: string | undefined;
+  return [
+    new InstrumentationNodeModuleDefinition(
+      'inversify',
+      SUPPORTED_INVERSIFY_6,
+      (exports: Exports, version?: string) => {
+        observer.patchContainer6(exports, version, patcher);
+        return exports;
+      },
+      () => observer.unpatch(patcher),
+    ),
+    // InversifyJS 7 and 8 only re-export: their version is what the reports name
+    new InstrumentationNodeModuleDefinition('inversify', SUPPORTED_INVERSIFY_7, (exports: Exports, version?: string) => {
+      inversify7Version = version;
+      return exports;
+    }),
+    new InstrumentationNodeModuleDefinition(
+      '@inversifyjs/core',
+      SUPPORTED_INVERSIFY_CORE,
+      (exports: Exports) => {
+        observer.patchCore7(exports, patcher, () => inversify7Version);
+        return exports;
+      },
+      () => observer.unpatch(patcher),
+    ),
+  ];
+}

@@ -1,0 +1,124 @@
+/**
+ * The ghost detector on an InversifyJS application (examples/inversify: Express routes resolving their
+ * controller per request), started as a process under the same preload as the Nest apps, on InversifyJS 7 (the
+ * root's) and 6 (test/fixtures/inversify6's), CommonJS and ESM: "ready" is the HTTP server listening, the
+ * bindings never resolved by then are the Phase 1 candidates, and with Phase 2 on `neverResolved` shrinks as
+ * requests resolve them.
+ */
+import { actuatorPort, getJson, startApp, waitFor, type LoadingCase, type RunningApp } from '../support/app-process';
+
+const CASES: Array<[label: string, loading: LoadingCase, root: string | undefined, major: string]> = [
+  ['InversifyJS 7, CommonJS', 'nest11-cjs', undefined, '7'],
+  ['InversifyJS 7, ESM', 'nest12-esm', undefined, '7'],
+  ['InversifyJS 6, CommonJS', 'nest11-cjs', 'inversify6', '6'],
+  ['InversifyJS 6, ESM', 'nest12-esm', 'inversify6', '6'],
+];
+
+const NEVER_AT_READY = ['LegacyExporter', 'Mailer', 'OrdersController', 'OrdersRepository', 'OrdersService', 'ReportBuilder', 'ReportsController', 'TimeSource'];
+
+describe.each(CASES)('InversifyJS app (%s)', (_label, loading, root, major) => {
+  let app: RunningApp;
+  let report: any;
+
+  beforeAll(async () => {
+    app = await startApp(loading, {
+      app: 'inversify-app',
+      ...(root !== undefined ? { root } : {}),
+      env: { DIAG_GHOST_TRACKING_ENABLED: 'true', MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag', MANAGEMENT_SERVER_PORT: '0' },
+    });
+    report = app.readReport();
+    await waitFor(async () => /actuator listening/.test(app.stdout()));
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('writes diag-report.json at ready with framework inversify, its version, every binding and the @inject() edges', () => {
+    expect(report.framework).toBe('inversify');
+    expect(report.container).toEqual({ name: 'inversify', version: expect.stringMatching(new RegExp(`^${major}\\.`)) });
+    const nodes = Object.fromEntries(report.graph.nodes.map((n: any) => [n.name, n]));
+    expect(Object.keys(nodes).sort()).toEqual(['Clock', 'Config', ...NEVER_AT_READY, 'StartupCheck'].sort());
+    expect(nodes.Clock).toMatchObject({ kind: 'class', scope: 'singleton', resolved: true });
+    expect(nodes.StartupCheck).toMatchObject({ kind: 'class', scope: 'transient', resolved: true });
+    expect(nodes.Config).toMatchObject({ kind: 'value', resolved: true });
+    expect(nodes.Mailer).toMatchObject({ kind: 'factory', resolved: false });
+    expect(nodes.LegacyExporter).toMatchObject({ scope: 'singleton', resolved: false });
+    expect(report.graph.edges).toEqual(
+      expect.arrayContaining([
+        { from: 'StartupCheck', to: 'Clock', kind: 'constructor' },
+        { from: 'OrdersService', to: 'OrdersRepository', kind: 'constructor' },
+        { from: 'OrdersService', to: 'Clock', kind: 'constructor' },
+        { from: 'ReportBuilder', to: 'Mailer', kind: 'constructor' },
+      ]),
+    );
+  });
+
+  it('lists the bindings never resolved by ready as candidates (the routes resolve their controllers later)', () => {
+    expect(report.ghostCandidates.beans).toEqual(NEVER_AT_READY);
+  });
+
+  it('keeps neverResolved current as requests resolve bindings; the dead ones stay', async () => {
+    const port = actuatorPort(app);
+    const ghosts = async () => (await getJson(port, '/actuator/diag/ghosts')).body;
+    expect((await ghosts()).neverResolved).toEqual(NEVER_AT_READY);
+    expect((await getJson(app.port, '/orders')).body.orders).toEqual([{ id: 1 }, { id: 2 }]);
+    await waitFor(async () => !(await ghosts()).neverResolved.includes('OrdersService'));
+    const after = await ghosts();
+    expect(after.framework).toBe('inversify');
+    expect(after.neverResolved).toEqual(['LegacyExporter', 'Mailer', 'ReportBuilder', 'ReportsController', 'TimeSource']);
+    expect(after.touched).toEqual(expect.arrayContaining(['Clock', 'OrdersRepository']));
+
+    expect((await getJson(app.port, '/reports')).body).toEqual({ report: 'mailed ops@example.com' });
+    await waitFor(async () => (await ghosts()).neverResolved.length === 2);
+    expect((await ghosts()).neverResolved).toEqual(['LegacyExporter', 'TimeSource']);
+  });
+
+  it('preserves identity: the same singleton, its class, its prototype', async () => {
+    expect((await getJson(app.port, '/identity')).body).toEqual({
+      sameSingleton: true,
+      instanceOf: true,
+      constructorIsClass: true,
+      protoIsClassProto: true,
+      config: 'hello',
+    });
+    expect(app.stdout()).toMatch(/STARTED hello 17000000000\d\d/);
+  });
+
+  it('writes diag-ghost-report.json with neverResolved and the framework at exit', async () => {
+    await app.stop('SIGTERM');
+    expect(app.readReport('diag-ghost-report.json')).toMatchObject({ framework: 'inversify', neverResolved: ['LegacyExporter', 'TimeSource'] });
+  });
+});
+
+describe('InversifyJS 6 with inversify-express-utils (CommonJS)', () => {
+  let app: RunningApp;
+
+  beforeAll(async () => {
+    app = await startApp('nest11-cjs', {
+      app: 'express-utils-app',
+      root: 'inversify6',
+      env: { DIAG_GHOST_TRACKING_ENABLED: 'true', MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag', MANAGEMENT_SERVER_PORT: '0' },
+    });
+    await waitFor(async () => /actuator listening/.test(app.stdout()));
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('sees the controllers the server binds and resolves while it builds (with what they need); what nothing resolves stays', async () => {
+    const report = app.readReport();
+    const controllerNode = report.graph.nodes.find((n: any) => n.className === 'OrdersController');
+    // InversifyExpressServer#build resolves every controller to register its routes: in use before ready
+    expect(controllerNode).toMatchObject({ token: 'Controller', kind: 'class', resolved: true });
+    expect(report.graph.edges).toEqual(expect.arrayContaining([{ from: controllerNode.name, to: 'OrdersService', kind: 'constructor' }]));
+    expect(report.ghostCandidates.beans).toEqual(['Unused']);
+    // a value inversify-express-utils binds itself is the library's: told by who called bind()
+    expect(report.graph.nodes.find((n: any) => n.token === 'HttpContext')).toMatchObject({ kind: 'value', framework: true });
+
+    expect((await getJson(app.port, '/orders')).body).toEqual([{ id: 1 }, { id: 2 }]);
+    const ghosts = async () => (await getJson(actuatorPort(app), '/actuator/diag/ghosts')).body;
+    expect((await ghosts()).neverResolved).toEqual(['Unused']);
+  });
+});
