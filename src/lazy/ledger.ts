@@ -32,6 +32,14 @@ export function bookkeepingFailed(framework: string, err: unknown): void {
   safeLog('warn', `${framework}: ghost bookkeeping failed, the container's answer is unchanged: ${err instanceof Error ? err.message : String(err)}`);
 }
 
+/** A token as the user wrote it: a class's name, the string, or the symbol's description. */
+export function tokenName(token: unknown): string {
+  if (typeof token === 'function') return token.name || 'anonymous class';
+  if (typeof token === 'string') return token;
+  if (typeof token === 'symbol') return token.description ?? token.toString();
+  return String(token);
+}
+
 /** What an adapter knows of one binding (everything a bean is, but when it was created and whether it was). */
 export type LazyBinding = Omit<BeanInput, 'eager' | 'resolved' | 'instantiationMs'>;
 

@@ -9,7 +9,7 @@
  * `container.resolve` itself is not patched: the cradle resolves through a closure that never goes through it.
  */
 import type { BeanKind, BeanScope, EdgeKind } from '../../ghost/bean-graph';
-import { LazyContainerLedger, bookkeeping, type LazyBinding } from '../../lazy/ledger';
+import { LazyContainerLedger, bookkeeping, tokenName, type LazyBinding } from '../../lazy/ledger';
 import type { ClassOriginIndex } from '../../origins/class-origin';
 import type { DiagRuntime } from '../../runtime';
 import { awilixRouterEntryPoints } from './entry-points';
@@ -151,7 +151,7 @@ export class AwilixObserver {
     const owner = typeof tag?.target === 'function' ? (tag.target as Function) : undefined;
     const origin = owner === undefined ? 'app' : this.origins.originOf(owner);
     const source = owner === undefined ? undefined : this.origins.fileOf(owner);
-    const token = typeof name === 'symbol' ? (name.description ?? name.toString()) : name;
+    const token = tokenName(name);
     return {
       token,
       kind,

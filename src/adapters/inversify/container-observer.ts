@@ -10,7 +10,7 @@
 import * as path from 'node:path';
 
 import type { BeanKind, BeanScope } from '../../ghost/bean-graph';
-import { LazyContainerLedger, bookkeeping, type LazyBinding } from '../../lazy/ledger';
+import { LazyContainerLedger, bookkeeping, tokenName, type LazyBinding } from '../../lazy/ledger';
 import type { ClassOriginIndex } from '../../origins/class-origin';
 import type { DiagRuntime } from '../../runtime';
 import { inversifyEntryPoints } from './entry-points';
@@ -236,14 +236,6 @@ function scopeOf(scope: string | undefined): BeanScope {
   if (scope === 'Singleton') return 'singleton';
   if (scope === 'Request') return 'request';
   return 'transient';
-}
-
-/** The service identifier as the user wrote it: a class's name, the string, or the symbol's description. */
-function tokenName(id: unknown): string {
-  if (typeof id === 'function') return id.name || 'anonymous class';
-  if (typeof id === 'string') return id;
-  if (typeof id === 'symbol') return id.description ?? id.toString();
-  return String(id);
 }
 
 type Reflector = { getMetadata?(key: string, target: object): unknown };

@@ -8,7 +8,7 @@
  * the global container and its children, is the one place that sees every resolution.
  */
 import type { ClassOriginIndex } from '../../origins/class-origin';
-import { LazyContainerLedger, bookkeeping, bookkeepingFailed, type LazyBinding } from '../../lazy/ledger';
+import { LazyContainerLedger, bookkeeping, bookkeepingFailed, tokenName, type LazyBinding } from '../../lazy/ledger';
 import type { DiagRuntime } from '../../runtime';
 import type { BeanKind, BeanScope } from '../../ghost/bean-graph';
 import { routingControllersEntryPoints } from './entry-points';
@@ -209,12 +209,4 @@ function parameterToken(param: unknown): Token | undefined {
     }
   }
   return undefined;
-}
-
-/** The token as the user wrote it: a class's name, the string, or the symbol's description. */
-export function tokenName(token: Token): string {
-  if (typeof token === 'function') return token.name || 'anonymous class';
-  if (typeof token === 'string') return token;
-  if (typeof token === 'symbol') return token.description ?? token.toString();
-  return String(token);
 }

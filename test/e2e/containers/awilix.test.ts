@@ -5,7 +5,8 @@
  * `neverResolved` current as requests resolve them. CommonJS and ESM builds of the same app (the ESM one
  * loads awilix's ESM bundle, hooked through import-in-the-middle).
  */
-import { actuatorPort, getJson, startApp, waitFor, type LoadingCase, type RunningApp } from '../support/app-process';
+import { actuatorPort, getJson, waitFor, type LoadingCase, type RunningApp } from '../support/app-process';
+import { expectIdentityPreserved, ghostReportAtExit, startExample } from './example-app';
 
 const CASES: LoadingCase[] = ['nest11-cjs', 'nest12-esm'];
 
@@ -14,12 +15,8 @@ describe.each(CASES)('awilix app (%s)', (loading) => {
   let report: any;
 
   beforeAll(async () => {
-    app = await startApp(loading, {
-      app: 'awilix-app',
-      env: { DIAG_GHOST_TRACKING_ENABLED: 'true', MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag', MANAGEMENT_SERVER_PORT: '0' },
-    });
+    app = await startExample(loading, 'awilix-app');
     report = app.readReport();
-    await waitFor(async () => /actuator listening/.test(app.stdout()));
   }, 60_000);
 
   afterAll(async () => {
@@ -72,19 +69,11 @@ describe.each(CASES)('awilix app (%s)', (loading) => {
   });
 
   it('preserves identity: the same singleton, its class, its prototype', async () => {
-    expect((await getJson(app.port, '/identity')).body).toEqual({
-      sameSingleton: true,
-      instanceOf: true,
-      constructorIsClass: true,
-      protoIsClassProto: true,
-      config: 'hello',
-    });
-    expect(app.stdout()).toMatch(/STARTED hello 17000000000\d\d/);
+    await expectIdentityPreserved(app);
   });
 
   it('writes diag-ghost-report.json with neverResolved and the framework at exit', async () => {
-    await app.stop('SIGTERM');
-    const ghosts = app.readReport('diag-ghost-report.json');
+    const ghosts = await ghostReportAtExit(app);
     expect(ghosts).toMatchObject({ framework: 'awilix', neverResolved: ['legacyExporter', 'timeSource'], neverResolvedCount: 2 });
   });
 });

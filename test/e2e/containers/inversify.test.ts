@@ -5,7 +5,8 @@
  * bindings never resolved by then are the Phase 1 candidates, and with Phase 2 on `neverResolved` shrinks as
  * requests resolve them.
  */
-import { actuatorPort, getJson, startApp, waitFor, type LoadingCase, type RunningApp } from '../support/app-process';
+import { actuatorPort, getJson, waitFor, type LoadingCase, type RunningApp } from '../support/app-process';
+import { expectIdentityPreserved, ghostReportAtExit, startExample } from './example-app';
 
 const CASES: Array<[label: string, loading: LoadingCase, root: string | undefined, major: string]> = [
   ['InversifyJS 7, CommonJS', 'nest11-cjs', undefined, '7'],
@@ -21,13 +22,8 @@ describe.each(CASES)('InversifyJS app (%s)', (_label, loading, root, major) => {
   let report: any;
 
   beforeAll(async () => {
-    app = await startApp(loading, {
-      app: 'inversify-app',
-      ...(root !== undefined ? { root } : {}),
-      env: { DIAG_GHOST_TRACKING_ENABLED: 'true', MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag', MANAGEMENT_SERVER_PORT: '0' },
-    });
+    app = await startExample(loading, 'inversify-app', root);
     report = app.readReport();
-    await waitFor(async () => /actuator listening/.test(app.stdout()));
   }, 60_000);
 
   afterAll(async () => {
@@ -75,19 +71,11 @@ describe.each(CASES)('InversifyJS app (%s)', (_label, loading, root, major) => {
   });
 
   it('preserves identity: the same singleton, its class, its prototype', async () => {
-    expect((await getJson(app.port, '/identity')).body).toEqual({
-      sameSingleton: true,
-      instanceOf: true,
-      constructorIsClass: true,
-      protoIsClassProto: true,
-      config: 'hello',
-    });
-    expect(app.stdout()).toMatch(/STARTED hello 17000000000\d\d/);
+    await expectIdentityPreserved(app);
   });
 
   it('writes diag-ghost-report.json with neverResolved and the framework at exit', async () => {
-    await app.stop('SIGTERM');
-    expect(app.readReport('diag-ghost-report.json')).toMatchObject({ framework: 'inversify', neverResolved: ['LegacyExporter', 'TimeSource'] });
+    expect(await ghostReportAtExit(app)).toMatchObject({ framework: 'inversify', neverResolved: ['LegacyExporter', 'TimeSource'] });
   });
 });
 
@@ -95,12 +83,7 @@ describe('InversifyJS 6 with inversify-express-utils (CommonJS)', () => {
   let app: RunningApp;
 
   beforeAll(async () => {
-    app = await startApp('nest11-cjs', {
-      app: 'express-utils-app',
-      root: 'inversify6',
-      env: { DIAG_GHOST_TRACKING_ENABLED: 'true', MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag', MANAGEMENT_SERVER_PORT: '0' },
-    });
-    await waitFor(async () => /actuator listening/.test(app.stdout()));
+    app = await startExample('nest11-cjs', 'express-utils-app', 'inversify6');
   }, 60_000);
 
   afterAll(async () => {

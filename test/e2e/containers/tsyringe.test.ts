@@ -4,7 +4,8 @@
  * the bindings never resolved by then are the Phase 1 candidates, and with Phase 2 on the live snapshot keeps
  * `neverResolved` current as traffic resolves them. CommonJS and ESM builds of the same app.
  */
-import { actuatorPort, getJson, startApp, waitFor, type LoadingCase, type RunningApp } from '../support/app-process';
+import { actuatorPort, getJson, waitFor, type LoadingCase, type RunningApp } from '../support/app-process';
+import { expectIdentityPreserved, ghostReportAtExit, startExample } from './example-app';
 
 const CASES: LoadingCase[] = ['nest11-cjs', 'nest12-esm'];
 
@@ -13,17 +14,8 @@ describe.each(CASES)('tsyringe app (%s)', (loading) => {
   let report: any;
 
   beforeAll(async () => {
-    app = await startApp(loading, {
-      app: 'tsyringe-app',
-      env: {
-        DIAG_GHOST_TRACKING_ENABLED: 'true',
-        MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag',
-        MANAGEMENT_SERVER_PORT: '0',
-      },
-    });
+    app = await startExample(loading, 'tsyringe-app');
     report = app.readReport();
-    // the actuator starts beside the app, not before it
-    await waitFor(async () => /actuator listening/.test(app.stdout()));
   }, 60_000);
 
   afterAll(async () => {
@@ -85,19 +77,11 @@ describe.each(CASES)('tsyringe app (%s)', (loading) => {
   });
 
   it('preserves identity: the same singleton, its class, its prototype', async () => {
-    expect((await getJson(app.port, '/identity')).body).toEqual({
-      sameSingleton: true,
-      instanceOf: true,
-      constructorIsClass: true,
-      protoIsClassProto: true,
-      config: 'hello',
-    });
-    expect(app.stdout()).toMatch(/STARTED hello 17000000000\d\d/);
+    await expectIdentityPreserved(app);
   });
 
   it('writes diag-ghost-report.json with neverResolved and the framework at exit', async () => {
-    await app.stop('SIGTERM');
-    const ghosts = app.readReport('diag-ghost-report.json');
+    const ghosts = await ghostReportAtExit(app);
     expect(ghosts.framework).toBe('tsyringe');
     expect(ghosts.neverResolved).toEqual(['Exporter', 'LegacyExporter']);
     expect(ghosts.neverResolvedCount).toBe(2);

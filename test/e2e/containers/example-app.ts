@@ -1,0 +1,34 @@
+// What the container examples (examples/inversify, examples/tsyringe, examples/awilix) have in common for their
+// end-to-end tests: each starts the same way, answers /identity alike and prints the same start-up line.
+import { getJson, startApp, waitFor, type LoadingCase, type RunningApp } from '../support/app-process';
+
+/** Starts a container example with Phase 2 and the actuator on; resolves once the actuator listens too. */
+export async function startExample(loading: LoadingCase, app: string, root?: string): Promise<RunningApp> {
+  const running = await startApp(loading, {
+    app,
+    ...(root !== undefined ? { root } : {}),
+    env: { DIAG_GHOST_TRACKING_ENABLED: 'true', MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag', MANAGEMENT_SERVER_PORT: '0' },
+  });
+  // the actuator starts beside the app, not before it
+  await waitFor(async () => /actuator listening/.test(running.stdout()));
+  return running;
+}
+
+/** The container hands out the same objects with the instrumentation on: singleton, class, prototype. */
+export async function expectIdentityPreserved(app: RunningApp): Promise<void> {
+  expect((await getJson(app.port, '/identity')).body).toEqual({
+    sameSingleton: true,
+    instanceOf: true,
+    constructorIsClass: true,
+    protoIsClassProto: true,
+    config: 'hello',
+  });
+  // what the app resolved before ready worked: the config and the clock's first tick
+  expect(app.stdout()).toMatch(/STARTED hello 17000000000\d\d/);
+}
+
+/** Stops the app as a deployment would and reads what it wrote at exit. */
+export async function ghostReportAtExit(app: RunningApp): Promise<any> {
+  await app.stop('SIGTERM');
+  return app.readReport('diag-ghost-report.json');
+}
