@@ -18,6 +18,8 @@ import { inversifyEntryPoints } from './entry-points';
 /** The fields InversifyJS 6 and 7 bindings share. */
 interface InversifyBinding {
   serviceIdentifier: unknown;
+  /** InversifyJS 7's `toService()`: the service this binding redirects to. */
+  targetServiceIdentifier?: unknown;
   type?: string;
   scope?: string;
   implementationType?: unknown;
@@ -47,6 +49,13 @@ export class InversifyObserver {
   private readonly pending = new Map<InversifyBinding, unknown>();
   /** Every binding added, to read again at ready (its fluent calls came after it was added). */
   private readonly seen = new Set<InversifyBinding>();
+  /**
+   * InversifyJS 7's redirections (`toService()`) have no activation of their own: InversifyJS activates the
+   * binding they lead to. One counts as resolved once a binding of its target service is (an over-estimate:
+   * the target may have been resolved directly, so a dead redirection to a live service goes unseen).
+   */
+  private readonly redirections: InversifyBinding[] = [];
+  private readonly resolvedServices = new Set<unknown>();
   /** Bindings a library's code added (inversify-express-utils binds its HttpContext, say). */
   private readonly libraryBound = new WeakSet<InversifyBinding>();
 
@@ -113,7 +122,21 @@ export class InversifyObserver {
     // what the binding is becomes known over the fluent calls that follow (`.to()`, `.inSingletonScope()`):
     // recorded now, read again at ready
     ledger.bind(binding, this.describe(binding));
+    if (binding.type === 'ServiceRedirection') {
+      this.redirections.push(binding);
+      if (this.resolvedServices.has(binding.targetServiceIdentifier)) ledger.resolved(binding, undefined);
+      return;
+    }
     this.watchActivation(binding, ledger);
+  }
+
+  /** A binding of `serviceIdentifier` was first resolved: so were the redirections to it. */
+  private serviceResolved(serviceIdentifier: unknown, ledger: LazyContainerLedger<InversifyBinding>): void {
+    if (this.resolvedServices.has(serviceIdentifier)) return;
+    this.resolvedServices.add(serviceIdentifier);
+    for (const redirection of this.redirections) {
+      if (redirection.targetServiceIdentifier === serviceIdentifier) ledger.resolved(redirection, undefined);
+    }
   }
 
   private describe(binding: InversifyBinding): LazyBinding {
@@ -147,6 +170,7 @@ export class InversifyObserver {
           // its fluent calls (`.inSingletonScope()`) are all made by now
           ledger.bind(binding, observer.describe(binding));
           ledger.resolved(binding, value);
+          observer.serviceResolved(binding.serviceIdentifier, ledger);
         });
       }
       return typeof own === 'function' ? Reflect.apply(own as Activation, this, [context, value]) : value;
@@ -173,6 +197,9 @@ export class InversifyObserver {
       const list = byService.get(binding.serviceIdentifier);
       if (list === undefined) byService.set(binding.serviceIdentifier, [binding]);
       else list.push(binding);
+    }
+    for (const redirection of this.redirections) {
+      for (const target of byService.get(redirection.targetServiceIdentifier) ?? []) ledger.dependsOn(redirection, target, 'alias');
     }
     const dependenciesOf = this.dependenciesOf;
     if (dependenciesOf === undefined) return;
