@@ -18,8 +18,8 @@ function tsc(args) {
 }
 
 /**
- * NestJS 12 lives in its own folder so that the root can keep NestJS 11, and InversifyJS 6 in another so that
- * the root can keep 7: apps compiled under a folder load its packages first.
+ * NestJS 12 lives in its own folder so that the root can keep NestJS 11, and so do the other majors of the
+ * containers (OTHER_MAJORS): apps compiled under a folder load its packages first.
  */
 function installFolder(name) {
   const dir = path.join(fixtures, name);
@@ -51,6 +51,16 @@ const TARGETS = [
   { out: 'nest12/out-esm', format: 'esm', type: 'module' },
 ];
 
+/**
+ * Folders of test/fixtures whose node_modules hold another major of a container than the root's, and the
+ * example built into each: InversifyJS 6 and 8 (ESM-only) beside the root's 7, awilix 10 beside 13.
+ */
+const OTHER_MAJORS = [
+  { folder: 'inversify6', example: 'inversify', formats: ['cjs', 'esm'] },
+  { folder: 'inversify8', example: 'inversify', formats: ['esm'] },
+  { folder: 'awilix10', example: 'awilix', formats: ['cjs'] },
+];
+
 function buildApps() {
   for (const target of TARGETS) {
     const out = path.join(fixtures, target.out);
@@ -64,12 +74,14 @@ function buildApps() {
     }
     fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify({ type: target.type })}\n`);
   }
-  // the InversifyJS example once more where it loads InversifyJS 6 (the same source runs on 6 and 7)
-  for (const format of ['cjs', 'esm']) {
-    const out = path.join(fixtures, 'inversify6', `out-${format}`);
-    fs.rmSync(out, { recursive: true, force: true });
-    tsc(['-p', path.join(fixtures, `tsconfig.example-inversify.${format}.json`), '--outDir', path.join(out, 'inversify-app')]);
-    fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify({ type: format === 'esm' ? 'module' : 'commonjs' })}\n`);
+  // the container examples once more where they load another major of their container (same sources)
+  for (const { folder, example, formats } of OTHER_MAJORS) {
+    for (const format of formats) {
+      const out = path.join(fixtures, folder, `out-${format}`);
+      fs.rmSync(out, { recursive: true, force: true });
+      tsc(['-p', path.join(fixtures, `tsconfig.example-${example}.${format}.json`), '--outDir', path.join(out, `${example}-app`)]);
+      fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify({ type: format === 'esm' ? 'module' : 'commonjs' })}\n`);
+    }
   }
   // and its web layer, inversify-express-utils (InversifyJS 6 only), in plain JavaScript
   const utilsApp = path.join(fixtures, 'inversify6', 'out-cjs', 'express-utils-app');
@@ -83,7 +95,7 @@ module.exports = async function prepare() {
   tsc(['-p', path.join(root, 'tsconfig.build.json')]);
   await require('./build-page.js')();
   installFolder('nest12');
-  installFolder('inversify6');
+  for (const { folder } of OTHER_MAJORS) installFolder(folder);
   installFixturePackages();
   buildApps();
 };
