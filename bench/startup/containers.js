@@ -10,6 +10,7 @@ const os = require('node:os');
 const path = require('node:path');
 
 const { arg, median } = require('../sketch/workload');
+const { sideEnv } = require('./run');
 const RUNS = arg('runs', 11);
 const BINDINGS = arg('bindings', 1000);
 const root = path.resolve(__dirname, '..', '..');
@@ -21,18 +22,7 @@ function start(container, side) {
   const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-bench-'));
   try {
     const out = execFileSync(process.execPath, ['--require', preload, path.join(__dirname, 'container-app.js')], {
-      env: {
-        ...process.env,
-        CONTAINER: container,
-        BINDINGS: String(BINDINGS),
-        DIAG_REPORT_DIR: reportDir,
-        DIAG_LOG_LEVEL: 'warn',
-        DIAG_GHOST_TRACKING_ENABLED: side === 'phase2' ? 'true' : 'false',
-        DIAG_BENCH_SDK_ONLY: side === 'sdk' ? '1' : '0',
-        OTEL_TRACES_EXPORTER: 'none',
-        OTEL_METRICS_EXPORTER: 'none',
-        OTEL_LOGS_EXPORTER: 'none',
-      },
+      env: { ...sideEnv(side, reportDir), CONTAINER: container, BINDINGS: String(BINDINGS) },
       encoding: 'utf8',
     });
     const report = path.join(reportDir, 'diag-report.json');

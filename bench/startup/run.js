@@ -15,23 +15,29 @@ const PROVIDERS = arg('providers', 1000);
 const root = path.resolve(__dirname, '..', '..');
 const preload = path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs');
 
+/**
+ * The environment of one side of a start-up benchmark: `sdk` (NodeSDK, nothing of this package), `phase1`,
+ * `phase2`, or `bare` (the preload is left off by the caller). Shared with bench/startup/containers.js.
+ */
+function sideEnv(side, reportDir) {
+  return {
+    ...process.env,
+    DIAG_REPORT_DIR: reportDir,
+    DIAG_LOG_LEVEL: 'warn',
+    DIAG_GHOST_TRACKING_ENABLED: side === 'phase2' ? 'true' : 'false',
+    DIAG_BENCH_SDK_ONLY: side === 'sdk' ? '1' : '0',
+    OTEL_TRACES_EXPORTER: 'none',
+    OTEL_METRICS_EXPORTER: 'none',
+    OTEL_LOGS_EXPORTER: 'none',
+  };
+}
+
 /** One boot in a fresh process; returns { boot, total } in ms. */
 function boot(side, tree) {
   const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-bench-'));
   try {
     const out = execFileSync(process.execPath, [...(side === 'bare' ? [] : ['--require', preload]), path.join(__dirname, 'app.js')], {
-      env: {
-        ...process.env,
-        PROVIDERS: String(PROVIDERS),
-        DEPENDENCY_TREE: tree ? '1' : '0',
-        DIAG_REPORT_DIR: reportDir,
-        DIAG_LOG_LEVEL: 'warn',
-        DIAG_GHOST_TRACKING_ENABLED: side === 'phase2' ? 'true' : 'false',
-        DIAG_BENCH_SDK_ONLY: side === 'sdk' ? '1' : '0',
-        OTEL_TRACES_EXPORTER: 'none',
-        OTEL_METRICS_EXPORTER: 'none',
-        OTEL_LOGS_EXPORTER: 'none',
-      },
+      env: { ...sideEnv(side, reportDir), PROVIDERS: String(PROVIDERS), DEPENDENCY_TREE: tree ? '1' : '0' },
       encoding: 'utf8',
     });
     return {
@@ -71,7 +77,7 @@ function measureStartup({ runs = RUNS, tree = false } = {}) {
   return result;
 }
 
-module.exports = { measureStartup };
+module.exports = { measureStartup, sideEnv };
 if (require.main !== module) return;
 
 for (const tree of [false, true]) {

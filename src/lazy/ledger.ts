@@ -73,11 +73,10 @@ export class LazyContainerLedger<K> {
   private isReady = false;
   /** While the adapter's collect runs: its bindings and edges still belong to the report. */
   private collecting = false;
-  private readonly unsubscribe: () => void;
 
   constructor(private readonly options: LazyLedgerOptions<K>) {
     // after the turn that made the process ready: the application's own `listening` callbacks run first
-    this.unsubscribe = whenReady(() => void setImmediate(() => this.ready()));
+    whenReady(() => void setImmediate(() => this.ready()));
   }
 
   /** Whether the application is ready (Phase 1 written). */
@@ -124,11 +123,6 @@ export class LazyContainerLedger<K> {
     }
     this.firstResolution(entry, value);
     return true;
-  }
-
-  /** Stops waiting for ready (the instrumentation was disabled before it came). */
-  dispose(): void {
-    this.unsubscribe();
   }
 
   /** Phase 1 over the bindings seen so far; then Phase 2 follows the resolutions. Never throws. */

@@ -52,8 +52,7 @@ export class AwilixObserver {
   private readonly pending = new Map<Resolver, AnyFunction>();
   /** First resolutions in progress, innermost last: a nested one is a dependency of the one below it. */
   private readonly stack: Resolver[] = [];
-  /** The registration name each resolver was registered under, and the resolver each name names (aliases). */
-  private readonly names = new Map<Resolver, string | symbol>();
+  /** The resolver each registration name names (what an alias leads to). */
   private readonly byName = new Map<string | symbol, Resolver>();
   private readonly patchedExports = new Set<Record<string, unknown>>();
 
@@ -138,7 +137,6 @@ export class AwilixObserver {
     if (typeof candidate !== 'object' || candidate === null || typeof (candidate as Resolver).resolve !== 'function') return;
     const resolver = candidate as Resolver;
     const ledger = this.ensureLedger();
-    this.names.set(resolver, name);
     this.byName.set(name, resolver);
     ledger.bind(resolver, this.binding(name, resolver));
     if (!this.pending.has(resolver)) this.wrapResolve(resolver, ledger);
@@ -192,7 +190,7 @@ export class AwilixObserver {
   /** At ready: each alias depends on the registration it names. */
   private collectAliases(): void {
     const ledger = this.ledger!;
-    for (const resolver of this.names.keys()) {
+    for (const resolver of this.byName.values()) {
       const tag = resolver[TAG];
       if (tag?.kind !== 'alias') continue;
       const target = this.byName.get(tag.target as string | symbol);

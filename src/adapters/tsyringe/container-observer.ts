@@ -102,10 +102,6 @@ export class TsyringeObserver {
     this.patched = undefined;
   }
 
-  dispose(): void {
-    this.ledger?.dispose();
-  }
-
   private registered(token: Token, providerOrClass: unknown, lifecycle: number | undefined): void {
     const provider: Provider = isProvider(providerOrClass) ? providerOrClass : { useClass: providerOrClass };
     let kind: BeanKind = 'class';
