@@ -83,7 +83,7 @@ export interface DiagOptions {
   };
 }
 
-type Kind = 'boolean' | 'list' | 'path' | 'basePath' | 'port' | 'nonNegativeInt' | 'positiveInt' | 'host' | 'string' | 'failMode' | 'keyPrefix';
+type Kind = 'boolean' | 'list' | 'containers' | 'path' | 'basePath' | 'port' | 'nonNegativeInt' | 'positiveInt' | 'host' | 'string' | 'failMode' | 'keyPrefix';
 
 interface PropertyDef {
   /** Spring-style name, as in the SPEC. */
@@ -116,7 +116,7 @@ export const PROPERTIES: readonly PropertyDef[] = [
   {
     property: 'diag.containers.include',
     at: ['containers', 'include'],
-    kind: 'list',
+    kind: 'containers',
     defaultValue: () => ['*'],
     description: 'Which containers are hooked when they load: `*`, or some of `nestjs`, `inversify`, `tsyringe`, `awilix`',
   },
@@ -246,6 +246,9 @@ class InvalidValue {
   constructor(readonly reason: string) {}
 }
 
+/** The containers an adapter exists for: what `diag.containers.include` may name. */
+const CONTAINERS = ['nestjs', 'inversify', 'tsyringe', 'awilix'];
+
 function parseList(raw: unknown): string[] | InvalidValue {
   const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : undefined;
   if (items === undefined) return new InvalidValue('expected a comma-separated list or an array of strings');
@@ -283,6 +286,13 @@ function parse(kind: Kind, raw: unknown): unknown {
         return new InvalidValue('expected a path of letters, digits, "-", ".", "_", "~" and single "/"');
       }
       return p;
+    }
+    case 'containers': {
+      const list = parseList(raw);
+      if (list instanceof InvalidValue) return list;
+      const unknown = list.filter((name) => name !== '*' && !CONTAINERS.includes(name));
+      if (unknown.length > 0) return new InvalidValue(`expected * or some of ${CONTAINERS.join(', ')}; unknown: ${unknown.join(', ')}`);
+      return list;
     }
     case 'failMode': {
       const text = String(raw).trim().toLowerCase();

@@ -34,6 +34,7 @@ describe('configuration', () => {
     ['MANAGEMENT_SERVER_PORT', '70000', /0 to 65535/],
     ['MANAGEMENT_SERVER_ADDRESS', 'a b', /host/],
     ['MANAGEMENT_ENDPOINTS_WEB_BASE_PATH', '/a b', /path/],
+    ['DIAG_CONTAINERS_INCLUDE', 'nest,tsyringe', /unknown: nest/],
   ])('warns about %s=%s and keeps the default', (name, value, reason) => {
     const { warn, warnings } = quiet();
     const c = resolveConfig({}, { [name]: value }, warn);
@@ -42,6 +43,12 @@ describe('configuration', () => {
     expect(warnings[0]).toContain(name);
     expect(warnings[0]).toMatch(reason);
     expect(c).toEqual(def);
+  });
+
+  it('narrows the containers hooked to those named', () => {
+    const c = resolveConfig({ containers: { include: ['tsyringe'] } }, { DIAG_CONTAINERS_INCLUDE: 'nestjs, awilix' }, () => undefined);
+    expect(c.containers.include).toEqual(['nestjs', 'awilix']);
+    expect(resolveConfig({}, {}, () => undefined).containers.include).toEqual(['*']);
   });
 
   it('warns about malformed options without throwing', () => {
