@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { InstrumentationBase, type InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
+import { metrics, trace, type Meter, type MeterProvider, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import type { Instrumentation, InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
 import { resolveConfig, type DiagConfig } from './config/properties';
 import { DiagRuntime } from './runtime';
 import { NestContainerObserver } from './adapters/nestjs/container-observer';
@@ -20,6 +21,8 @@ import { safeLog } from './logger';
 import { DiagTelemetry } from './telemetry';
 import { configureSketchRegistry, sketchRegistry } from './sketch/registry';
 import { watchEsmLibraries } from './origins/esm-libraries';
+import { ModuleHooks } from './hooks/module-hooks';
+import { unwrapMethod, wrapMethod } from './hooks/wrap';
 
 export const PACKAGE_NAME = 'diag-instrumentation';
 
@@ -32,7 +35,6 @@ function packageVersion(): string {
   }
 }
 
-/** Fields set during `super()` (which calls init and enable) must not be class fields, or they are reset. */
 interface DiagState {
   config: DiagConfig;
   runtime: DiagRuntime;
@@ -49,33 +51,51 @@ interface DiagState {
 }
 
 /**
- * OpenTelemetry instrumentation for NestJS that finds ghost beans: providers created at startup that nothing
- * seems to use. Phase 1 (always on) writes `diag-report.json` from the resolved dependency graph; Phase 2
- * (`ghostTracking.enabled`) flags each bean at its first method call and writes `diag-ghost-report.json`.
+ * OpenTelemetry instrumentation for NestJS (and InversifyJS, tsyringe, awilix) that finds ghost beans: providers
+ * created at startup that nothing seems to use. Phase 1 (always on) writes `diag-report.json` from the resolved
+ * dependency graph; Phase 2 (`ghostTracking.enabled`) flags each bean at its first method call and writes
+ * `diag-ghost-report.json`.
  *
  * ```ts
  * new NodeSDK({ instrumentations: [new DiagInstrumentation()] }).start();
  * ```
+ *
+ * It implements OpenTelemetry's `Instrumentation` interface rather than extending `InstrumentationBase`: the
+ * base class's require hook costs every application ~100 ms of start-up (see `src/hooks/module-hooks.ts`). Like
+ * any instrumentation, it enables itself when constructed unless `enabled: false`; its configuration is read then.
  */
-export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentationConfig> {
-  declare private state: DiagState | undefined;
+export class DiagInstrumentation implements Instrumentation<DiagInstrumentationConfig> {
+  readonly instrumentationName = PACKAGE_NAME;
+  readonly instrumentationVersion = packageVersion();
+  private config: DiagInstrumentationConfig;
+  private tracer: Tracer;
+  private meter: Meter;
+  private enabled = false;
+  private readonly state: DiagState;
+  private readonly definitions: InstrumentationModuleDefinition[];
+  private readonly hooks: ModuleHooks;
 
   constructor(config: DiagInstrumentationConfig = {}) {
-    super(PACKAGE_NAME, packageVersion(), config);
+    this.config = { enabled: true, ...config };
+    this.tracer = trace.getTracer(this.instrumentationName, this.instrumentationVersion);
+    this.meter = metrics.getMeter(this.instrumentationName, this.instrumentationVersion);
+    this.state = this.createState();
+    this.state.telemetry.updateMetricInstruments(this.meter);
+    this.definitions = this.moduleDefinitions();
+    this.hooks = new ModuleHooks(this.definitions);
+    if (this.config.enabled !== false) this.enable();
   }
 
-  /** Resolved lazily: the base constructor calls init() and enable() before this class's constructor body runs. */
-  private get diag(): DiagState {
-    if (this.state) return this.state;
-    const config = resolveConfig(this.getConfig());
+  private createState(): DiagState {
+    const config = resolveConfig(this.config);
     configureSketchRegistry(config.sketchRedis);
     const runtime = new DiagRuntime(config);
     const telemetry = new DiagTelemetry(
       runtime,
       () => this.tracer,
-      () => this.state?.sketches?.(),
+      () => this.state.sketches?.(),
     );
-    const state: DiagState = {
+    return {
       config,
       runtime,
       telemetry,
@@ -83,28 +103,47 @@ export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentation
       sketches: () => sketchRegistry(),
       observer: new NestContainerObserver(
         runtime,
-        () => ({ name: '@nestjs/core', ...(this.state?.nestVersion ? { version: this.state.nestVersion } : {}) }),
+        () => ({ name: '@nestjs/core', ...(this.state.nestVersion ? { version: this.state.nestVersion } : {}) }),
         telemetry.beanObserver(),
       ),
       tsyringe: new TsyringeObserver(runtime, runtime.origins),
       awilix: new AwilixObserver(runtime, runtime.origins),
       inversify: new InversifyObserver(runtime, runtime.origins),
     };
-    this.state = state;
-    return state;
   }
 
-  /** The InstrumentationBase contract: instruments are (re)created whenever the MeterProvider changes. */
-  protected override _updateMetricInstruments(): void {
-    this.diag.telemetry.updateMetricInstruments(this.meter);
+  setTracerProvider(tracerProvider: TracerProvider): void {
+    this.tracer = tracerProvider.getTracer(this.instrumentationName, this.instrumentationVersion);
   }
 
-  protected init(): InstrumentationNodeModuleDefinition[] {
-    const diag = this.diag;
-    const wrap = (target: object, name: string, wrapper: (original: never) => unknown): void => {
-      this._wrap(target as never, name as never, wrapper as never);
-    };
-    const unwrap = (target: object, name: string): void => this._unwrap(target as never, name as never);
+  /** Instruments are (re)created whenever the MeterProvider changes. */
+  setMeterProvider(meterProvider: MeterProvider): void {
+    this.meter = meterProvider.getMeter(this.instrumentationName, this.instrumentationVersion);
+    this.state.telemetry.updateMetricInstruments(this.meter);
+  }
+
+  getConfig(): DiagInstrumentationConfig {
+    return this.config;
+  }
+
+  /** Stores the options; the diag settings were resolved at construction (environment over options). */
+  setConfig(config: DiagInstrumentationConfig): void {
+    this.config = { enabled: true, ...config };
+  }
+
+  isEnabled(): boolean {
+    return this.enabled;
+  }
+
+  /** The module definitions the hooks run (OpenTelemetry's experimental API for bundler-time instrumentation). */
+  getModuleDefinitions(): InstrumentationModuleDefinition[] {
+    return this.definitions;
+  }
+
+  private moduleDefinitions(): InstrumentationModuleDefinition[] {
+    const diag = this.state;
+    const wrap = (target: object, name: string, wrapper: (original: never) => unknown): void => wrapMethod(target, name, wrapper);
+    const unwrap = (target: object, name: string): void => unwrapMethod(target, name);
     const include = diag.config.containers.include;
     const hooks = (framework: string): boolean => include.includes('*') || include.includes(framework);
     return [
@@ -132,13 +171,13 @@ export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentation
     ];
   }
 
-  override enable(): void {
-    const wasEnabled = this.isEnabled();
-    super.enable();
-    if (wasEnabled) return;
-    const diag = this.diag;
+  enable(): void {
+    if (this.enabled) return;
+    this.enabled = true;
+    const diag = this.state;
     diag.runtime.start();
     diag.unwatchEsmLibraries ??= watchEsmLibraries(diag.runtime.origins);
+    this.hooks.enable();
     if (diag.config.actuator.include !== undefined && !diag.actuator) {
       diag.actuator = startActuator(
         diag.config.actuator,
@@ -154,10 +193,10 @@ export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentation
     }
   }
 
-  override disable(): void {
-    const wasEnabled = this.isEnabled();
-    super.disable();
-    if (!wasEnabled || !this.state) return;
+  disable(): void {
+    if (!this.enabled) return;
+    this.enabled = false;
+    this.hooks.disable();
     this.state.runtime.stop();
     this.state.unwatchEsmLibraries?.();
     this.state.unwatchEsmLibraries = undefined;
@@ -166,22 +205,22 @@ export class DiagInstrumentation extends InstrumentationBase<DiagInstrumentation
 
   /** The resolved configuration (environment over options over defaults). */
   get diagConfig(): DiagConfig {
-    return this.diag.config;
+    return this.state.config;
   }
 
   /** The live ghost snapshot: the ghost report's fields, or `{ status: 'DISABLED' }` when Phase 2 is off. */
   ghostSnapshot(): GhostReport | GhostTrackingDisabled {
-    return this.diag.runtime.ghostSnapshot();
+    return this.state.runtime.ghostSnapshot();
   }
 
   /** The latest `diag-report.json` content, once the container has started. */
   diagReport(): DiagReport | undefined {
-    return this.diag.runtime.diagReport();
+    return this.state.runtime.diagReport();
   }
 
   /** Writes `diag-ghost-report.json` now (it is also written when the container closes and periodically). */
   writeGhostReport(): void {
-    this.diag.runtime.flushGhostReport('close');
+    this.state.runtime.flushGhostReport('close');
   }
 
   /** The running actuator, once listening; undefined when not configured or not started. */

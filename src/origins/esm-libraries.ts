@@ -1,12 +1,7 @@
-import { createRequire } from 'node:module';
 import * as path from 'node:path';
+import { importInTheMiddle, type ImportInTheMiddle } from '../hooks/import-in-the-middle';
 import { safeLog } from '../logger';
 import type { ClassOriginIndex } from './class-origin';
-
-/** The part of import-in-the-middle's API used here (the same in its 1.x to 3.x releases). */
-interface ImportInTheMiddle {
-  Hook: new (hookFn: (namespace: unknown, name: string, baseDir: string | undefined) => unknown) => { unhook?(): void };
-}
 
 /**
  * Feeds the origin index with every package an ESM application imports, so that classes from ESM-only
@@ -24,8 +19,7 @@ interface ImportInTheMiddle {
 export function watchEsmLibraries(origins: ClassOriginIndex): (() => void) | undefined {
   let iitm: ImportInTheMiddle;
   try {
-    const besideInstrumentation = createRequire(require.resolve('@opentelemetry/instrumentation'));
-    iitm = besideInstrumentation('import-in-the-middle') as ImportInTheMiddle;
+    iitm = importInTheMiddle();
   } catch (err) {
     safeLog('debug', `ESM library classes not indexed: import-in-the-middle not found (${(err as Error).message})`);
     return undefined;

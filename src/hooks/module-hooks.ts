@@ -1,0 +1,247 @@
+import * as fs from 'node:fs';
+import Module = require('node:module');
+import * as path from 'node:path';
+import type { InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
+import { safeLog } from '../logger';
+import { importInTheMiddle } from './import-in-the-middle';
+import { isSupportedVersion } from './versions';
+
+/*
+ * Runs the adapters' module definitions (OpenTelemetry's InstrumentationNodeModuleDefinition/File, so the
+ * adapters keep the format every instrumentation uses) when their packages load.
+ *
+ * Why not InstrumentationBase: its require-in-the-middle hook sits on every require() of the process, and for
+ * each one resolves the module a second time and, for every file inside a package, resolves the package's main
+ * entry again to tell it from an internal file. On a NestJS app of 1,500 modules that is ~100 ms of start-up
+ * (issue #15), paid for the handful of files the adapters patch. Here CommonJS is seen once per module, after
+ * Node has loaded it (`Module.prototype.load`, which receives the resolved filename), and a file costs a
+ * `lastIndexOf` and a map lookup unless it belongs to a hooked package. ESM goes through import-in-the-middle,
+ * as with InstrumentationBase, and costs nothing unless the application registered its loader hook.
+ */
+
+interface CjsModule {
+  exports: unknown;
+}
+
+type Load = (this: CjsModule, filename: string) => unknown;
+type LoadListener = (module: CjsModule, filename: string) => void;
+
+const listeners = new Set<LoadListener>();
+let installedLoad: Load | undefined;
+let originalLoad: Load | undefined;
+
+function moduleProto(): { load: Load } {
+  return (Module as unknown as { prototype: { load: Load } }).prototype;
+}
+
+/** One patch of `Module.prototype.load` for the process, however many instrumentations listen. */
+function listen(listener: LoadListener): void {
+  listeners.add(listener);
+  if (installedLoad !== undefined) return;
+  const proto = moduleProto();
+  const original = proto.load;
+  originalLoad = original;
+  installedLoad = function load(this: CjsModule, filename: string) {
+    const result = original.call(this, filename);
+    for (const l of listeners) l(this, filename);
+    return result;
+  };
+  proto.load = installedLoad;
+}
+
+function unlisten(listener: LoadListener): void {
+  listeners.delete(listener);
+  if (listeners.size > 0 || installedLoad === undefined) return;
+  const proto = moduleProto();
+  // Someone wrapped it after us: ours stays as a pass-through (with no listener) rather than cutting theirs off.
+  if (proto.load !== installedLoad) return;
+  proto.load = originalLoad!;
+  installedLoad = undefined;
+  originalLoad = undefined;
+}
+
+const NODE_MODULES = `${path.sep}node_modules${path.sep}`;
+
+/** The package a file belongs to: its name as required (`@scope/name`) and its directory; undefined outside node_modules. */
+export function packageOf(filename: string): { name: string; dir: string } | undefined {
+  const at = filename.lastIndexOf(NODE_MODULES);
+  if (at === -1) return undefined;
+  const start = at + NODE_MODULES.length;
+  let end = filename.indexOf(path.sep, start);
+  if (end !== -1 && filename.charCodeAt(start) === 64 /* @ */) end = filename.indexOf(path.sep, end + 1);
+  if (end === -1) return undefined;
+  const name = filename.slice(start, end);
+  return { name: path.sep === '/' ? name : name.split(path.sep).join('/'), dir: filename.slice(0, end) };
+}
+
+function posix(p: string): string {
+  return path.sep === '/' ? p : p.split(path.sep).join('/');
+}
+
+/** `@scope/name` or `name`, the package part of a hook name such as `@nestjs/core/injector/injector.js`. */
+function packageNameOf(hookName: string): string {
+  const parts = posix(hookName).split('/');
+  return hookName.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+}
+
+/**
+ * The module definitions of one instrumentation, hooked into the CommonJS loader and import-in-the-middle.
+ * `enable()` also runs them on hooked packages already in `require.cache` (an application that imported NestJS
+ * before starting the SDK is patched then, not missed); `disable()` runs every unpatch on what was patched.
+ */
+export class ModuleHooks {
+  private readonly byPackage = new Map<string, InstrumentationModuleDefinition[]>();
+  private readonly versions = new Map<string, string | undefined>();
+  private readonly mains = new Map<string, string | undefined>();
+  private enabled = false;
+  private esmHooked = false;
+  private loadedScanned = false;
+
+  constructor(private readonly definitions: readonly InstrumentationModuleDefinition[]) {
+    for (const def of definitions) {
+      const list = this.byPackage.get(def.name);
+      if (list === undefined) this.byPackage.set(def.name, [def]);
+      else list.push(def);
+    }
+  }
+
+  private readonly onLoad: LoadListener = (module, filename) => {
+    const pkg = packageOf(filename);
+    if (pkg === undefined) return;
+    const defs = this.byPackage.get(pkg.name);
+    if (defs === undefined) return;
+    const name = this.mainOf(pkg.name, pkg.dir) === filename ? pkg.name : `${pkg.name}/${posix(filename.slice(pkg.dir.length + 1))}`;
+    const patched = this.run(defs, module.exports, name, this.versionOf(pkg.dir));
+    if (patched !== module.exports) module.exports = patched;
+  };
+
+  enable(): void {
+    if (this.enabled) return;
+    this.enabled = true;
+    // After a disable(): what was patched before gets its patches back (the hooks will not see it load again).
+    for (const def of this.definitions) {
+      if (def.moduleExports !== undefined && def.patch) this.guard(def.name, () => def.patch!(def.moduleExports, def.moduleVersion));
+      for (const file of def.files) {
+        if (file.moduleExports !== undefined) this.guard(file.name, () => file.patch(file.moduleExports, def.moduleVersion));
+      }
+    }
+    listen(this.onLoad);
+    this.hookEsm();
+    this.patchLoaded();
+  }
+
+  disable(): void {
+    if (!this.enabled) return;
+    this.enabled = false;
+    unlisten(this.onLoad);
+    for (const def of this.definitions) {
+      if (def.moduleExports !== undefined && def.unpatch) this.guard(def.name, () => def.unpatch!(def.moduleExports, def.moduleVersion));
+      for (const file of def.files) {
+        if (file.moduleExports !== undefined) this.guard(file.name, () => file.unpatch(file.moduleExports, def.moduleVersion));
+      }
+    }
+  }
+
+  /** The definitions of one package applied to a module of it: `name` is the package itself or one of its files. */
+  private run(defs: readonly InstrumentationModuleDefinition[], exports: unknown, name: string, version: string | undefined): unknown {
+    if (!this.enabled) return exports;
+    let current = exports;
+    for (const def of defs) {
+      if (name === def.name) {
+        if (!this.supported(def.name, def.supportedVersions, version)) continue;
+        def.moduleVersion = version;
+        if (!def.patch) continue;
+        def.moduleExports = current;
+        const input = current;
+        current = this.guard(def.name, () => def.patch!(input, version)) ?? input;
+        continue;
+      }
+      for (const file of def.files) {
+        if (file.name !== name || !this.supported(file.name, file.supportedVersions, version)) continue;
+        def.moduleVersion = version;
+        file.moduleExports = current;
+        const input = current;
+        current = this.guard(file.name, () => file.patch(input, version)) ?? input;
+      }
+    }
+    return current;
+  }
+
+  /** A hook must never break the application's require: a patch that throws leaves the module as loaded. */
+  private guard(what: string, fn: () => unknown): unknown {
+    try {
+      return fn();
+    } catch (err) {
+      safeLog('warn', `patching ${what} failed; that part of the detector is off: ${(err as Error).message}`);
+      return undefined;
+    }
+  }
+
+  private supported(what: string, ranges: readonly string[], version: string | undefined): boolean {
+    try {
+      return isSupportedVersion(ranges, version);
+    } catch (err) {
+      safeLog('warn', `${what}: ${(err as Error).message}`);
+      return false;
+    }
+  }
+
+  private versionOf(dir: string): string | undefined {
+    if (this.versions.has(dir)) return this.versions.get(dir);
+    let version: string | undefined;
+    try {
+      const v = (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version?: unknown }).version;
+      version = typeof v === 'string' ? v : undefined;
+    } catch {
+      version = undefined;
+    }
+    this.versions.set(dir, version);
+    return version;
+  }
+
+  /** The file `require(name)` loads for the copy in `dir` (resolved once per copy): what tells the entry from the rest. */
+  private mainOf(name: string, dir: string): string | undefined {
+    if (this.mains.has(dir)) return this.mains.get(dir);
+    let main: string | undefined;
+    try {
+      main = require.resolve(name, { paths: [dir] });
+    } catch {
+      main = undefined;
+    }
+    this.mains.set(dir, main);
+    return main;
+  }
+
+  /** import-in-the-middle hooks for ESM packages: live only when the application registered the loader hook. */
+  private hookEsm(): void {
+    if (this.esmHooked || this.byPackage.size === 0) return;
+    this.esmHooked = true;
+    try {
+      const iitm = importInTheMiddle();
+      new iitm.Hook([...this.byPackage.keys()], { internals: true }, (namespace, name, baseDir) => {
+        if (baseDir === undefined) return namespace;
+        const defs = this.byPackage.get(packageNameOf(name));
+        if (defs === undefined) return namespace;
+        return this.run(defs, namespace, posix(name), this.versionOf(baseDir));
+      });
+    } catch (err) {
+      safeLog('debug', `ESM packages not hooked: import-in-the-middle not found (${(err as Error).message})`);
+    }
+  }
+
+  /**
+   * Hooked packages the application required before the instrumentation was enabled, in load order. Once per
+   * instance: after a disable(), enable() re-patches from what was recorded.
+   */
+  private patchLoaded(): void {
+    if (this.loadedScanned) return;
+    this.loadedScanned = true;
+    for (const [filename, module] of Object.entries(require.cache)) {
+      if (module === undefined || !module.loaded) continue;
+      const pkg = packageOf(filename);
+      if (pkg === undefined || !this.byPackage.has(pkg.name)) continue;
+      safeLog('debug', `${pkg.name} was loaded before the instrumentation was enabled; patching ${path.basename(filename)} now`);
+      this.onLoad(module, filename);
+    }
+  }
+}

@@ -1,0 +1,96 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { tempDir } from './support/app-process';
+
+/**
+ * The CommonJS hook that replaced require-in-the-middle (src/hooks/module-hooks.ts), in a real process: jest
+ * replaces `require`, so the hook is exercised by a script on packages written to a temporary node_modules.
+ */
+const root = path.resolve(__dirname, '..', '..');
+
+function writePackage(dir: string, name: string, version: string, files: Record<string, string>): void {
+  const pkg = path.join(dir, 'node_modules', ...name.split('/'));
+  fs.mkdirSync(pkg, { recursive: true });
+  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name, version, main: 'index.js' }));
+  for (const [file, source] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(pkg, file)), { recursive: true });
+    fs.writeFileSync(path.join(pkg, file), source);
+  }
+}
+
+it('patches a package entry and its inner files once loaded, skips unsupported versions, survives a throwing patch, and undoes it all', () => {
+  const dir = tempDir('module-hooks');
+  const inner = "class Engine { run() { return 'ran'; } }\nmodule.exports = { Engine };\n";
+  writePackage(dir, '@acme/core', '2.1.0', {
+    'index.js': "const { Engine } = require('./lib/engine.js');\nmodule.exports = { Engine, hello: () => 'hello' };\n",
+    'lib/engine.js': inner,
+  });
+  writePackage(dir, 'old-lib', '1.0.0', { 'index.js': 'module.exports = { v: 1 };\n' });
+  writePackage(dir, 'early', '3.0.0', { 'index.js': 'module.exports = { early: true };\n' });
+  writePackage(dir, 'broken', '1.0.0', { 'index.js': 'module.exports = { fine: true };\n' });
+  const script = path.join(dir, 'main.js');
+  fs.writeFileSync(
+    script,
+    `const Module = require('node:module');
+const { InstrumentationNodeModuleDefinition: Def, InstrumentationNodeModuleFile: File } = require('@opentelemetry/instrumentation');
+const { ModuleHooks } = require(${JSON.stringify(path.join(root, 'dist', 'hooks', 'module-hooks.js'))});
+const { wrapMethod, unwrapMethod } = require(${JSON.stringify(path.join(root, 'dist', 'hooks', 'wrap.js'))});
+const seen = [];
+const early = require('early'); // loaded before the hooks exist
+const pristineLoad = Module.prototype.load;
+const hooks = new ModuleHooks([
+  new Def('@acme/core', ['>=2.0.0 <3'], (exports, version) => { seen.push('core@' + version); return { ...exports, patched: true }; }, () => seen.push('core unpatched'), [
+    new File('@acme/core/lib/engine.js', ['>=2.0.0 <3'], (exports) => {
+      wrapMethod(exports.Engine.prototype, 'run', (orig) => function () { return orig.call(this) + ' (seen)'; });
+      seen.push('engine');
+      return exports;
+    }, (exports) => unwrapMethod(exports.Engine.prototype, 'run')),
+  ]),
+  new Def('old-lib', ['>=2.0.0'], () => { seen.push('old-lib patched'); }),
+  new Def('early', ['*'], (exports) => { exports.late = true; seen.push('early'); return exports; }),
+  new Def('broken', ['*'], () => { throw new Error('patch bug'); }),
+]);
+hooks.enable();
+const hookInstalled = Module.prototype.load !== pristineLoad;
+const core = require('@acme/core');
+const { Engine } = require('@acme/core/lib/engine.js');
+const oldLib = require('old-lib');
+const broken = require('broken');
+const result = {
+  seen: [...seen],
+  patchedEntry: core.patched === true,
+  cachedEntrySame: require('@acme/core') === core,
+  run: new Engine().run(),
+  oldLib,
+  early: early.late === true,
+  broken,
+  hookInstalled,
+};
+hooks.disable();
+result.afterDisable = { run: new Engine().run(), seen: seen.slice(result.seen.length), loadRestored: Module.prototype.load === pristineLoad };
+console.log('RESULT ' + JSON.stringify(result));
+`,
+  );
+  const run = spawnSync(process.execPath, [script], {
+    cwd: dir,
+    env: { ...process.env, NODE_PATH: path.join(root, 'node_modules'), DIAG_LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  const line = run.stdout.split('\n').find((l) => l.startsWith('RESULT '));
+  expect(line).toBeDefined();
+  expect(JSON.parse(line!.slice(7))).toEqual({
+    // inner files finish loading before the entry that requires them
+    seen: ['early', 'engine', 'core@2.1.0'],
+    patchedEntry: true,
+    cachedEntrySame: true,
+    run: 'ran (seen)',
+    oldLib: { v: 1 },
+    early: true,
+    broken: { fine: true },
+    hookInstalled: true,
+    afterDisable: { run: 'ran', seen: ['core unpatched'], loadRestored: true },
+  });
+  expect(run.stderr).toContain('patching broken failed; that part of the detector is off: patch bug');
+}, 40_000);
