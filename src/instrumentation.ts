@@ -6,20 +6,20 @@ import { resolveConfig, type DiagConfig } from './config/properties';
 import { DiagRuntime } from './runtime';
 import { NestContainerObserver } from './adapters/nestjs/container-observer';
 import { nestModuleDefinitions } from './adapters/nestjs/module-definitions';
-import { AwilixObserver } from './adapters/awilix/container-observer';
+import type { AwilixObserver } from './adapters/awilix/container-observer';
 import { awilixModuleDefinitions } from './adapters/awilix/module-definitions';
-import { InversifyObserver } from './adapters/inversify/container-observer';
+import type { InversifyObserver } from './adapters/inversify/container-observer';
 import { inversifyModuleDefinitions } from './adapters/inversify/module-definitions';
-import { TsyringeObserver } from './adapters/tsyringe/container-observer';
+import type { TsyringeObserver } from './adapters/tsyringe/container-observer';
 import { tsyringeModuleDefinitions } from './adapters/tsyringe/module-definitions';
-import { actuatorSources, startActuator, type ActuatorHandle } from './actuator';
+import type { ActuatorHandle } from './actuator';
 import type { DiagInstrumentationConfig } from './types';
 import type { DiagReport } from './ghost/reports';
 import type { GhostReport, GhostTrackingDisabled } from './ghost/types';
 import type { SketchRegistryView } from './sketch/types';
 import { safeLog } from './logger';
 import { DiagTelemetry } from './telemetry';
-import { configureSketchRegistry, sketchRegistry } from './sketch/registry';
+import { configureSketchRegistry, existingSketchRegistry } from './sketch/registry-settings';
 import { watchEsmLibraries } from './origins/esm-libraries';
 import { ModuleHooks } from './hooks/module-hooks';
 import { unwrapMethod, wrapMethod } from './hooks/wrap';
@@ -35,14 +35,21 @@ function packageVersion(): string {
   }
 }
 
+/** `create()`'s value, computed at the first call. */
+function once<T>(create: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= create());
+}
+
 interface DiagState {
   config: DiagConfig;
   runtime: DiagRuntime;
   telemetry: DiagTelemetry;
   observer: NestContainerObserver;
-  tsyringe: TsyringeObserver;
-  awilix: AwilixObserver;
-  inversify: InversifyObserver;
+  /** The lazy containers' observers, created (and their code loaded) when their package first loads. */
+  tsyringe: () => TsyringeObserver;
+  awilix: () => AwilixObserver;
+  inversify: () => InversifyObserver;
   nestVersion?: string;
   actuator?: Promise<ActuatorHandle | undefined>;
   sketches?: () => SketchRegistryView | undefined;
@@ -93,22 +100,33 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
     const telemetry = new DiagTelemetry(
       runtime,
       () => this.tracer,
-      () => this.state.sketches?.(),
+      // Telemetry reports the sketches an application created; it never creates the registry.
+      existingSketchRegistry,
     );
     return {
       config,
       runtime,
       telemetry,
-      // Creating the registry loads nothing native: the library is loaded when the first sketch is created.
-      sketches: () => sketchRegistry(),
+      // Loaded when the actuator first asks: an application without sketches never loads the sketch code.
+      // Creating the registry loads nothing native either: the library is loaded with the first sketch.
+      sketches: () => (require('./sketch/registry') as typeof import('./sketch/registry')).sketchRegistry(),
       observer: new NestContainerObserver(
         runtime,
         () => ({ name: '@nestjs/core', ...(this.state.nestVersion ? { version: this.state.nestVersion } : {}) }),
         telemetry.beanObserver(),
       ),
-      tsyringe: new TsyringeObserver(runtime, runtime.origins),
-      awilix: new AwilixObserver(runtime, runtime.origins),
-      inversify: new InversifyObserver(runtime, runtime.origins),
+      tsyringe: once(() => {
+        const { TsyringeObserver } = require('./adapters/tsyringe/container-observer') as typeof import('./adapters/tsyringe/container-observer');
+        return new TsyringeObserver(runtime, runtime.origins);
+      }),
+      awilix: once(() => {
+        const { AwilixObserver } = require('./adapters/awilix/container-observer') as typeof import('./adapters/awilix/container-observer');
+        return new AwilixObserver(runtime, runtime.origins);
+      }),
+      inversify: once(() => {
+        const { InversifyObserver } = require('./adapters/inversify/container-observer') as typeof import('./adapters/inversify/container-observer');
+        return new InversifyObserver(runtime, runtime.origins);
+      }),
     };
   }
 
@@ -179,6 +197,8 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
     diag.unwatchEsmLibraries ??= watchEsmLibraries(diag.runtime.origins);
     this.hooks.enable();
     if (diag.config.actuator.include !== undefined && !diag.actuator) {
+      // Required here, not at the top: an application without the actuator never loads its server.
+      const { actuatorSources, startActuator } = require('./actuator') as typeof import('./actuator');
       diag.actuator = startActuator(
         diag.config.actuator,
         actuatorSources({

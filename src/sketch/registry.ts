@@ -6,6 +6,9 @@ import { nativeSketchStore } from './stores/native';
 import type { SketchStore, SyncEvent } from './stores/types';
 import { storeFromSettings, type SketchRedisSettings } from './stores/from-settings';
 import { resolveSketchRedisConfig } from '../config/properties';
+import { instrumentationSketchSettings, registryCreated } from './registry-settings';
+
+export { configureSketchRegistry } from './registry-settings';
 
 /** Per-sketch options a caller of {@link SketchRegistry.getOrCreate} may give (the window comes from the id). */
 export type RegistrySketchOptions = Omit<WindowedSketchOptions, 'windowMs' | 'clock' | 'library'>;
@@ -232,8 +235,6 @@ function shapeKey(o: RegistrySketchOptions & SketchShapeOptions): string {
 }
 
 let defaultRegistry: SketchRegistry | undefined;
-/** The instrumentation's settings, when it gave them before the process-wide registry existed. */
-let instrumentationSettings: SketchRedisSettings | undefined;
 
 /**
  * The process-wide registry the decorators, the actuator and telemetry share. Its store follows the
@@ -241,19 +242,14 @@ let instrumentationSettings: SketchRedisSettings | undefined;
  * this process's native memory otherwise.
  */
 export function sketchRegistry(): SketchRegistry {
-  defaultRegistry ??= new SketchRegistry({ store: storeFromSettings(instrumentationSettings ?? resolveSketchRedisConfig()) });
-  return defaultRegistry;
-}
-
-/**
- * Gives the process-wide registry the instrumentation's `diag.sketch.redis.*` settings (its options joined
- * with the environment). Before the registry exists they are kept for its creation; after, a URL that was
- * not in effect yet moves new sketches to the fleet store.
- */
-export function configureSketchRegistry(settings: SketchRedisSettings): void {
-  if (defaultRegistry === undefined) {
-    instrumentationSettings = settings;
-    return;
-  }
-  if (settings.url !== undefined && defaultRegistry.store.kind === 'native') defaultRegistry.useStore(storeFromSettings(settings));
+  if (defaultRegistry !== undefined) return defaultRegistry;
+  const registry = new SketchRegistry({ store: storeFromSettings(instrumentationSketchSettings() ?? resolveSketchRedisConfig()) });
+  defaultRegistry = registry;
+  registryCreated({
+    view: registry,
+    settingsChanged: (settings) => {
+      if (settings.url !== undefined && registry.store.kind === 'native') registry.useStore(storeFromSettings(settings));
+    },
+  });
+  return registry;
 }

@@ -11,7 +11,7 @@ type Exports = Record<string, unknown>;
  * files that define `createContainer` and the resolver factories, read through those getters at each call.
  * ESM: `import 'awilix'` loads one bundle (`lib/awilix.module.mjs`), patched through its namespace.
  */
-export function awilixModuleDefinitions(observer: AwilixObserver, patcher: AwilixPatcher): InstrumentationNodeModuleDefinition[] {
+export function awilixModuleDefinitions(observer: () => AwilixObserver, patcher: AwilixPatcher): InstrumentationNodeModuleDefinition[] {
   return [
     new InstrumentationNodeModuleDefinition(
       'awilix',
@@ -19,32 +19,32 @@ export function awilixModuleDefinitions(observer: AwilixObserver, patcher: Awili
       (exports: Exports, version?: string) => {
         // the CommonJS entry's getters say false to a write: its files are patched instead
         if (isEsmNamespace(exports)) {
-          observer.patchResolvers(exports, version, patcher);
-          observer.patchContainer(exports, version, patcher);
+          observer().patchResolvers(exports, version, patcher);
+          observer().patchContainer(exports, version, patcher);
         }
         return exports;
       },
       (exports: Exports) => {
-        if (exports !== undefined && isEsmNamespace(exports)) observer.unpatch(patcher);
+        if (exports !== undefined && isEsmNamespace(exports)) observer().unpatch(patcher);
       },
       [
         new InstrumentationNodeModuleFile(
           'awilix/lib/resolvers.js',
           SUPPORTED_AWILIX_VERSIONS,
           (exports: Exports, version?: string) => {
-            observer.patchResolvers(exports, version, patcher);
+            observer().patchResolvers(exports, version, patcher);
             return exports;
           },
-          () => observer.unpatch(patcher),
+          () => observer().unpatch(patcher),
         ),
         new InstrumentationNodeModuleFile(
           'awilix/lib/container.js',
           SUPPORTED_AWILIX_VERSIONS,
           (exports: Exports, version?: string) => {
-            observer.patchContainer(exports, version, patcher);
+            observer().patchContainer(exports, version, patcher);
             return exports;
           },
-          () => observer.unpatch(patcher),
+          () => observer().unpatch(patcher),
         ),
       ],
     ),

@@ -13,17 +13,17 @@ type Exports = Record<string, unknown>;
  * The hooks patch classes' prototypes, never the modules' exports, so one definition serves the CommonJS build
  * and the ESM one (an import-in-the-middle namespace) alike.
  */
-export function inversifyModuleDefinitions(observer: InversifyObserver, patcher: InversifyPatcher): InstrumentationNodeModuleDefinition[] {
+export function inversifyModuleDefinitions(observer: () => InversifyObserver, patcher: InversifyPatcher): InstrumentationNodeModuleDefinition[] {
   let inversify7Version: string | undefined;
   return [
     new InstrumentationNodeModuleDefinition(
       'inversify',
       SUPPORTED_INVERSIFY_6,
       (exports: Exports, version?: string) => {
-        observer.patchContainer6(exports, version, patcher);
+        observer().patchContainer6(exports, version, patcher);
         return exports;
       },
-      () => observer.unpatch(patcher),
+      () => observer().unpatch(patcher),
     ),
     // InversifyJS 7 and 8 only re-export: their version is what the reports name
     new InstrumentationNodeModuleDefinition('inversify', SUPPORTED_INVERSIFY_7, (exports: Exports, version?: string) => {
@@ -34,10 +34,10 @@ export function inversifyModuleDefinitions(observer: InversifyObserver, patcher:
       '@inversifyjs/core',
       SUPPORTED_INVERSIFY_CORE,
       (exports: Exports) => {
-        observer.patchCore7(exports, patcher, () => inversify7Version);
+        observer().patchCore7(exports, patcher, () => inversify7Version);
         return exports;
       },
-      () => observer.unpatch(patcher),
+      () => observer().unpatch(patcher),
     ),
   ];
 }

@@ -9,14 +9,14 @@ export const SUPPORTED_TSYRINGE_VERSIONS = ['>=4.0.0 <5'];
  * `import 'tsyringe'` load (the package has no `exports` map; Node picks `main`), and the container is
  * required from inside the package, where require-in-the-middle sees it.
  */
-export function tsyringeModuleDefinitions(observer: TsyringeObserver, patcher: TsyringePatcher): InstrumentationNodeModuleDefinition[] {
+export function tsyringeModuleDefinitions(observer: () => TsyringeObserver, patcher: TsyringePatcher): InstrumentationNodeModuleDefinition[] {
   return [
     new InstrumentationNodeModuleDefinition('tsyringe', SUPPORTED_TSYRINGE_VERSIONS, undefined, undefined, [
       new InstrumentationNodeModuleFile(
         'tsyringe/dist/cjs/dependency-container.js',
         SUPPORTED_TSYRINGE_VERSIONS,
-        (exports: TsyringeDependencyContainerModule, version?: string) => observer.patch(exports, version, patcher),
-        () => observer.unpatch(patcher),
+        (exports: TsyringeDependencyContainerModule, version?: string) => observer().patch(exports, version, patcher),
+        () => observer().unpatch(patcher),
       ),
     ]),
   ];
