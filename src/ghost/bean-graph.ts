@@ -190,26 +190,43 @@ export class BeanGraph {
   private assignNames(): void {
     if (this.namesAssigned) return;
     this.namesAssigned = true;
-    const byToken = new Map<string, Bean[]>();
-    for (const bean of this.beanList) {
-      const group = byToken.get(bean.token);
-      if (group) group.push(bean);
-      else byToken.set(bean.token, [bean]);
+    const names = uniqueBeanNames(this.beanList);
+    for (let i = 0; i < names.length; i++) this.beanList[i].name = names[i];
+  }
+}
+
+/**
+ * The reports' unique bean names, in input order: the token's plain name, or `<module>/<token>` when two beans
+ * share a token name, with `#2`, `#3`... appended if even that collides. Exported so that an adapter can name
+ * beans before it builds the whole graph (the NestJS adapter, to track instances under the report's names).
+ */
+export function uniqueBeanNames(beans: ReadonlyArray<{ readonly token: string; readonly module?: string }>): string[] {
+  const count = new Map<string, number>();
+  for (const bean of beans) count.set(bean.token, (count.get(bean.token) ?? 0) + 1);
+  const taken = new Set<string>();
+  for (const [token, n] of count) if (n === 1) taken.add(token);
+  const names = new Array<string>(beans.length);
+  // Clashing tokens in first-seen order, each group's beans in input order: the order the names were given in.
+  const groups = new Map<string, number[]>();
+  for (let i = 0; i < beans.length; i++) {
+    const token = beans[i].token;
+    if (count.get(token) === 1) {
+      names[i] = token;
+      continue;
     }
-    const taken = new Set<string>();
-    for (const bean of this.beanList) if (byToken.get(bean.token)!.length === 1) taken.add(bean.token);
-    for (const [token, group] of byToken) {
-      if (group.length === 1) {
-        group[0].name = token;
-        continue;
-      }
-      for (const bean of group) {
-        const base = bean.module !== undefined ? `${bean.module}/${token}` : token;
-        let name = base;
-        for (let n = 2; taken.has(name); n++) name = `${base}#${n}`;
-        taken.add(name);
-        bean.name = name;
-      }
+    const group = groups.get(token);
+    if (group) group.push(i);
+    else groups.set(token, [i]);
+  }
+  for (const [token, group] of groups) {
+    for (const i of group) {
+      const module = beans[i].module;
+      const base = module !== undefined ? `${module}/${token}` : token;
+      let name = base;
+      for (let n = 2; taken.has(name); n++) name = `${base}#${n}`;
+      taken.add(name);
+      names[i] = name;
     }
   }
+  return names;
 }

@@ -1,6 +1,6 @@
 import type { DiagRuntime } from '../../runtime';
 import { safeLog } from '../../logger';
-import { isFrameworkWrapper, readContainer, type Instantiation } from './container-reader';
+import { isFrameworkWrapper, readBeanNames, readContainer, type Instantiation } from './container-reader';
 import { tokenName } from './names';
 import { PassportStrategies } from './passport';
 import { nestEntryPoints } from './entry-points';
@@ -128,11 +128,7 @@ export class NestContainerObserver {
   private preRead(container: NestContainer, state: ContainerState): void {
     try {
       this.runtime.origins.scanRequireCache();
-      const { graph, wrappers } = readContainer(container, state.instantiations, this.runtime.origins);
-      for (const [id, wrapper] of wrappers) {
-        const bean = graph.bean(id);
-        this.remember(state, wrapper, { name: bean.name, framework: bean.framework });
-      }
+      for (const [wrapper, bean] of readBeanNames(container, this.runtime.origins)) this.remember(state, wrapper, bean);
     } catch (err) {
       safeLog('debug', `could not pre-read the container: ${errorMessage(err)}`);
     }

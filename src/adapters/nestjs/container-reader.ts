@@ -1,4 +1,4 @@
-import { BeanGraph, type BeanKind, type BeanRole, type BeanScope } from '../../ghost/bean-graph';
+import { BeanGraph, uniqueBeanNames, type BeanKind, type BeanRole, type BeanScope } from '../../ghost/bean-graph';
 import type { ClassOriginIndex } from '../../origins/class-origin';
 import type { NestBeanFacts } from './entry-points';
 import { className, tokenName } from './names';
@@ -69,6 +69,65 @@ const COLLECTIONS: ReadonlyArray<[keyof NestModule, BeanRole]> = [
   ['middlewares', 'middleware'],
 ];
 
+/** One wrapper as the reports name it: its token's display name and its module's name. */
+interface WrapperVisit {
+  readonly wrapper: NestInstanceWrapper;
+  readonly role: BeanRole;
+  readonly moduleName: string;
+  readonly token: unknown;
+  readonly kind: BeanKind;
+  /** The class the container instantiates, for class providers. */
+  readonly cls: Function | undefined;
+  /** `APP_GUARD` and its like, for a global enhancer's random token. */
+  readonly enhancer: string | undefined;
+  readonly displayToken: string;
+}
+
+/**
+ * Every wrapper of the container once, in the order the graph numbers beans: modules in the container's order,
+ * then providers, controllers, injectables and middleware. An exported provider is the same wrapper in every
+ * importing module: one bean.
+ */
+function visitWrappers(container: NestContainer, visit: (v: WrapperVisit) => void): void {
+  const seen = new Set<NestInstanceWrapper>();
+  for (const mod of container.getModules().values()) {
+    const moduleClass = mod.metatype;
+    const moduleName = mod.name ?? tokenName(moduleClass);
+    for (const [collection, role] of COLLECTIONS) {
+      const map = mod[collection] as Map<unknown, NestInstanceWrapper> | undefined;
+      if (!(map instanceof Map)) continue;
+      for (const wrapper of map.values()) {
+        if (!wrapper || seen.has(wrapper)) continue;
+        seen.add(wrapper);
+        const token = wrapper.token ?? wrapper.name;
+        const isModuleClass = role === 'provider' && token === moduleClass && typeof moduleClass === 'function';
+        const kind = kindOf(wrapper);
+        const cls = typeof wrapper.metatype === 'function' && kind === 'class' ? wrapper.metatype : undefined;
+        const enhancer = typeof token === 'string' ? GLOBAL_ENHANCER_TOKEN.exec(token)?.[1] : undefined;
+        // `APP_GUARD(RolesGuard)`: the token alone repeats for every global guard and says nothing.
+        const displayToken = enhancer && cls ? `${enhancer}(${tokenName(cls)})` : tokenName(token);
+        visit({ wrapper, role: isModuleClass ? 'module' : role, moduleName, token, kind, cls, enhancer, displayToken });
+      }
+    }
+  }
+}
+
+/**
+ * The reports' name of every wrapper and whether a library registered it, without reading the rest of the
+ * graph: what Phase 2 needs before the first instance exists, at a fraction of {@link readContainer}'s cost.
+ */
+export function readBeanNames(
+  container: NestContainer,
+  origins: ClassOriginIndex,
+): Map<NestInstanceWrapper, { readonly name: string; readonly framework: boolean }> {
+  const visits: WrapperVisit[] = [];
+  visitWrappers(container, (v) => visits.push(v));
+  const names = uniqueBeanNames(visits.map((v) => ({ token: v.displayToken, module: v.moduleName })));
+  const out = new Map<NestInstanceWrapper, { name: string; framework: boolean }>();
+  visits.forEach((v, i) => out.set(v.wrapper, { name: names[i], framework: isFrameworkWrapper(v.wrapper, origins) }));
+  return out;
+}
+
 /**
  * Reads the finished container into a framework-neutral graph. Edges come from Nest's own resolution
  * metadata (constructor parameters, `@Inject()` properties, factory `inject` lists, `useExisting` aliases),
@@ -83,60 +142,41 @@ export function readContainer(
   const ids = new Map<NestInstanceWrapper, number>();
   const facts = new Map<number, NestBeanFacts>();
   const wrappers = new Map<number, NestInstanceWrapper>();
-  const modules = [...container.getModules().values()];
 
-  for (const mod of modules) {
-    const moduleClass = mod.metatype;
-    const moduleName = mod.name ?? tokenName(moduleClass);
-    for (const [collection, role] of COLLECTIONS) {
-      const map = mod[collection] as Map<unknown, NestInstanceWrapper> | undefined;
-      if (!(map instanceof Map)) continue;
-      for (const wrapper of map.values()) {
-        // An exported provider is the same wrapper in every importing module: one bean.
-        if (!wrapper || ids.has(wrapper)) continue;
-        const token = wrapper.token ?? wrapper.name;
-        const isModuleClass = role === 'provider' && token === moduleClass && typeof moduleClass === 'function';
-        const beanRole: BeanRole = isModuleClass ? 'module' : role;
-        const seen = instantiations.get(wrapper);
-        const kind = kindOf(wrapper);
-        const scope = scopeOf(wrapper);
-        const cls = typeof wrapper.metatype === 'function' && kind === 'class' ? wrapper.metatype : undefined;
-        const framework = isFrameworkWrapper(wrapper, origins);
-        let instance: unknown;
-        try {
-          instance = wrapper.instance;
-        } catch {
-          instance = undefined;
-        }
-        // useValue providers never pass through instantiateClass: their value exists from the start.
-        const eager = seen ? seen.eager : kind === 'value' && scope === 'singleton' && instance !== undefined;
-        const enhancer = typeof token === 'string' ? GLOBAL_ENHANCER_TOKEN.exec(token)?.[1] : undefined;
-        // `APP_GUARD(RolesGuard)`: the token alone repeats for every global guard and says nothing.
-        const displayToken = enhancer && cls ? `${enhancer}(${tokenName(cls)})` : tokenName(token);
-        const id = graph.addBean({
-          token: displayToken,
-          module: moduleName,
-          kind,
-          scope,
-          role: beanRole,
-          framework,
-          eager,
-          ...(seen ? { instantiationMs: seen.ms } : {}),
-          // Application classes only: where a library class lives says nothing the user can act on.
-          ...(cls && !framework && cls.name ? { className: className(cls), ...sourceOf(cls, origins) } : {}),
-        });
-        ids.set(wrapper, id);
-        wrappers.set(id, wrapper);
-        facts.set(id, {
-          role: beanRole,
-          token,
-          metatype: cls,
-          instance,
-          ...(enhancer ? { globalEnhancer: enhancer } : {}),
-        });
-      }
+  visitWrappers(container, ({ wrapper, role, moduleName, token, kind, cls, enhancer, displayToken }) => {
+    const seen = instantiations.get(wrapper);
+    const scope = scopeOf(wrapper);
+    const framework = isFrameworkWrapper(wrapper, origins);
+    let instance: unknown;
+    try {
+      instance = wrapper.instance;
+    } catch {
+      instance = undefined;
     }
-  }
+    // useValue providers never pass through instantiateClass: their value exists from the start.
+    const eager = seen ? seen.eager : kind === 'value' && scope === 'singleton' && instance !== undefined;
+    const id = graph.addBean({
+      token: displayToken,
+      module: moduleName,
+      kind,
+      scope,
+      role,
+      framework,
+      eager,
+      ...(seen ? { instantiationMs: seen.ms } : {}),
+      // Application classes only: where a library class lives says nothing the user can act on.
+      ...(cls && !framework && cls.name ? { className: className(cls), ...sourceOf(cls, origins) } : {}),
+    });
+    ids.set(wrapper, id);
+    wrappers.set(id, wrapper);
+    facts.set(id, {
+      role,
+      token,
+      metatype: cls,
+      instance,
+      ...(enhancer ? { globalEnhancer: enhancer } : {}),
+    });
+  });
 
   // Nest records a dependency on a `useExisting` alias as one on the alias's target: the declared token says
   // which of the two the class asked for, so that an injected alias is not taken for an unused one.

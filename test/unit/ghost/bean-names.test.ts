@@ -1,0 +1,36 @@
+import { BeanGraph, uniqueBeanNames } from '../../../src/ghost/bean-graph';
+
+describe('uniqueBeanNames', () => {
+  it('keeps a unique token, qualifies clashing ones by module, and numbers what still clashes, in input order', () => {
+    const beans = [
+      { token: 'Logger', module: 'AppModule' },
+      { token: 'UsersService', module: 'UsersModule' },
+      { token: 'Logger', module: 'UsersModule' },
+      { token: 'AppModule/Logger' },
+      { token: 'Logger', module: 'AppModule' },
+      { token: 'Cache' },
+      { token: 'Cache' },
+    ];
+    expect(uniqueBeanNames(beans)).toEqual([
+      'AppModule/Logger#2',
+      'UsersService',
+      'UsersModule/Logger',
+      'AppModule/Logger',
+      'AppModule/Logger#3',
+      'Cache',
+      'Cache#2',
+    ]);
+  });
+
+  it('names a graph exactly as the graph names its beans', () => {
+    const beans = [
+      { token: 'A', module: 'M1' },
+      { token: 'A', module: 'M2' },
+      { token: 'B', module: 'M1' },
+    ];
+    const graph = new BeanGraph();
+    for (const b of beans) graph.addBean({ ...b, kind: 'class', scope: 'singleton', role: 'provider', framework: false, eager: true });
+    expect(graph.beans().map((b) => b.name)).toEqual(uniqueBeanNames(beans));
+    expect(uniqueBeanNames(beans)).toEqual(['M1/A', 'M2/A', 'B']);
+  });
+});
