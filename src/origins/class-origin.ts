@@ -92,7 +92,9 @@ function exportsNoFunctions(file: string): boolean {
 export class ClassOriginIndex {
   private readonly origins = new WeakMap<object, ClassOrigin>();
   private scannedModules = new WeakSet<object>();
-  private builtinsIndexed = false;
+  private globalsIndexed = false;
+  /** Builtin modules whose classes are not indexed yet (see indexBuiltins). */
+  private readonly builtinsPending = new Set<string>(BUILTIN_MODULES);
   /** Where application classes were defined (absolute), for reports and SARIF. */
   private readonly files = new WeakMap<object, string>();
   /** Namespaces seen while modules load, indexed at the first question instead of on the import path. */
@@ -187,20 +189,29 @@ export class ClassOriginIndex {
     }
   }
 
+  /**
+   * Builtin modules the process has loaded: requiring one it has not (tls, dgram, worker_threads...) would
+   * cost start-up milliseconds for classes nothing can be holding yet. Those are indexed once they are loaded.
+   */
   private indexBuiltins(): void {
-    if (this.builtinsIndexed) return;
-    this.builtinsIndexed = true;
-    for (const name of Object.getOwnPropertyNames(globalThis)) {
-      let value: unknown;
-      try {
-        const d = Object.getOwnPropertyDescriptor(globalThis, name);
-        value = d && 'value' in d ? d.value : undefined;
-      } catch {
-        continue;
+    if (!this.globalsIndexed) {
+      this.globalsIndexed = true;
+      for (const name of Object.getOwnPropertyNames(globalThis)) {
+        let value: unknown;
+        try {
+          const d = Object.getOwnPropertyDescriptor(globalThis, name);
+          value = d && 'value' in d ? d.value : undefined;
+        } catch {
+          continue;
+        }
+        if (isFunction(value)) this.origins.set(value, 'builtin');
       }
-      if (isFunction(value)) this.origins.set(value, 'builtin');
     }
-    for (const name of BUILTIN_MODULES) {
+    if (this.builtinsPending.size === 0) return;
+    const loaded = (process as { moduleLoadList?: readonly string[] }).moduleLoadList;
+    for (const name of [...this.builtinsPending]) {
+      if (loaded !== undefined && !loaded.includes(`NativeModule ${name}`)) continue;
+      this.builtinsPending.delete(name);
       try {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         forEachExportedFunction(require(`node:${name}`), (fn) => this.origins.set(fn, 'builtin'));

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import * as path from 'node:path';
 import { EventEmitter } from 'node:events';
 import { ClassOriginIndex } from '../../../src/origins/class-origin';
 
@@ -12,6 +14,22 @@ describe('ClassOriginIndex', () => {
     expect(index.originOf(Map)).toBe('builtin');
     expect(index.originOf(EventEmitter)).toBe('builtin');
     expect(index.originOf(class Local {})).toBe('unknown');
+  });
+
+  it('never loads a builtin module the process has not loaded, and indexes it once loaded', () => {
+    // A fresh process: moduleLoadList is process-wide, and other test files load builtins of their own.
+    const script = `
+      const { EventEmitter } = require('node:events');
+      const { ClassOriginIndex } = require(${JSON.stringify(path.join(__dirname, '..', '..', '..', 'dist', 'origins', 'class-origin.js'))});
+      const loaded = () => process.moduleLoadList.includes('NativeModule worker_threads');
+      const before = loaded();
+      const index = new ClassOriginIndex();
+      const emitter = index.originOf(EventEmitter);
+      const afterIndexing = loaded();
+      const { Worker } = require('node:worker_threads');
+      console.log(JSON.stringify({ before, emitter, afterIndexing, worker: index.originOf(Worker) }));`;
+    const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual({ before: false, emitter: 'builtin', afterIndexing: false, worker: 'builtin' });
   });
 
   it('finds a library ancestor through an unexported mixin, and ignores builtin bases', () => {
