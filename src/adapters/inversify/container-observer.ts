@@ -116,7 +116,9 @@ export class InversifyObserver {
   private added(binding: InversifyBinding): void {
     if (typeof binding !== 'object' || binding === null || this.seen.has(binding)) return;
     this.seen.add(binding);
-    if (boundByLibrary()) this.libraryBound.add(binding);
+    // Only a value or a factory is judged by who bound it (see describe): InversifyJS 7+ hands over class
+    // bindings complete, so they skip the stack capture; 6 adds each binding before `.to()` says what it is.
+    if (binding.type !== 'Instance' && boundByLibrary()) this.libraryBound.add(binding);
     this.version ??= this.inversifyVersion?.();
     const ledger = this.ensureLedger();
     // what the binding is becomes known over the fluent calls that follow (`.to()`, `.inSingletonScope()`):
