@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { tempDir } from './support/app-process';
+import { quietOtelEnv, tempDir } from './support/app-process';
 
 /**
  * The CommonJS hook that replaced require-in-the-middle (src/hooks/module-hooks.ts), in a real process: jest
@@ -93,4 +93,37 @@ console.log('RESULT ' + JSON.stringify(result));
     afterDisable: { run: 'ran', seen: ['core unpatched'], loadRestored: true },
   });
   expect(run.stderr).toContain('patching broken failed; that part of the detector is off: patch bug');
+}, 40_000);
+
+it('patches NestJS when the SDK starts after the application already required it, before NestFactory.create', () => {
+  const dir = tempDir('late-sdk');
+  const script = path.join(dir, 'main.js');
+  fs.writeFileSync(
+    script,
+    `require('reflect-metadata');
+const { Injectable, Module } = require('@nestjs/common');
+const { NestFactory } = require('@nestjs/core'); // what a main.ts's imports do before its own code runs
+const { NodeSDK } = require('@opentelemetry/sdk-node');
+const { DiagInstrumentation } = require(${JSON.stringify(root)});
+new NodeSDK({ instrumentations: [new DiagInstrumentation()] }).start();
+class Unused {}
+Injectable()(Unused);
+class AppModule {}
+Module({ providers: [Unused] })(AppModule);
+NestFactory.createApplicationContext(AppModule, { logger: false }).then(async (app) => {
+  await app.close();
+  const report = JSON.parse(require('node:fs').readFileSync(require('node:path').join(process.env.DIAG_REPORT_DIR, 'diag-report.json'), 'utf8'));
+  console.log('RESULT ' + JSON.stringify(report.ghostCandidates.beans));
+});
+`,
+  );
+  const run = spawnSync(process.execPath, [script], {
+    cwd: dir,
+    env: { ...process.env, ...quietOtelEnv(), NODE_PATH: path.join(root, 'node_modules'), DIAG_REPORT_DIR: dir },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  const line = run.stdout.split('\n').find((l) => l.startsWith('RESULT '));
+  expect(line).toBeDefined();
+  expect(JSON.parse(line!.slice(7))).toEqual(['Unused']);
 }, 40_000);
