@@ -35,7 +35,7 @@ export class DiagTelemetry {
     });
   }
 
-  /** Called from InstrumentationBase._updateMetricInstruments: (re)creates every instrument on `meter`. */
+  /** Called whenever the MeterProvider changes (and at construction): (re)creates every instrument on `meter`. */
   updateMetricInstruments(meter: Meter): void {
     this.metrics.install(meter);
   }

@@ -1,7 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { quietOtelEnv, tempDir } from './support/app-process';
+import { quietOtelEnv, scriptResult, tempDir } from './support/app-process';
 
 /**
  * The CommonJS hook that replaced require-in-the-middle (src/hooks/module-hooks.ts), in a real process: jest
@@ -72,15 +71,8 @@ result.afterDisable = { run: new Engine().run(), seen: seen.slice(result.seen.le
 console.log('RESULT ' + JSON.stringify(result));
 `,
   );
-  const run = spawnSync(process.execPath, [script], {
-    cwd: dir,
-    env: { ...process.env, NODE_PATH: path.join(root, 'node_modules'), DIAG_LOG_LEVEL: 'warn' },
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-  const line = run.stdout.split('\n').find((l) => l.startsWith('RESULT '));
-  expect(line).toBeDefined();
-  expect(JSON.parse(line!.slice(7))).toEqual({
+  const { result, stderr } = scriptResult([script], dir, { NODE_PATH: path.join(root, 'node_modules'), DIAG_LOG_LEVEL: 'warn' });
+  expect(result).toEqual({
     // inner files finish loading before the entry that requires them
     seen: ['early', 'engine', 'core@2.1.0'],
     patchedEntry: true,
@@ -92,7 +84,7 @@ console.log('RESULT ' + JSON.stringify(result));
     hookInstalled: true,
     afterDisable: { run: 'ran', seen: ['core unpatched'], loadRestored: true },
   });
-  expect(run.stderr).toContain('patching broken failed; that part of the detector is off: patch bug');
+  expect(stderr).toContain('patching broken failed; that part of the detector is off: patch bug');
 }, 40_000);
 
 it('patches NestJS when the SDK starts after the application already required it, before NestFactory.create', () => {
@@ -117,13 +109,6 @@ NestFactory.createApplicationContext(AppModule, { logger: false }).then(async (a
 });
 `,
   );
-  const run = spawnSync(process.execPath, [script], {
-    cwd: dir,
-    env: { ...process.env, ...quietOtelEnv(), NODE_PATH: path.join(root, 'node_modules'), DIAG_REPORT_DIR: dir },
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-  const line = run.stdout.split('\n').find((l) => l.startsWith('RESULT '));
-  expect(line).toBeDefined();
-  expect(JSON.parse(line!.slice(7))).toEqual(['Unused']);
+  const { result } = scriptResult([script], dir, { ...quietOtelEnv(), NODE_PATH: path.join(root, 'node_modules'), DIAG_REPORT_DIR: dir });
+  expect(result).toEqual(['Unused']);
 }, 40_000);

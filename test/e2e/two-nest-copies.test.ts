@@ -1,7 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { quietOtelEnv, tempDir } from './support/app-process';
+import { quietOtelEnv, scriptResult, tempDir } from './support/app-process';
 
 /**
  * One process, two copies of @nestjs/core (a monorepo, or a Nest package that resolves another copy than the
@@ -31,15 +30,12 @@ instr.enable();
 console.log('RESULT ' + JSON.stringify({ distinct: injectors[0] !== injectors[1], before, disabled, reenabled: wrapped() }));
 `,
   );
-  const run = spawnSync(process.execPath, ['--require', path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs'), script], {
-    cwd: dir,
-    env: { ...process.env, ...quietOtelEnv(), NODE_PATH: path.join(root, 'node_modules'), DIAG_REPORT_DIR: dir },
-    encoding: 'utf8',
-    timeout: 30_000,
+  const { result } = scriptResult(['--require', path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs'), script], dir, {
+    ...quietOtelEnv(),
+    NODE_PATH: path.join(root, 'node_modules'),
+    DIAG_REPORT_DIR: dir,
   });
-  const line = run.stdout.split('\n').find((l) => l.startsWith('RESULT '));
-  expect(line).toBeDefined();
-  expect(JSON.parse(line!.slice(7))).toEqual({
+  expect(result).toEqual({
     distinct: true,
     before: [true, true],
     disabled: [false, false],

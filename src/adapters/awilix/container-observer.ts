@@ -32,7 +32,7 @@ interface Resolver {
 
 type AnyFunction = (...args: any[]) => any;
 
-/** The part of InstrumentationBase the observer patches through. */
+/** The wrap and unwrap the observer patches through (`src/hooks/wrap.ts`). */
 export interface AwilixPatcher {
   wrap(target: object, name: string, wrapper: (original: never) => unknown): void;
   unwrap(target: object, name: string): void;

@@ -44,7 +44,7 @@ export const NEST_LIBRARY_PACKAGES = [
 export interface NestPatcher {
   readonly observer: NestContainerObserver;
   readonly origins: ClassOriginIndex;
-  /** shimmer-style wrap and unwrap, from InstrumentationBase. */
+  /** shimmer-style wrap and unwrap (`src/hooks/wrap.ts`). */
   wrap(target: object, name: string, wrapper: (original: never) => unknown): void;
   unwrap(target: object, name: string): void;
   /** Writes the ghost report when a Nest application context closes, then ends its beans' tracking. */
@@ -159,7 +159,7 @@ function reachInternals(
   }
 }
 
-/** The module definitions `DiagInstrumentation.init()` returns. */
+/** The module definitions the instrumentation hands its module hooks. */
 export function nestModuleDefinitions(p: NestPatcher): InstrumentationNodeModuleDefinition[] {
   // Every module instance patched, per file, kept across disable(): a process can load two copies of
   // @nestjs/core (a monorepo, or a Nest package resolving another copy than the application's); disable()

@@ -33,7 +33,7 @@ export interface TsyringeDependencyContainerModule {
   typeInfo?: Map<Function, unknown[]>;
 }
 
-/** The part of InstrumentationBase the observer patches through. */
+/** The wrap and unwrap the observer patches through (`src/hooks/wrap.ts`). */
 export interface TsyringePatcher {
   wrap(target: object, name: string, wrapper: (original: never) => unknown): void;
   unwrap(target: object, name: string): void;

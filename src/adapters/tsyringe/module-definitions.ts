@@ -7,7 +7,7 @@ export const SUPPORTED_TSYRINGE_VERSIONS = ['>=4.0.0 <5'];
 /**
  * The hook on tsyringe's container module. Its CommonJS build is what both `require('tsyringe')` and an ESM
  * `import 'tsyringe'` load (the package has no `exports` map; Node picks `main`), and the container is
- * required from inside the package, where require-in-the-middle sees it.
+ * required from inside the package, where the CommonJS hook sees it.
  */
 export function tsyringeModuleDefinitions(observer: () => TsyringeObserver, patcher: TsyringePatcher): InstrumentationNodeModuleDefinition[] {
   return [

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { tempDir } from '../../support/temp';
@@ -56,6 +56,17 @@ export function quietOtelEnv(): NodeJS.ProcessEnv {
 }
 
 export { tempDir };
+
+/**
+ * Runs a one-off script in `cwd` (to completion, 30 s at most) and returns the JSON it printed after `RESULT `,
+ * with its stderr. Throws, with what the process printed, when there is no such line.
+ */
+export function scriptResult<T = unknown>(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): { result: T; stderr: string } {
+  const run = spawnSync(NODE_BIN, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 30_000 });
+  const line = run.stdout.split('\n').find((l) => l.startsWith('RESULT '));
+  if (line === undefined) throw new Error(`no RESULT line (exit ${run.status}):\n${run.stdout}\n${run.stderr}`);
+  return { result: JSON.parse(line.slice('RESULT '.length)) as T, stderr: run.stderr };
+}
 
 export interface StartOptions {
   readonly app?: string;
