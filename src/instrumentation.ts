@@ -4,7 +4,7 @@ import { metrics, trace, type Meter, type MeterProvider, type Tracer, type Trace
 import type { Instrumentation, InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
 import { resolveConfig, type DiagConfig } from './config/properties';
 import { DiagRuntime } from './runtime';
-import { NestContainerObserver } from './adapters/nestjs/container-observer';
+import type { NestContainerObserver } from './adapters/nestjs/container-observer';
 import { nestModuleDefinitions } from './adapters/nestjs/module-definitions';
 import type { AwilixObserver } from './adapters/awilix/container-observer';
 import { awilixModuleDefinitions } from './adapters/awilix/module-definitions';
@@ -45,7 +45,8 @@ interface DiagState {
   config: DiagConfig;
   runtime: DiagRuntime;
   telemetry: DiagTelemetry;
-  observer: NestContainerObserver;
+  /** The NestJS adapter's observer, created (and its code loaded) when `@nestjs/core` first loads. */
+  observer: () => NestContainerObserver;
   /** The lazy containers' observers, created (and their code loaded) when their package first loads. */
   tsyringe: () => TsyringeObserver;
   awilix: () => AwilixObserver;
@@ -110,11 +111,14 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
       // Loaded when the actuator first asks: an application without sketches never loads the sketch code.
       // Creating the registry loads nothing native either: the library is loaded with the first sketch.
       sketches: () => (require('./sketch/registry') as typeof import('./sketch/registry')).sketchRegistry(),
-      observer: new NestContainerObserver(
-        runtime,
-        () => ({ name: '@nestjs/core', ...(this.state.nestVersion ? { version: this.state.nestVersion } : {}) }),
-        telemetry.beanObserver(),
-      ),
+      observer: once(() => {
+        const { NestContainerObserver } = require('./adapters/nestjs/container-observer') as typeof import('./adapters/nestjs/container-observer');
+        return new NestContainerObserver(
+          runtime,
+          () => ({ name: '@nestjs/core', ...(this.state.nestVersion ? { version: this.state.nestVersion } : {}) }),
+          telemetry.beanObserver(),
+        );
+      }),
       tsyringe: once(() => {
         const { TsyringeObserver } = require('./adapters/tsyringe/container-observer') as typeof import('./adapters/tsyringe/container-observer');
         return new TsyringeObserver(runtime, runtime.origins);
@@ -167,12 +171,14 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
     return [
       ...(hooks('nestjs')
         ? nestModuleDefinitions({
-            observer: diag.observer,
+            get observer() {
+              return diag.observer();
+            },
             origins: diag.runtime.origins,
             wrap,
             unwrap,
             containerClosed: (container) => {
-              diag.observer.settle();
+              diag.observer().settle();
               diag.runtime.flushGhostReport('close');
               // The report is written: what stays untouched is on record, and the closed application's classes
               // get their methods back rather than keeping its beans alive.

@@ -17,14 +17,7 @@ import { EventEmitter } from 'node:events';
 import * as stream from 'node:stream';
 import { types } from 'node:util';
 
-/** Methods a framework calls on its own during start and shutdown; calling them is not a touch. */
-export const DEFAULT_LIFECYCLE_HOOKS: readonly string[] = Object.freeze([
-  'onModuleInit',
-  'onApplicationBootstrap',
-  'onModuleDestroy',
-  'beforeApplicationShutdown',
-  'onApplicationShutdown',
-]);
+export { DEFAULT_LIFECYCLE_HOOKS } from './lifecycle-hooks';
 
 /** What `installFirstTouch` needs besides the object. */
 export interface FirstTouchOptions {

@@ -8,7 +8,8 @@
  */
 import { types } from 'node:util';
 import { safeLog } from '../logger';
-import { DEFAULT_LIFECYCLE_HOOKS, installFirstTouch } from './first-touch';
+import type * as FirstTouchModule from './first-touch';
+import { DEFAULT_LIFECYCLE_HOOKS } from './lifecycle-hooks';
 import type {
   GhostReport,
   GhostSnapshotSource,
@@ -17,7 +18,7 @@ import type {
   UntrackableReason,
 } from './types';
 
-export { DEFAULT_LIFECYCLE_HOOKS } from './first-touch';
+export { DEFAULT_LIFECYCLE_HOOKS } from './lifecycle-hooks';
 
 /** The ghost report's disclaimer (SPEC 3): untouched is an observation about one run, not a verdict. */
 export const GHOST_DISCLAIMER =
@@ -89,7 +90,11 @@ export class GhostTracker implements GhostSnapshotSource {
     return this.changes;
   }
 
+  /** The wrapper machinery, loaded with the first tracker: a process without Phase 2 never compiles it. */
+  private readonly installFirstTouch: typeof FirstTouchModule.installFirstTouch;
+
   constructor(options: GhostTrackerOptions = {}) {
+    this.installFirstTouch = (require('./first-touch') as typeof FirstTouchModule).installFirstTouch;
     this.exclude = new Set(options.exclude ?? []);
     this.ignore = new Set(options.lifecycleHooks ?? DEFAULT_LIFECYCLE_HOOKS);
     const stopAt = options.stopAt === undefined ? [] : [...options.stopAt];
@@ -130,7 +135,7 @@ export class GhostTracker implements GhostSnapshotSource {
     const entry: InstanceEntry = { flags: NO_FLAGS, methods: 0, handle: undefined };
     let handle;
     try {
-      handle = installFirstTouch(instance, {
+      handle = this.installFirstTouch(instance, {
         ignore: this.ignore,
         stopAt: this.stopAt,
         onTouch: this.onInstanceTouched,
