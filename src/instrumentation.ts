@@ -1,5 +1,5 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+import fs from 'node:fs';
+import path from 'node:path';
 import { metrics, trace, type Meter, type MeterProvider, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import type { Instrumentation, InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
 import { resolveConfig, type DiagConfig } from './config/properties';

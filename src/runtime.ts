@@ -1,4 +1,4 @@
-import * as path from 'node:path';
+import path from 'node:path';
 import type { DiagConfig } from './config/properties';
 import { ClassOriginIndex } from './origins/class-origin';
 import { findGhostCandidates, type EntryPointClassifier, type Phase1Result } from './ghost/candidates';

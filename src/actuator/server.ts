@@ -1,6 +1,6 @@
-import * as fs from 'node:fs';
-import * as http from 'node:http';
-import * as net from 'node:net';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
 import type * as HttpTerminator from 'http-terminator';
 import { safeLog } from '../logger';
 import { ActuatorListenError } from './errors';

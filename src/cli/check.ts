@@ -1,5 +1,5 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+import fs from 'node:fs';
+import path from 'node:path';
 
 /**
  * `diag-instrumentation check`: compares a report with a baseline of known findings, so a build fails when

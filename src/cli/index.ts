@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+import fs from 'node:fs';
+import path from 'node:path';
 import { EXIT, runCheck } from './check';
 
 const USAGE = `usage: diag-instrumentation check <diag-report.json|diag-ghost-report.json> [--baseline <file>]

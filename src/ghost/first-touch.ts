@@ -14,7 +14,7 @@
  * Framework-neutral on purpose: nothing here knows about NestJS or OpenTelemetry.
  */
 import { EventEmitter } from 'node:events';
-import * as stream from 'node:stream';
+import stream from 'node:stream';
 import { types } from 'node:util';
 
 export { DEFAULT_LIFECYCLE_HOOKS } from './lifecycle-hooks';

@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { mergeGhostReports } from './tracker';
 import { writeJsonAtomic } from './reports';
 import type { GhostReport } from './types';

@@ -1,5 +1,5 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+import fs from 'node:fs';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { BeanGraph } from './bean-graph';
 import type { Phase1Result, OrphanVerdict } from './candidates';

@@ -1,6 +1,6 @@
-import * as fs from 'node:fs';
+import fs from 'node:fs';
 import Module = require('node:module');
-import * as path from 'node:path';
+import path from 'node:path';
 import type { InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
 import { safeLog } from '../logger';
 import { importInTheMiddle } from './import-in-the-middle';

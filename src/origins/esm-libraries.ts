@@ -1,4 +1,4 @@
-import * as path from 'node:path';
+import path from 'node:path';
 import { importInTheMiddle, type ImportInTheMiddle } from '../hooks/import-in-the-middle';
 import { safeLog } from '../logger';
 import type { ClassOriginIndex } from './class-origin';

@@ -3,9 +3,9 @@
  * moment the process's first HTTP server starts listening, or the application's explicit {@link diagReady},
  * whichever comes first. Framework-neutral: adapters subscribe; nothing here knows a container.
  */
-import * as http from 'node:http';
-import * as https from 'node:https';
-import * as net from 'node:net';
+import http from 'node:http';
+import https from 'node:https';
+import { Server } from 'node:net';
 
 import { safeLog } from '../logger';
 
@@ -17,9 +17,9 @@ export type ReadyCause = 'listening' | 'diagReady';
 let cause: ReadyCause | undefined;
 const listeners = new Set<Listener>();
 /** Servers of this package (the actuator): their listening is not the application's. */
-const internal = new WeakSet<net.Server>();
-let originalListen: typeof net.Server.prototype.listen | undefined;
-let wrapper: typeof net.Server.prototype.listen | undefined;
+const internal = new WeakSet<Server>();
+let originalListen: typeof Server.prototype.listen | undefined;
+let wrapper: typeof Server.prototype.listen | undefined;
 let watching = false;
 
 /**
@@ -56,7 +56,7 @@ export function whenReady(listener: Listener): () => void {
 }
 
 /** Marks one of this package's own servers: its listening does not make the application ready. */
-export function markInternalServer(server: net.Server): void {
+export function markInternalServer(server: Server): void {
   internal.add(server);
 }
 
@@ -82,7 +82,7 @@ function isHttpServer(server: unknown): boolean {
 }
 
 /**
- * Wraps `net.Server.prototype.listen` until the first HTTP server listens: that server's `listening` event
+ * Wraps `Server.prototype.listen` until the first HTTP server listens: that server's `listening` event
  * fires ready. Taken off again at ready, or when nobody waits any more, so a server started later calls
  * Node's own method.
  */
@@ -90,22 +90,22 @@ function watchFirstListen(): void {
   if (watching) return;
   watching = true;
   if (wrapper !== undefined) return; // still installed under someone else's wrapper: active again
-  const original = net.Server.prototype.listen;
+  const original = Server.prototype.listen;
   originalListen = original;
   const onListening = (): void => fire('listening');
-  wrapper = function listen(this: net.Server, ...args: unknown[]) {
+  wrapper = function listen(this: Server, ...args: unknown[]) {
     if (watching && !internal.has(this) && isHttpServer(this)) this.once('listening', onListening);
-    return Reflect.apply(original, this, args) as net.Server;
+    return Reflect.apply(original, this, args) as Server;
   } as typeof original;
-  net.Server.prototype.listen = wrapper;
+  Server.prototype.listen = wrapper;
 }
 
 function unwatchFirstListen(): void {
   watching = false;
   // Another library may have wrapped listen over ours since: then ours stays beneath, inert, rather than
   // taking theirs off with it.
-  if (wrapper !== undefined && net.Server.prototype.listen === wrapper) {
-    net.Server.prototype.listen = originalListen!;
+  if (wrapper !== undefined && Server.prototype.listen === wrapper) {
+    Server.prototype.listen = originalListen!;
     wrapper = undefined;
     originalListen = undefined;
   }

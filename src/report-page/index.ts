@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { PageData } from './types';
 
 export type { PageData } from './types';

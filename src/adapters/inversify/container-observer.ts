@@ -7,7 +7,7 @@
  * handler that notes the resolution and then calls the application's own, if it set one; from then on it hands
  * out the application's handler, or none, as if nothing had been there.
  */
-import * as path from 'node:path';
+import path from 'node:path';
 
 import type { BeanKind, BeanScope } from '../../ghost/bean-graph';
 import { LazyContainerLedger, bookkeeping, tokenName, type LazyBinding } from '../../lazy/ledger';

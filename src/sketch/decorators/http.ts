@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import * as path from 'node:path';
+import path from 'node:path';
 import { SketchThresholdError } from './errors';
 
 // Nest's metadata keys (stable since Nest 5); spelled out so that @nestjs/common stays an optional peer.

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type * as Koffi from 'koffi';
 
 import { safeLog } from '../../logger';

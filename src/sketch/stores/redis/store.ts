@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import * as os from 'node:os';
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { safeLog } from '../../../logger';
 import { SketchConfigError } from '../../counters';
