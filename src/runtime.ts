@@ -45,13 +45,12 @@ export class DiagRuntime implements GhostSnapshotSource {
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly onExit = (): void => this.flushGhostReport('exit');
   private lastFlushed = '';
-  private readonly runId: string;
+  private runIdValue: string | undefined;
 
   constructor(readonly config: DiagConfig) {
     this.tracker = config.ghostTracking.enabled
       ? new GhostTracker({ exclude: config.ghostTracking.exclude })
       : undefined;
-    this.runId = defaultRunId(config.report.runId);
     this.tracker?.onFirstTouch((name) => {
       for (const l of this.listeners) this.guard(() => l.beanTouched?.(name));
     });
@@ -170,7 +169,7 @@ export class DiagRuntime implements GhostSnapshotSource {
       const snapshot = tracker.snapshot();
       const state = `${snapshot.trackedCount}/${snapshot.touchedCount}/${snapshot.untrackableCount}`;
       if (skipUnchanged && state === this.lastFlushed) return;
-      writeGhostReport(this.ghostReportPath, snapshot, this.runId);
+      writeGhostReport(this.ghostReportPath, snapshot, (this.runIdValue ??= defaultRunId(this.config.report.runId)));
       this.lastFlushed = state;
       if (reason !== 'exit') this.writeReportPage();
       if (reason === 'close') safeLog('info', `ghost report written to ${this.ghostReportPath}`);

@@ -1,4 +1,3 @@
-import cluster from 'node:cluster';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,7 +30,9 @@ export interface GhostReportFile extends GhostReport {
 export function defaultRunId(configured?: string): string {
   if (configured) return configured;
   const host = os.hostname();
-  if (cluster.isWorker) return `${host}:cluster-${process.ppid}`;
+  // Required here, once per process: node:cluster is a millisecond of start-up most applications never load.
+  const { isWorker } = require('node:cluster') as typeof import('node:cluster').default;
+  if (isWorker) return `${host}:cluster-${process.ppid}`;
   const started = Math.round(Date.now() - process.uptime() * 1000);
   return `${host}:${process.pid}:${started}`;
 }
