@@ -95,6 +95,8 @@ export class ClassOriginIndex {
   private globalsIndexed = false;
   /** Builtin modules whose classes are not indexed yet (see indexBuiltins). */
   private readonly builtinsPending = new Set<string>(BUILTIN_MODULES);
+  /** Length of `process.moduleLoadList` when the pending builtins were last looked for in it. */
+  private moduleLoadListSeen = -1;
   /** Where application classes were defined (absolute), for reports and SARIF. */
   private readonly files = new WeakMap<object, string>();
   /** Namespaces seen while modules load, indexed at the first question instead of on the import path. */
@@ -209,6 +211,11 @@ export class ClassOriginIndex {
     }
     if (this.builtinsPending.size === 0) return;
     const loaded = (process as { moduleLoadList?: readonly string[] }).moduleLoadList;
+    // Looked at again only when the process has loaded something since: this runs on every originOf call.
+    if (loaded !== undefined) {
+      if (loaded.length === this.moduleLoadListSeen) return;
+      this.moduleLoadListSeen = loaded.length;
+    }
     for (const name of [...this.builtinsPending]) {
       if (loaded !== undefined && !loaded.includes(`NativeModule ${name}`)) continue;
       this.builtinsPending.delete(name);
