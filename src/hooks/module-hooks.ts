@@ -43,7 +43,14 @@ function listen(listener: LoadListener): void {
   originalLoad = original;
   installedLoad = function load(this: CjsModule, filename: string) {
     const result = original.call(this, filename);
-    for (const l of listeners) l(this, filename);
+    for (const l of listeners) {
+      // the application's require must get its module whatever a listener does
+      try {
+        l(this, filename);
+      } catch (err) {
+        safeLog('warn', `module hook failed on ${path.basename(filename)}: ${(err as Error)?.message ?? String(err)}`);
+      }
+    }
     return result;
   };
   proto.load = installedLoad;
