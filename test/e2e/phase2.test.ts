@@ -85,6 +85,11 @@ describe.each(LOADING_CASES)('first-touch tracking on the tracking app (%s)', (l
     }
   });
 
+  it('sees calls made while the container creates instances: a dependent\'s constructor, a factory', () => {
+    // tracked as each is created, before any dependent or factory receives it
+    expect(report.touched).toEqual(expect.arrayContaining(['ConfigAtBoot', 'FactoryInput']));
+  });
+
   it('leaves beans untouched when only a getter or a lifecycle hook ran, or nothing at all', () => {
     expect(report.untouched).toEqual(expect.arrayContaining(['GetterOnlyService', 'LifecycleOnly', 'LegacyService']));
   });

@@ -97,6 +97,16 @@ export class NestContainerObserver {
       if (!state) return original.apply(this, args);
       const start = performance.now();
       const result = original.apply(this, args);
+      // Observed beside Nest's own await rather than in front of it: registered first, this reaction runs
+      // before Nest's continuation hands the instance to any dependent, and the caller gets Nest's very promise
+      // (no extra promise and microtask per bean).
+      if (result instanceof Promise) {
+        result.then(
+          (instance) => observer.instantiated(container!, state, wrapper!, args[3], instance, start),
+          () => undefined,
+        );
+        return result;
+      }
       return Promise.resolve(result).then((instance) => {
         observer.instantiated(container!, state, wrapper!, args[3], instance, start);
         return instance;
