@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { metrics, trace, type Meter, type MeterProvider, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import type { Instrumentation, InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
@@ -23,16 +22,12 @@ import { configureSketchRegistry, existingSketchRegistry } from './sketch/regist
 import { watchEsmLibraries } from './origins/esm-libraries';
 import { ModuleHooks } from './hooks/module-hooks';
 import { unwrapMethod, wrapMethod } from './hooks/wrap';
+import { packageVersionAt } from './hooks/package-version';
 
 export const PACKAGE_NAME = 'diag-instrumentation';
 
 function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version?: string };
-    return pkg.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
+  return packageVersionAt(path.join(__dirname, '..')) ?? '0.0.0';
 }
 
 /** `create()`'s value, computed at the first call. */
@@ -53,7 +48,7 @@ interface DiagState {
   inversify: () => InversifyObserver;
   nestVersion?: string;
   actuator?: Promise<ActuatorHandle | undefined>;
-  sketches?: () => SketchRegistryView | undefined;
+  sketches: () => SketchRegistryView;
   /** Stops indexing the packages an ESM application imports. */
   unwatchEsmLibraries?: () => void;
 }
@@ -164,8 +159,7 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
 
   private moduleDefinitions(): InstrumentationModuleDefinition[] {
     const diag = this.state;
-    const wrap = (target: object, name: string, wrapper: (original: never) => unknown): void => wrapMethod(target, name, wrapper);
-    const unwrap = (target: object, name: string): void => unwrapMethod(target, name);
+    const patcher = { wrap: wrapMethod, unwrap: unwrapMethod };
     const include = diag.config.containers.include;
     const hooks = (framework: string): boolean => include.includes('*') || include.includes(framework);
     return [
@@ -175,8 +169,7 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
               return diag.observer();
             },
             origins: diag.runtime.origins,
-            wrap,
-            unwrap,
+            ...patcher,
             containerClosed: (container) => {
               diag.observer().settle();
               diag.runtime.flushGhostReport('close');
@@ -189,9 +182,9 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
             },
           })
         : []),
-      ...(hooks('tsyringe') ? tsyringeModuleDefinitions(diag.tsyringe, { wrap, unwrap }) : []),
-      ...(hooks('awilix') ? awilixModuleDefinitions(diag.awilix, { wrap, unwrap }) : []),
-      ...(hooks('inversify') ? inversifyModuleDefinitions(diag.inversify, { wrap, unwrap }) : []),
+      ...(hooks('tsyringe') ? tsyringeModuleDefinitions(diag.tsyringe, patcher) : []),
+      ...(hooks('awilix') ? awilixModuleDefinitions(diag.awilix, patcher) : []),
+      ...(hooks('inversify') ? inversifyModuleDefinitions(diag.inversify, patcher) : []),
     ];
   }
 
@@ -213,7 +206,7 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
           diagReport: () => diag.runtime.diagReport(),
           startup: () => diag.runtime.startupTimeline(),
           page: () => diag.runtime.pageData(true),
-          sketches: () => diag.sketches?.(),
+          sketches: diag.sketches,
         }),
       );
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-import fs from 'node:fs';
 import path from 'node:path';
 import { EXIT, runCheck } from './check';
+import { packageVersionAt } from '../hooks/package-version';
 
 const USAGE = `usage: diag-instrumentation check <diag-report.json|diag-ghost-report.json> [--baseline <file>]
                                    [--update-baseline] [--format text|sarif]
@@ -14,11 +14,7 @@ Exit codes: 0 nothing new, 1 new findings, 2 bad input or usage.
 `;
 
 function version(): string {
-  try {
-    return (JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
-  } catch {
-    return '0.0.0';
-  }
+  return packageVersionAt(path.join(__dirname, '..', '..')) ?? '0.0.0';
 }
 
 function main(argv: string[]): number {

@@ -14,6 +14,12 @@ export interface ImportInTheMiddle {
  * would never be called. Throws when it cannot be found.
  */
 export function importInTheMiddle(): ImportInTheMiddle {
-  const besideInstrumentation = createRequire(require.resolve('@opentelemetry/instrumentation'));
-  return besideInstrumentation('import-in-the-middle') as ImportInTheMiddle;
+  if (found === undefined) {
+    const besideInstrumentation = createRequire(require.resolve('@opentelemetry/instrumentation'));
+    found = besideInstrumentation('import-in-the-middle') as ImportInTheMiddle;
+  }
+  return found;
 }
+
+/** Resolved once per process: the module hooks and the ESM library index both ask. */
+let found: ImportInTheMiddle | undefined;

@@ -1,9 +1,9 @@
-import fs from 'node:fs';
 import Module = require('node:module');
 import path from 'node:path';
 import type { InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
 import { safeLog } from '../logger';
 import { importInTheMiddle } from './import-in-the-middle';
+import { packageVersionAt } from './package-version';
 import { isSupportedVersion } from './versions';
 
 /*
@@ -77,12 +77,24 @@ export function packageOf(filename: string): { name: string; dir: string } | und
   let end = filename.indexOf(path.sep, start);
   if (end !== -1 && filename.charCodeAt(start) === 64 /* @ */) end = filename.indexOf(path.sep, end + 1);
   if (end === -1) return undefined;
-  const name = filename.slice(start, end);
-  return { name: path.sep === '/' ? name : name.split(path.sep).join('/'), dir: filename.slice(0, end) };
+  return { name: posix(filename.slice(start, end)), dir: filename.slice(0, end) };
 }
 
 function posix(p: string): string {
   return path.sep === '/' ? p : p.split(path.sep).join('/');
+}
+
+/** `compute(key)` once per key, failures included (as undefined). */
+function memo(cache: Map<string, string | undefined>, key: string, compute: () => string | undefined): string | undefined {
+  if (cache.has(key)) return cache.get(key);
+  let value: string | undefined;
+  try {
+    value = compute();
+  } catch {
+    value = undefined;
+  }
+  cache.set(key, value);
+  return value;
 }
 
 /** `@scope/name` or `name`, the package part of a hook name such as `@nestjs/core/injector/injector.js`. */
@@ -194,29 +206,12 @@ export class ModuleHooks {
   }
 
   private versionOf(dir: string): string | undefined {
-    if (this.versions.has(dir)) return this.versions.get(dir);
-    let version: string | undefined;
-    try {
-      const v = (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version?: unknown }).version;
-      version = typeof v === 'string' ? v : undefined;
-    } catch {
-      version = undefined;
-    }
-    this.versions.set(dir, version);
-    return version;
+    return memo(this.versions, dir, () => packageVersionAt(dir));
   }
 
   /** The file `require(name)` loads for the copy in `dir` (resolved once per copy): what tells the entry from the rest. */
   private mainOf(name: string, dir: string): string | undefined {
-    if (this.mains.has(dir)) return this.mains.get(dir);
-    let main: string | undefined;
-    try {
-      main = require.resolve(name, { paths: [dir] });
-    } catch {
-      main = undefined;
-    }
-    this.mains.set(dir, main);
-    return main;
+    return memo(this.mains, dir, () => require.resolve(name, { paths: [dir] }));
   }
 
   /** import-in-the-middle hooks for ESM packages: live only when the application registered the loader hook. */
@@ -243,12 +238,14 @@ export class ModuleHooks {
   private patchLoaded(): void {
     if (this.loadedScanned) return;
     this.loadedScanned = true;
+    const early = new Set<string>();
     for (const [filename, module] of Object.entries(require.cache)) {
       if (module === undefined || !module.loaded) continue;
       const pkg = packageOf(filename);
       if (pkg === undefined || !this.byPackage.has(pkg.name)) continue;
-      safeLog('debug', `${pkg.name} was loaded before the instrumentation was enabled; patching ${path.basename(filename)} now`);
+      early.add(pkg.name);
       this.onLoad(module, filename);
     }
+    if (early.size > 0) safeLog('debug', `loaded before the instrumentation was enabled, patched now: ${[...early].join(', ')}`);
   }
 }

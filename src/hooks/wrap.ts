@@ -5,17 +5,9 @@
  * require-in-the-middle hook is what start-up paid for; see `module-hooks.ts`).
  */
 
+import { isWrapped } from '@opentelemetry/instrumentation';
+
 type Target = Record<PropertyKey, unknown>;
-
-interface Wrapped extends Function {
-  __original: Function;
-  __unwrap: () => void;
-  __wrapped: true;
-}
-
-function isOurs(fn: unknown): fn is Wrapped {
-  return typeof fn === 'function' && (fn as Partial<Wrapped>).__wrapped === true && typeof (fn as Partial<Wrapped>).__unwrap === 'function';
-}
 
 /** Redefines a property keeping its enumerability, as an assignment would (class methods stay non-enumerable). */
 function define(target: object, name: PropertyKey, value: unknown): void {
@@ -33,7 +25,7 @@ function mark(fn: Function, name: string, value: unknown): void {
  */
 export function wrapMethod(target: object, name: string, wrapper: (original: never) => unknown): void {
   const t = target as Target;
-  if (isOurs(t[name])) unwrapMethod(target, name);
+  if (isWrapped(t[name])) unwrapMethod(target, name);
   const original = t[name];
   if (typeof original !== 'function') throw new TypeError(`no function ${name} to wrap`);
   const wrapped = wrapper(original as never);
@@ -50,5 +42,5 @@ export function wrapMethod(target: object, name: string, wrapper: (original: nev
 /** Puts the original back when `target[name]` is a wrapper with the markers; otherwise leaves it alone. */
 export function unwrapMethod(target: object, name: string): void {
   const current = (target as Target)[name];
-  if (isOurs(current)) current.__unwrap();
+  if (isWrapped(current)) current.__unwrap();
 }
