@@ -51,10 +51,11 @@ const SHAPE_GOAL = 1.05;
 
 /**
  * Process start to ready, ratio to NodeSDK alone. Goals: Phase 1 ≤ 1.03, Phase 1 + 2 ≤ 1.05. Since the module
- * hooks left require-in-the-middle (docs/benchmarks.md, "Start-up") the medians of bench:startup read
- * 1.01-1.09 (Phase 1) and 1.01-1.12 (Phase 1 + 2) over three clean runs: at the goals within this machine's
- * noise on the dependency-tree app, a few hundredths above them on the small one. Guarded at goal + margin, no
- * longer as a known gap: a regression of the size the require hooks were (+0.10 and more) fails.
+ * hooks left require-in-the-middle (docs/benchmarks.md, "Start-up") the medians read 1.01-1.10 (Phase 1) and
+ * 1.01-1.13 (Phase 1 + 2) over five bench:startup runs and three CI emulations, one reading of Phase 1 on the
+ * small app at 1.17: at the goals within this machine's noise. Guarded at goal + margin, no longer as a known
+ * gap; 13 alternations per app (not 9) so that one noisy stretch moves the median less, rather than a looser
+ * margin. A regression of the size the require hooks were (+0.10 and more) fails.
  */
 const STARTUP = [
   { app: 'small', tree: false, side: 'phase1', goal: 1.03 },
@@ -95,7 +96,7 @@ function checkShapes() {
 function checkStartup() {
   const rows = [];
   for (const tree of [false, true]) {
-    const measure = () => measureStartup({ runs: 9, tree });
+    const measure = () => measureStartup({ runs: 13, tree });
     const first = measure();
     const again = lazily(measure);
     for (const spec of STARTUP.filter((s) => s.tree === tree)) {
