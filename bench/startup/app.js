@@ -76,7 +76,7 @@ void Inject;
   console.log(`MODULES ${Object.keys(require.cache).length}`);
   if (typeof gc === 'function') {
     // After start-up: once the deferred end-of-bootstrap analysis has run (bench/tracker/memory.js).
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, Number(process.env.SETTLE_MS || 200)));
     gc();
     gc();
     console.log(`HEAP_USED ${process.memoryUsage().heapUsed}`);
