@@ -26,12 +26,11 @@ export interface FirstTouchOptions {
   /** Extra prototypes at which the walk up the chain stops, in addition to the built-in ones. */
   readonly stopAt?: ReadonlySet<object>;
   /**
-   * Called once, on the first call through any wrapper, after the object has been restored, with
-   * `context`. One listener shared by many objects plus a context each costs less heap than a closure each.
+   * Called once, on the first call through any wrapper, after the object has been restored, with the
+   * handle's `context`, the object and its handle. One options object and one listener shared by many
+   * objects, plus a context each, cost less heap than a closure each.
    */
-  readonly onTouch: (context: unknown) => void;
-  /** Handed to `onTouch`. */
-  readonly context?: unknown;
+  readonly onTouch: (context: unknown, target: object, handle: FirstTouchHandle) => void;
 }
 
 /** A successfully instrumented object. */
@@ -40,6 +39,8 @@ export interface FirstTouchHandle {
   readonly methods: number;
   /** True until the first call. */
   readonly pending: boolean;
+  /** Handed to `onTouch` at the touch; the caller may replace it until then (say, to add a name). */
+  context: unknown;
   /**
    * Stops observing without a touch (the application closed): the object and its class are as if it had never
    * been tracked, and `onTouch` is never called. No-op once touched.
@@ -87,24 +88,19 @@ const CORE_PROTOTYPES: ReadonlySet<object> = new Set<object>(
 
 const fnToString = Function.prototype.toString;
 
-/** Per prototype: a bean module's classes are tracked many times over in tests and multi-app processes. */
-const builtinCache = new WeakMap<object, boolean>();
-
 function isBuiltinPrototype(proto: object, extra: ReadonlySet<object> | undefined): boolean {
-  if (proto === Object.prototype || CORE_PROTOTYPES.has(proto) || extra?.has(proto) === true) return true;
-  let builtin = builtinCache.get(proto);
-  if (builtin === undefined) {
-    builtin = hasNativeConstructor(proto);
-    builtinCache.set(proto, builtin);
-  }
-  return builtin;
+  return proto === Object.prototype || CORE_PROTOTYPES.has(proto) || extra?.has(proto) === true || hasNativeConstructor(proto);
 }
 
+/**
+ * Only the source's tail is tested, so a long class costs no more than a short one; no cache, because a
+ * WeakMap entry per prototype cost more heap per bean than the test costs time.
+ */
 function hasNativeConstructor(proto: object): boolean {
   const ctor = Object.getOwnPropertyDescriptor(proto, 'constructor')?.value;
   if (typeof ctor !== 'function') return false;
   try {
-    return /\{\s*\[native code\]\s*\}\s*$/.test(fnToString.call(ctor));
+    return /\{\s*\[native code\]\s*\}\s*$/.test(fnToString.call(ctor).slice(-64));
   } catch {
     return false;
   }
@@ -139,15 +135,20 @@ interface Gate {
 /** Function own properties that `defineProperty` must not copy onto a wrapper (or cannot). */
 const FUNCTION_INTRINSICS = new Set<string | symbol>(['length', 'name', 'prototype', 'arguments', 'caller']);
 
-/** Every wrapper made here, to its original: a method found already wrapped is wrapped at its original. */
-const originals = new WeakMap<Function, Function>();
+/**
+ * Every wrapper made here, to its original: a method found already wrapped is wrapped at its original. Those
+ * a site put on a prototype apart from those swapped into an object's own properties, so that a site finds
+ * its own wrappers on its prototype without keeping a list of them.
+ */
+const siteOriginals = new WeakMap<Function, Function>();
+const ownOriginals = new WeakMap<Function, Function>();
 
 /**
  * The method a first-touch wrapper stands for, or `fn` itself. For analyses that must call a tracked bean's
  * method without that call counting as the application's touch.
  */
 export function originalOf<T extends Function>(fn: T): T {
-  return (originals.get(fn) as T | undefined) ?? fn;
+  return ((siteOriginals.get(fn) ?? ownOriginals.get(fn)) as T | undefined) ?? fn;
 }
 
 /**
@@ -155,7 +156,13 @@ export function originalOf<T extends Function>(fn: T): T {
  * property read and a forwarding `apply` that returns exactly what the original returned (same promise, same
  * generator object), so `typeof`, `await` and `for await` see no difference.
  */
-function makeWrapper(original: Function, key: string, gate: Gate, meta: MetadataApi | undefined): Function {
+function makeWrapper(
+  original: Function,
+  key: string,
+  gate: Gate,
+  meta: MetadataApi | undefined,
+  registry: WeakMap<Function, Function>,
+): Function {
   let wrapper: Function;
   if (isConstructor(original)) {
     // Old-style `function` methods and classes stored as properties can be called with `new`.
@@ -200,7 +207,7 @@ function makeWrapper(original: Function, key: string, gate: Gate, meta: Metadata
     }
   }
   if (meta !== undefined) copyOwnMetadata(meta, original, wrapper);
-  originals.set(wrapper, original);
+  registry.set(wrapper, original);
   return wrapper;
 }
 
@@ -223,15 +230,49 @@ function keepLateMetadata(wrapper: Function, original: Function): void {
   if (m !== undefined) safely(() => copyOwnMetadata(m, wrapper, original, undefined, true));
 }
 
-/** Objects with a pending first touch through wrappers on their prototype. */
-const pendingObjects = new WeakMap<object, FirstTouch>();
+const getPrototypeOf = Object.getPrototypeOf as (o: object) => object | null;
 const isPrototypeOf = Object.prototype.isPrototypeOf;
 /** The wrappers installed on a prototype, by prototype. */
 const sites = new WeakMap<object, PrototypeSite>();
+
+/**
+ * The tracked object `obj` is while its first touch is pending, found through the site of its prototype:
+ * a pending object is always a member of the site of its own prototype, so no per-object map is needed.
+ */
+function pendingMember(obj: object): FirstTouch | undefined {
+  const proto = getPrototypeOf(obj);
+  return proto === null ? undefined : sites.get(proto)?.memberFor(obj);
+}
+
+/**
+ * The handle of `obj` while its first touch is pending through wrappers on its prototype, if it was installed
+ * with `options`; undefined for an object not tracked (or by someone else), already touched, or observed
+ * through its own properties only. Lets a caller skip a map of its own for the objects waiting for their
+ * touch, usually most of them.
+ */
+export function pendingHandle(obj: object, options: FirstTouchOptions): FirstTouchHandle | undefined {
+  const member = types.isProxy(obj) ? undefined : pendingMember(obj);
+  return member?.installedWith(options) === true ? member : undefined;
+}
+
+/**
+ * Calls `fn` for each own property of `proto` that holds one of our wrappers: what a site installed (its
+ * keys are not kept, the prototype itself is the record), minus what user code replaced meanwhile.
+ */
+function forEachWrapper(proto: object, fn: (key: string, desc: PropertyDescriptor, wrapper: Function, original: Function) => void): void {
+  for (const key of Reflect.ownKeys(proto)) {
+    if (typeof key !== 'string') continue;
+    const desc = Object.getOwnPropertyDescriptor(proto, key);
+    const wrapper: unknown = desc?.value;
+    const original = typeof wrapper === 'function' ? siteOriginals.get(wrapper) : undefined;
+    if (original !== undefined) fn(key, desc!, wrapper as Function, original);
+  }
+}
+
 /**
  * The wrappers on one prototype: the class prototype of one or more tracked objects. A wrapper observes the
- * objects still pending in `pendingObjects` (other instances of the class, untracked, only pass through); when
- * the last of them has been touched the prototype gets its original methods back.
+ * site's members (other instances of the class, untracked, only pass through); when the last of them has been
+ * touched the prototype gets its original methods back.
  */
 class PrototypeSite implements Gate {
   armed = false;
@@ -244,46 +285,40 @@ class PrototypeSite implements Gate {
   /** Members beyond the first (the same class tracked more than once), rare. */
   private more: readonly FirstTouch[] = NO_MEMBERS;
   /**
-   * Per wrapped key, four slots: key, the attributes of the prototype's own method it replaced (ADDED when
-   * the wrapper shadows an inherited one), wrapper, original. Flat and of exact size: one site per class.
+   * Keys whose wrapper was added on the prototype, shadowing an inherited method (taken off again by a
+   * delete, where a replaced method is put back). Only subclasses have any.
    */
-  private entries: unknown[] = NONE;
+  private added: readonly string[] = NO_KEYS;
 
   constructor(private readonly proto: object) {}
 
-  /** Wraps what is not wrapped yet. Throws when the prototype refuses a property; `release` takes it back. */
+  /** Wraps what is not wrapped yet. Throws when the prototype refuses a property; `drop` takes it back. */
   cover(methods: readonly Candidate[], meta: MetadataApi | undefined): void {
-    const added: unknown[] = [];
-    try {
-      for (const { key, desc } of methods) {
-        if (this.covers(key)) continue;
-        const own = Object.getOwnPropertyDescriptor(this.proto, key);
-        const original = originalOf(desc.value);
-        const wrapper = makeWrapper(original, key, this, meta);
-        // The attributes of the method a lookup reaches; configurable so that it can be taken off again.
-        Object.defineProperty(this.proto, key, {
-          value: wrapper,
-          writable: desc.writable,
-          enumerable: desc.enumerable,
-          configurable: own === undefined ? true : own.configurable,
-        });
-        added.push(key, own === undefined ? ADDED : attributesOf(own), wrapper, original);
-      }
-    } finally {
-      this.entries = this.entries.concat(added);
+    for (const { key, desc } of methods) {
+      const own = Object.getOwnPropertyDescriptor(this.proto, key);
+      if (own !== undefined && own.value === desc.value && siteOriginals.has(desc.value)) continue;
+      const wrapper = makeWrapper(originalOf(desc.value), key, this, meta, siteOriginals);
+      if (own === undefined) this.added = [...this.added, key];
+      // The attributes of the method a lookup reaches; configurable so that it can be taken off again.
+      Object.defineProperty(this.proto, key, {
+        value: wrapper,
+        writable: desc.writable,
+        enumerable: desc.enumerable,
+        configurable: own === undefined ? true : own.configurable,
+      });
     }
   }
 
-  private covers(key: string): boolean {
-    for (let i = 0; i < this.entries.length; i += 4) if (this.entries[i] === key) return true;
-    return false;
-  }
-
   hold(member: FirstTouch): void {
-    // replaced, not grown: an array grown by push reserves room for 17
     if (this.member === undefined) this.member = member;
     else this.more = [...this.more, member];
     this.armed = true;
+  }
+
+  memberFor(obj: object): FirstTouch | undefined {
+    if (this.member?.target === obj) return this.member;
+    for (const m of this.more) if (m.target === obj) return m;
+    return undefined;
   }
 
   private members(): FirstTouch[] {
@@ -311,16 +346,11 @@ class PrototypeSite implements Gate {
     }
     if (touched === undefined) return;
     const target = touched;
-    for (let i = 0; i < this.entries.length; i += 4) {
-      const key = this.entries[i] as string;
-      const wrapper = this.entries[i + 2] as Function;
-      if (Object.prototype.hasOwnProperty.call(target, key)) continue;
-      const desc = Object.getOwnPropertyDescriptor(this.proto, key);
-      if (desc?.value !== wrapper) continue;
-      const original = this.entries[i + 3] as Function;
+    forEachWrapper(this.proto, (key, desc, wrapper, original) => {
+      if (Object.prototype.hasOwnProperty.call(target, key)) return;
       safely(() => Object.defineProperty(target, key, { ...desc, value: original, configurable: true }));
       keepLateMetadata(wrapper, original);
-    }
+    });
   }
 
   /**
@@ -330,14 +360,15 @@ class PrototypeSite implements Gate {
    * all of them count as touched, since calling a used bean a ghost is the error this report must not make.
    */
   enter(receiver: unknown, key: string): void {
-    if (typeof receiver === 'object' && receiver !== null) {
-      const member = pendingObjects.get(receiver);
+    // A Proxy is never looked into: its traps are user code.
+    if (typeof receiver === 'object' && receiver !== null && !types.isProxy(receiver)) {
+      const member = pendingMember(receiver);
       if (member !== undefined) return member.enter(receiver, key);
-      if (!types.isProxy(receiver) && isPrototypeOf.call(this.proto, receiver)) {
+      if (isPrototypeOf.call(this.proto, receiver)) {
         // An object made with Object.create(bean) calls on the bean's behalf (passport does this with
         // strategies); a separate instance of the class touches nobody.
-        for (let p = Object.getPrototypeOf(receiver) as object | null; p !== null && p !== this.proto; p = Object.getPrototypeOf(p)) {
-          const owner = pendingObjects.get(p);
+        for (let p = getPrototypeOf(receiver); p !== null && p !== this.proto; p = getPrototypeOf(p)) {
+          const owner = pendingMember(p);
           if (owner !== undefined) return owner.enter(p, key);
         }
         return;
@@ -351,36 +382,17 @@ class PrototypeSite implements Gate {
     this.armed = false;
     sites.delete(this.proto);
     const proto = this.proto as Record<string, unknown>;
-    for (let i = this.entries.length - 4; i >= 0; i -= 4) {
-      const key = this.entries[i] as string;
-      const attributes = this.entries[i + 1] as number;
-      const wrapper = this.entries[i + 2] as Function;
-      const original = this.entries[i + 3] as Function;
+    const added = this.added;
+    forEachWrapper(proto, (key, desc, wrapper, original) => {
       safely(() => {
-        if (Object.getOwnPropertyDescriptor(proto, key)?.value !== wrapper) return;
-        if (attributes === ADDED) delete proto[key];
-        else Object.defineProperty(proto, key, { value: original, ...descriptorOf(attributes) });
+        if (added.includes(key)) delete proto[key];
+        else Object.defineProperty(proto, key, { ...desc, value: original });
       });
       keepLateMetadata(wrapper, original);
-    }
-    this.entries = NONE;
+    });
+    this.added = NO_KEYS;
     renew(this.proto);
   }
-}
-
-/** Attributes of a data property as three bits, so that a site keeps an int per method instead of a descriptor. */
-const WRITABLE = 1;
-const ENUMERABLE = 2;
-const CONFIGURABLE = 4;
-/** The wrapper was added on the prototype, shadowing an inherited method. */
-const ADDED = -1;
-
-function attributesOf(desc: PropertyDescriptor): number {
-  return (desc.writable === true ? WRITABLE : 0) | (desc.enumerable === true ? ENUMERABLE : 0) | (desc.configurable === true ? CONFIGURABLE : 0);
-}
-
-function descriptorOf(attributes: number): PropertyDescriptor {
-  return { writable: (attributes & WRITABLE) !== 0, enumerable: (attributes & ENUMERABLE) !== 0, configurable: (attributes & CONFIGURABLE) !== 0 };
 }
 
 /**
@@ -408,24 +420,28 @@ function renew(proto: object): void {
 class FirstTouch implements Gate, FirstTouchHandle {
   armed = true;
   readonly methods: number;
-  private target: object | undefined;
+  /** The tracked object, until its touch; read by its site to find it among the members. */
+  target: object | undefined;
+  context: unknown;
   private site: PrototypeSite | undefined;
-  private ignore: ReadonlySet<string> | undefined;
-  private listener: ((context: unknown) => void) | undefined;
-  private context: unknown;
+  /** Shared by every object of one tracker. */
+  private options: FirstTouchOptions | undefined;
   /** Own function properties swapped in place: key, original descriptor, wrapper, key, … */
   private swapped: unknown[] = NONE;
 
-  constructor(target: object, methods: number, options: FirstTouchOptions) {
+  constructor(target: object, methods: number, options: FirstTouchOptions, context: unknown) {
     this.target = target;
     this.methods = methods;
-    this.ignore = options.ignore;
-    this.listener = options.onTouch;
-    this.context = options.context;
+    this.options = options;
+    this.context = context;
   }
 
   get pending(): boolean {
     return this.armed;
+  }
+
+  installedWith(options: FirstTouchOptions): boolean {
+    return this.options === options;
   }
 
   /** Throws when a property cannot be defined; `end` then takes back what was done. */
@@ -441,13 +457,12 @@ class FirstTouch implements Gate, FirstTouchHandle {
       // Held before covering: a failure half-way is undone by the same `drop` as a touch.
       site.hold(this);
       this.site = site;
-      pendingObjects.set(target, this);
       site.cover(inherited, meta);
     }
     if (own.length > 0) this.swapped = new Array<unknown>(own.length * 3).fill(undefined);
     for (let i = 0; i < own.length; i++) {
       const { key, desc } = own[i]!;
-      const wrapper = makeWrapper(desc.value, key, this, meta);
+      const wrapper = makeWrapper(desc.value, key, this, meta, ownOriginals);
       // Recorded first: if defineProperty throws half-way, end re-defines the original, which is harmless.
       this.swapped[i * 3] = key;
       this.swapped[i * 3 + 1] = desc;
@@ -467,7 +482,7 @@ class FirstTouch implements Gate, FirstTouchHandle {
 
   /** A wrapper's call on `receiver` through `key`. Calls of framework hooks inherited from the site do not count. */
   enter(_receiver: unknown, key: string): void {
-    if (this.ignore?.has(key) === true) return;
+    if (this.options?.ignore.has(key) === true) return;
     this.touch();
   }
 
@@ -479,12 +494,12 @@ class FirstTouch implements Gate, FirstTouchHandle {
     // correct, only not free. It must never surface in the caller's method call.
     this.restoreSwapped(target);
     this.leaveSite(true);
-    const listener = this.listener!;
-    const context = this.context;
-    // Captured wrappers outlive this moment; they should not keep the object's bookkeeping alive.
+    const listener = this.options!.onTouch;
+    // Captured wrappers outlive this moment; they should not keep the object's bookkeeping alive (the
+    // context stays: the caller owns it and may still read it).
     this.release();
     try {
-      listener(context);
+      listener(this.context, target, this);
     } catch {
       /* the tracker's bookkeeping must not break the call */
     }
@@ -496,7 +511,6 @@ class FirstTouch implements Gate, FirstTouchHandle {
     if (site === undefined) return;
     this.site = undefined;
     const target = this.target!;
-    pendingObjects.delete(target);
     safely(() => site.drop(this, touched ? target : undefined));
   }
 
@@ -517,15 +531,14 @@ class FirstTouch implements Gate, FirstTouchHandle {
 
   private release(): void {
     this.target = undefined;
-    this.ignore = undefined;
-    this.listener = undefined;
-    this.context = undefined;
+    this.options = undefined;
     this.swapped = NONE;
   }
 }
 
 const NONE: unknown[] = [];
 const NO_MEMBERS: readonly FirstTouch[] = [];
+const NO_KEYS: readonly string[] = [];
 
 interface Candidate {
   readonly key: string;
@@ -539,13 +552,14 @@ interface Candidate {
  * The caller is responsible for not instrumenting the same object twice and for skipping Proxies,
  * functions and non-extensible objects.
  */
-export function installFirstTouch(target: object, options: FirstTouchOptions): FirstTouchHandle {
+export function installFirstTouch(target: object, options: FirstTouchOptions, context?: unknown): FirstTouchHandle {
   const { ignore, stopAt } = options;
-  if (pendingObjects.has(target)) throw new Error('already instrumented by another tracker');
+  if (pendingMember(target) !== undefined) throw new Error('already instrumented by another tracker');
   const seen = new Set<string>();
 
   const own: Candidate[] = [];
-  for (const key of Object.getOwnPropertyNames(target)) {
+  for (const key of Reflect.ownKeys(target)) {
+    if (typeof key !== 'string') continue;
     seen.add(key);
     if (key === 'constructor' || ignore.has(key)) continue;
     const desc = Object.getOwnPropertyDescriptor(target, key);
@@ -557,7 +571,8 @@ export function installFirstTouch(target: object, options: FirstTouchOptions): F
   const inherited: Candidate[] = [];
   for (let p = Object.getPrototypeOf(target) as object | null; p !== null && !isBuiltinPrototype(p, stopAt); p = Object.getPrototypeOf(p)) {
     // Symbol keys are skipped on purpose: iterators and inspection hooks are called by the runtime.
-    for (const key of Object.getOwnPropertyNames(p)) {
+    for (const key of Reflect.ownKeys(p)) {
+      if (typeof key !== 'string') continue;
       if (seen.has(key)) continue; // the closest definition is the one a call reaches
       seen.add(key);
       if (key === 'constructor' || ignore.has(key)) continue;
@@ -569,9 +584,9 @@ export function installFirstTouch(target: object, options: FirstTouchOptions): F
   }
 
   const methods = own.length + inherited.length;
-  if (methods === 0) return { methods: 0, pending: false, end: () => undefined };
+  if (methods === 0) return { methods: 0, pending: false, context, end: () => undefined };
 
-  const state = new FirstTouch(target, methods, options);
+  const state = new FirstTouch(target, methods, options, context);
   try {
     state.install(own, inherited, metadataApi());
   } catch (err) {

@@ -43,32 +43,35 @@ export interface GhostTrackerOptions {
 /** Called once per bean name, at the first touch. */
 export type FirstTouchListener = (name: string) => void;
 
-/** Flag of one bean name. Instances tracked under the same name share it. */
-interface NameFlag {
-  readonly name: string;
-  touched: boolean;
-}
+/**
+ * The names one instrumented object is tracked under, kept as its first-touch handle's context: a string,
+ * or an array when it is also tracked under aliases (rare). Nothing else is allocated per bean here.
+ */
+type BeanNames = string | readonly string[];
 
-/** What the tracker remembers about one instrumented object. */
-interface InstanceEntry {
-  flags: NameFlag[];
-  methods: number;
-  handle: { readonly pending: boolean; end(): void } | undefined;
+function namesOf(context: unknown): readonly string[] {
+  return typeof context === 'string' ? [context] : (context as readonly string[]);
 }
-
-const NO_FLAGS: NameFlag[] = [];
 
 /**
- * Tracks first touches of beans. One flag per bean name: two instances tracked under one name share it, and
+ * Tracks first touches of beans. One touched flag per bean name: two instances tracked under one name share it, and
  * the same object tracked under two names (an alias) flips both.
  */
 export class GhostTracker implements GhostSnapshotSource {
   private readonly exclude: ReadonlySet<string>;
   private readonly ignore: ReadonlySet<string>;
   private readonly stopAt: ReadonlySet<object> | undefined;
-  /** Never double-wrap: every object this tracker instrumented (or linked), weakly held. */
-  private readonly instances = new WeakMap<object, InstanceEntry>();
-  private readonly flags = new Map<string, NameFlag>();
+  /**
+   * Never double-wrap: the objects this tracker instrumented, weakly held, to their handles. Those whose
+   * touch is pending on their prototype are found through `pendingHandle` instead, so that an untouched bean
+   * costs no entry here; they join at their touch.
+   */
+  private readonly instances = new WeakMap<object, FirstTouchModule.FirstTouchHandle>();
+  /**
+   * Every tracked bean name, to whether it was touched. Instances tracked under one name share the entry;
+   * the same object tracked under two names (an alias) flips both.
+   */
+  private readonly names = new Map<string, boolean>();
   private readonly untrackable = new Map<string, UntrackableReason>();
   private readonly framework = new Set<string>();
   private readonly listeners: FirstTouchListener[] = [];
@@ -79,8 +82,8 @@ export class GhostTracker implements GhostSnapshotSource {
   private frameworkName: string | undefined;
   /** A lazy container's application bindings not resolved yet; undefined when no adapter declared any. */
   private unresolved: Set<string> | undefined;
-  /** One listener for every instance, handed its entry: cheaper per bean than a closure each. */
-  private readonly onInstanceTouched = (entry: unknown): void => this.touched((entry as InstanceEntry).flags);
+  /** What every instance is instrumented with; each handle's context is its names (cheaper than a closure each). */
+  private readonly touchOptions: FirstTouchModule.FirstTouchOptions;
 
   /**
    * Grows whenever the snapshot may have changed (a bean tracked or skipped, a first touch), so a reader such
@@ -91,14 +94,22 @@ export class GhostTracker implements GhostSnapshotSource {
   }
 
   /** The wrapper machinery, loaded with the first tracker: a process without Phase 2 never compiles it. */
-  private readonly installFirstTouch: typeof FirstTouchModule.installFirstTouch;
+  private readonly firstTouch: typeof FirstTouchModule;
 
   constructor(options: GhostTrackerOptions = {}) {
-    this.installFirstTouch = (require('./first-touch') as typeof FirstTouchModule).installFirstTouch;
+    this.firstTouch = require('./first-touch') as typeof FirstTouchModule;
     this.exclude = new Set(options.exclude ?? []);
     this.ignore = new Set(options.lifecycleHooks ?? DEFAULT_LIFECYCLE_HOOKS);
     const stopAt = options.stopAt === undefined ? [] : [...options.stopAt];
     this.stopAt = stopAt.length > 0 ? new Set(stopAt) : undefined;
+    this.touchOptions = {
+      ignore: this.ignore,
+      stopAt: this.stopAt,
+      onTouch: (names, target, handle) => {
+        this.instances.set(target, handle);
+        this.touched(namesOf(names));
+      },
+    };
   }
 
   /**
@@ -127,28 +138,20 @@ export class GhostTracker implements GhostSnapshotSource {
     // Before anything that could run a Proxy trap.
     if (types.isProxy(instance)) return this.skip(name, 'already-proxied');
 
-    const existing = this.instances.get(instance);
+    const existing = this.instances.get(instance) ?? this.firstTouch.pendingHandle(instance, this.touchOptions);
     if (existing !== undefined) return this.link(name, existing);
     if (!Object.isExtensible(instance)) return this.skip(name, 'final-class');
 
-    // Flags are set only on success, so a failed attempt leaves no flag behind (the flag is what counts as tracked).
-    const entry: InstanceEntry = { flags: NO_FLAGS, methods: 0, handle: undefined };
     let handle;
     try {
-      handle = this.installFirstTouch(instance, {
-        ignore: this.ignore,
-        stopAt: this.stopAt,
-        onTouch: this.onInstanceTouched,
-        context: entry,
-      });
+      handle = this.firstTouch.installFirstTouch(instance, this.touchOptions, name satisfies BeanNames);
     } catch (err) {
       return this.fail(name, err);
     }
     if (handle.methods === 0) return this.skip(name, 'no-methods');
-    entry.flags = [this.flagFor(name)];
-    entry.methods = handle.methods;
-    entry.handle = handle;
-    this.instances.set(instance, entry);
+    // Named only on success, so a failed attempt leaves no name behind (a name is what counts as tracked).
+    this.addName(name);
+    if (this.firstTouch.pendingHandle(instance, this.touchOptions) !== handle) this.instances.set(instance, handle);
     if (options.owner !== undefined) {
       const list = this.owned.get(options.owner);
       if (list === undefined) this.owned.set(options.owner, [handle]);
@@ -158,21 +161,17 @@ export class GhostTracker implements GhostSnapshotSource {
   }
 
   /** The same object handed in again: same name is a no-op, another name shares the object's touches. */
-  private link(name: string, entry: InstanceEntry): TrackOutcome {
-    if (entry.flags.some((f) => f.name === name)) return { status: 'already-tracked', name };
-    const flag = this.flagFor(name);
-    entry.flags.push(flag);
-    if (entry.handle?.pending === false) this.touched([flag]);
-    return { status: 'tracked', name, methods: entry.methods, aliasOf: entry.flags[0]!.name };
+  private link(name: string, handle: FirstTouchModule.FirstTouchHandle): TrackOutcome {
+    const names = namesOf(handle.context);
+    if (names.includes(name)) return { status: 'already-tracked', name };
+    this.addName(name);
+    handle.context = [...names, name] satisfies BeanNames;
+    if (!handle.pending) this.touched([name]);
+    return { status: 'tracked', name, methods: handle.methods, aliasOf: names[0]! };
   }
 
-  private flagFor(name: string): NameFlag {
-    let flag = this.flags.get(name);
-    if (flag === undefined) {
-      flag = { name, touched: false };
-      this.flags.set(name, flag);
-    }
-    return flag;
+  private addName(name: string): void {
+    if (!this.names.has(name)) this.names.set(name, false);
   }
 
   private skip(name: string, reason: UntrackableReason): TrackOutcome {
@@ -188,14 +187,14 @@ export class GhostTracker implements GhostSnapshotSource {
   }
 
   /** Runs once per instance, at its first touch (never again on that instance). */
-  private touched(flags: readonly NameFlag[]): void {
-    for (const flag of flags) {
-      if (flag.touched) continue;
-      flag.touched = true;
+  private touched(names: readonly string[]): void {
+    for (const name of names) {
+      if (this.names.get(name) !== false) continue;
+      this.names.set(name, true);
       this.changes += 1;
       for (const listener of this.listeners) {
         try {
-          listener(flag.name);
+          listener(name);
         } catch {
           /* a listener must not break the host's method call */
         }
@@ -223,12 +222,12 @@ export class GhostTracker implements GhostSnapshotSource {
 
   /** True once any method of a bean tracked under `name` has been invoked. */
   isTouched(name: string): boolean {
-    return this.flags.get(name)?.touched === true;
+    return this.names.get(name) === true;
   }
 
   /** True when `name` is reported as tracked (wrapped, and not also recorded as untrackable). */
   isTracked(name: string): boolean {
-    return this.flags.has(name) && !this.untrackable.has(name);
+    return this.names.has(name) && !this.untrackable.has(name);
   }
 
   /**
@@ -279,9 +278,9 @@ export class GhostTracker implements GhostSnapshotSource {
   snapshot(): GhostReport {
     const touched: string[] = [];
     const untouched: string[] = [];
-    for (const flag of this.flags.values()) {
-      if (this.untrackable.has(flag.name)) continue;
-      (flag.touched ? touched : untouched).push(flag.name);
+    for (const [name, wasTouched] of this.names) {
+      if (this.untrackable.has(name)) continue;
+      (wasTouched ? touched : untouched).push(name);
     }
     return buildReport(touched, untouched, this.untrackable, this.framework.size, this.frameworkName, this.unresolved);
   }

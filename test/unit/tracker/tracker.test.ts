@@ -161,6 +161,38 @@ describe('double tracking', () => {
     expect(tracker.isTouched('LateAlias')).toBe(true);
   });
 
+  it('a plain object (own methods only) keeps its aliases before and after its touch', () => {
+    const tracker = new GhostTracker();
+    const plain = { run: (): string => 'ran' };
+    tracker.track('Plain', plain);
+    expect(tracker.track('Plain', plain)).toEqual({ status: 'already-tracked', name: 'Plain' });
+    expect(tracker.track('PlainAlias', plain)).toMatchObject({ status: 'tracked', aliasOf: 'Plain' });
+    expect(plain.run()).toBe('ran');
+    expect(tracker.track('LatePlainAlias', plain)).toMatchObject({ status: 'tracked', aliasOf: 'Plain' });
+    expect(tracker.snapshot()).toMatchObject({ untouched: [], touched: ['LatePlainAlias', 'Plain', 'PlainAlias'] });
+  });
+
+  it('a touched bean handed in again is not wrapped again', () => {
+    const tracker = new GhostTracker();
+    const s = new Service();
+    tracker.track('Service', s);
+    s.run();
+    const direct = Service.prototype.run;
+    expect(tracker.track('Service', s)).toEqual({ status: 'already-tracked', name: 'Service' });
+    expect(Service.prototype.run).toBe(direct);
+  });
+
+  it('an object another tracker instruments is left to it, and its names stay apart', () => {
+    const first = new GhostTracker();
+    const second = new GhostTracker();
+    const s = new Service();
+    first.track('Mine', s);
+    expect(second.track('Theirs', s)).toMatchObject({ status: 'untrackable', reason: expect.stringMatching(/another tracker/) });
+    s.run();
+    expect(first.snapshot()).toMatchObject({ touched: ['Mine'], untouched: [] });
+    expect(second.snapshot()).toMatchObject({ trackedCount: 0, touched: [] });
+  });
+
   it('two instances under one name share one flag; the prototype is restored once both were called', () => {
     class Twin {
       run(): string {
