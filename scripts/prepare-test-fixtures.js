@@ -53,12 +53,14 @@ const TARGETS = [
 
 /**
  * Folders of test/fixtures whose node_modules hold another major of a container than the root's, and the
- * example built into each: InversifyJS 6 and 8 (ESM-only) beside the root's 7, awilix 10 beside 13.
+ * example built into each: InversifyJS 6 and 8 (ESM-only) beside the root's 7, awilix 10, 11 and 12 beside 13.
  */
 const OTHER_MAJORS = [
   { folder: 'inversify6', example: 'inversify', formats: ['cjs', 'esm'] },
   { folder: 'inversify8', example: 'inversify', formats: ['esm'] },
   { folder: 'awilix10', example: 'awilix', formats: ['cjs'] },
+  { folder: 'awilix11', example: 'awilix', formats: ['cjs'] },
+  { folder: 'awilix12', example: 'awilix', formats: ['cjs', 'esm'] },
 ];
 
 function buildApps() {

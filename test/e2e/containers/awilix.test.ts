@@ -3,8 +3,8 @@
  * process under the same preload as the Nest apps: "ready" is its HTTP server listening, the registrations
  * never resolved by then are the Phase 1 candidates, and with Phase 2 on the live snapshot keeps
  * `neverResolved` current as requests resolve them. CommonJS and ESM builds of the same app (the ESM one
- * loads awilix's ESM bundle, hooked through import-in-the-middle), on awilix 13 (the root's) and 10
- * (test/fixtures/awilix10's).
+ * loads awilix's ESM bundle, hooked through import-in-the-middle), on awilix 13 (the root's) and 10, 11 and 12
+ * (test/fixtures/awilix1x's): every major the adapter declares.
  */
 import { actuatorPort, getJson, waitFor, type LoadingCase, type RunningApp } from '../support/app-process';
 import { expectIdentityPreserved, ghostReportAtExit, startExample } from './example-app';
@@ -12,8 +12,12 @@ import { expectIdentityPreserved, ghostReportAtExit, startExample } from './exam
 const CASES: Array<[label: string, loading: LoadingCase, root: string | undefined, major: string]> = [
   ['awilix 13, CommonJS', 'nest11-cjs', undefined, '13'],
   ['awilix 13, ESM', 'nest12-esm', undefined, '13'],
-  // CommonJS only: awilix-express's ESM build imports `awilix/lib/utils`, which awilix 10's exports map lacks
+  // CommonJS only: awilix-express's ESM build imports `awilix/lib/utils`, which the exports maps of awilix 10
+  // and 11 lack (the app fails the same way without this package)
   ['awilix 10, CommonJS', 'nest11-cjs', 'awilix10', '10'],
+  ['awilix 11, CommonJS', 'nest11-cjs', 'awilix11', '11'],
+  ['awilix 12, CommonJS', 'nest11-cjs', 'awilix12', '12'],
+  ['awilix 12, ESM', 'nest12-esm', 'awilix12', '12'],
 ];
 
 describe.each(CASES)('awilix app (%s)', (_label, loading, root, major) => {
