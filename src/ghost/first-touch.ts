@@ -93,14 +93,15 @@ function isBuiltinPrototype(proto: object, extra: ReadonlySet<object> | undefine
 }
 
 /**
- * Only the source's tail is tested, so a long class costs no more than a short one; no cache, because a
- * WeakMap entry per prototype cost more heap per bean than the test costs time.
+ * V8 prints every native function as `function Name() { [native code] }`; the source of a class ends with
+ * its own body. Only the tail is compared, so a long class costs no more than a short one, and there is no
+ * cache: a WeakMap entry per prototype cost more heap per bean than the test costs time.
  */
 function hasNativeConstructor(proto: object): boolean {
   const ctor = Object.getOwnPropertyDescriptor(proto, 'constructor')?.value;
   if (typeof ctor !== 'function') return false;
   try {
-    return /\{\s*\[native code\]\s*\}\s*$/.test(fnToString.call(ctor).slice(-64));
+    return fnToString.call(ctor).endsWith('{ [native code] }');
   } catch {
     return false;
   }
@@ -191,15 +192,11 @@ function makeWrapper(
   if (Object.getPrototypeOf(wrapper) !== fnProto) Object.setPrototypeOf(wrapper, fnProto);
   for (const ownKey of Reflect.ownKeys(original)) {
     if (ownKey === 'name' || ownKey === 'length') {
-      const desc = Object.getOwnPropertyDescriptor(original, ownKey)!;
-      const mine = Object.getOwnPropertyDescriptor(wrapper, ownKey);
-      const same =
-        mine !== undefined &&
-        mine.value === desc.value &&
-        mine.writable === desc.writable &&
-        mine.enumerable === desc.enumerable &&
-        mine.configurable === desc.configurable;
-      if (!same) Object.defineProperty(wrapper, ownKey, desc);
+      // Compared by value, without allocating descriptors: the computed key already gave the wrapper its
+      // name, and a method without parameters its length. (Attributes redefined on the original alone, with
+      // the same value, are not carried over.)
+      const value: unknown = Reflect.get(original, ownKey);
+      if (Reflect.get(wrapper, ownKey) !== value) Object.defineProperty(wrapper, ownKey, Object.getOwnPropertyDescriptor(original, ownKey)!);
     } else if (!FUNCTION_INTRINSICS.has(ownKey)) {
       // Some libraries mark handlers with plain properties instead of metadata.
       const desc = Object.getOwnPropertyDescriptor(original, ownKey);
@@ -555,12 +552,10 @@ interface Candidate {
 export function installFirstTouch(target: object, options: FirstTouchOptions, context?: unknown): FirstTouchHandle {
   const { ignore, stopAt } = options;
   if (pendingMember(target) !== undefined) throw new Error('already instrumented by another tracker');
-  const seen = new Set<string>();
 
   const own: Candidate[] = [];
   for (const key of Reflect.ownKeys(target)) {
     if (typeof key !== 'string') continue;
-    seen.add(key);
     if (key === 'constructor' || ignore.has(key)) continue;
     const desc = Object.getOwnPropertyDescriptor(target, key);
     if (desc !== undefined && 'value' in desc && typeof desc.value === 'function') {
@@ -573,9 +568,8 @@ export function installFirstTouch(target: object, options: FirstTouchOptions, co
     // Symbol keys are skipped on purpose: iterators and inspection hooks are called by the runtime.
     for (const key of Reflect.ownKeys(p)) {
       if (typeof key !== 'string') continue;
-      if (seen.has(key)) continue; // the closest definition is the one a call reaches
-      seen.add(key);
       if (key === 'constructor' || ignore.has(key)) continue;
+      if (definedBelow(target, p, key)) continue; // the closest definition is the one a call reaches
       const desc = Object.getOwnPropertyDescriptor(p, key);
       if (desc !== undefined && 'value' in desc && typeof desc.value === 'function') {
         inherited.push({ key, desc: desc as Candidate['desc'] });
@@ -594,6 +588,14 @@ export function installFirstTouch(target: object, options: FirstTouchOptions, co
     throw err;
   }
   return state;
+}
+
+/** Whether an object on the chain from `target` up to, but excluding, `p` has its own `key`. */
+function definedBelow(target: object, p: object, key: string): boolean {
+  for (let o: object | null = target; o !== null && o !== p; o = Object.getPrototypeOf(o)) {
+    if (Object.prototype.hasOwnProperty.call(o, key)) return true;
+  }
+  return false;
 }
 
 function safely(fn: () => void): void {
