@@ -445,4 +445,52 @@ describe('after tracking, the world changes', () => {
     expect(bean.send()).toBe('b');
     expect(bean.send).toBe(replacement);
   });
+
+  it('a prototype method replaced before the first touch stays replaced; the other methods are restored', () => {
+    class Mailer {
+      send(): string {
+        return 'sent';
+      }
+      queue(): string {
+        return 'queued';
+      }
+    }
+    const queue = Mailer.prototype.queue;
+    const { bean, tracker } = tracked(new Mailer());
+    const patched = function send(): string {
+      return 'patched';
+    };
+    Mailer.prototype.send = patched; // a test double or a monkey patch, installed over our wrapper
+    expect(bean.queue()).toBe('queued');
+    expect(tracker.isTouched('bean')).toBe(true);
+    expect(Mailer.prototype.send).toBe(patched);
+    expect(Mailer.prototype.queue).toBe(queue);
+    expect(bean.send()).toBe('patched');
+  });
+
+  it('a subclass and its base class tracked together are both restored, with the inherited wrapper taken off', () => {
+    class Base {
+      ping(): string {
+        return 'pong';
+      }
+    }
+    class Derived extends Base {
+      own(): string {
+        return 'own';
+      }
+    }
+    const ping = Base.prototype.ping;
+    const tracker = new GhostTracker();
+    const base = new Base();
+    const derived = new Derived();
+    tracker.track('base', base);
+    tracker.track('derived', derived);
+    expect(Object.getOwnPropertyNames(Derived.prototype)).toContain('ping');
+    expect(derived.ping()).toBe('pong');
+    expect(Object.getOwnPropertyNames(Derived.prototype).sort()).toEqual(['constructor', 'own']);
+    expect(tracker.isTouched('base')).toBe(false);
+    expect(base.ping()).toBe('pong');
+    expect(Base.prototype.ping).toBe(ping);
+    expect(tracker.snapshot()).toMatchObject({ touched: ['base', 'derived'], untouched: [] });
+  });
 });
