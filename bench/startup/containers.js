@@ -9,8 +9,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const { arg, median } = require('../sketch/workload');
-const { sideEnv } = require('./run');
+const { arg } = require('../sketch/workload');
+const { sideEnv, summariseSides } = require('./run');
 const RUNS = arg('runs', 11);
 const BINDINGS = arg('bindings', 1000);
 const root = path.resolve(__dirname, '..', '..');
@@ -44,17 +44,8 @@ function measure(container) {
     const order = SIDES.map((_, k) => SIDES[(k + i) % SIDES.length]);
     for (const side of order) samples[side].push(start(container, side));
   }
-  const out = {};
-  for (const side of SIDES) {
-    const ratio = (key) => median(samples[side].map((x, i) => x[key] / samples.sdk[i][key]));
-    out[side] = {
-      boot: median(samples[side].map((x) => x.boot)),
-      total: median(samples[side].map((x) => x.total)),
-      bootToSdk: ratio('boot'),
-      totalToSdk: ratio('total'),
-      candidates: samples[side][0].candidates,
-    };
-  }
+  const out = summariseSides(samples);
+  for (const side of SIDES) out[side].candidates = samples[side][0].candidates;
   return out;
 }
 

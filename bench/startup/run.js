@@ -52,11 +52,7 @@ function boot(side, tree) {
 
 const SIDES = ['bare', 'sdk', 'phase1', 'phase2'];
 
-/**
- * Alternating boots of every side, the order rotating each run. Per side: median boot and total ms, and the
- * median over runs of the ratio to NodeSDK alone in the same run (ratios of neighbours cancel drift).
- * Exported for bench/check.js.
- */
+/** Alternating boots of every side, the order rotating each run; see `summariseSides`. Exported for bench/check.js. */
 function measureStartup({ runs = RUNS, tree = false } = {}) {
   const samples = Object.fromEntries(SIDES.map((s) => [s, []]));
   boot('bare', tree); // warm the file cache
@@ -64,35 +60,48 @@ function measureStartup({ runs = RUNS, tree = false } = {}) {
     const order = SIDES.map((_, k) => SIDES[(k + i) % SIDES.length]);
     for (const side of order) samples[side].push(boot(side, tree));
   }
-  const result = { modules: median(samples.phase2.map((x) => x.modules)) };
-  for (const side of SIDES) {
-    const ratio = (key) => median(samples[side].map((x, i) => x[key] / samples.sdk[i][key]));
-    result[side] = {
-      boot: median(samples[side].map((x) => x.boot)),
-      total: median(samples[side].map((x) => x.total)),
+  return { modules: median(samples.phase2.map((x) => x.modules)), ...summariseSides(samples) };
+}
+
+/**
+ * Per side of `samples` (side → per-run `{ boot, total }`, runs aligned across sides): median boot and total
+ * ms, and the median over runs of the ratio to NodeSDK alone in the same run (ratios of neighbours cancel
+ * drift). Shared with bench/startup/containers.js and vendure.js.
+ */
+function summariseSides(samples) {
+  const out = {};
+  for (const [side, runs] of Object.entries(samples)) {
+    const ratio = (key) => median(runs.map((x, i) => x[key] / samples.sdk[i][key]));
+    out[side] = {
+      boot: median(runs.map((x) => x.boot)),
+      total: median(runs.map((x) => x.total)),
       bootToSdk: ratio('boot'),
       totalToSdk: ratio('total'),
     };
   }
-  return result;
+  return out;
 }
 
-module.exports = { measureStartup, sideEnv };
+const SIDE_LABELS = { bare: 'without instrumentation', sdk: 'NodeSDK, no DiagInstrumentation', phase1: 'with Phase 1', phase2: 'with Phase 1 + Phase 2' };
+
+/** Prints `summariseSides`' result as a table under `title`. Shared with bench/startup/vendure.js. */
+function printSides(title, result) {
+  console.log(title);
+  console.log('  side                            bootstrap ms  ratio to SDK | process start→ready ms  ratio to SDK');
+  for (const side of SIDES.filter((s) => result[s] !== undefined)) {
+    const x = result[side];
+    console.log(
+      `  ${SIDE_LABELS[side].padEnd(32)} ${x.boot.toFixed(1).padStart(10)}  ${x.bootToSdk.toFixed(3).padStart(12)} | ${x.total.toFixed(1).padStart(22)}  ${x.totalToSdk.toFixed(3).padStart(12)}`,
+    );
+  }
+}
+
+module.exports = { SIDES, measureStartup, sideEnv, summariseSides, printSides };
 if (require.main !== module) return;
 
 for (const tree of [false, true]) {
   const r = measureStartup({ tree });
-  console.log(
-    `NestJS start-up, ${PROVIDERS} providers${tree ? ', large dependency tree' : ''} (${r.modules} modules), ${RUNS} alternating runs, medians:`,
-  );
-  console.log('  side                            bootstrap ms  ratio to SDK | process start→ready ms  ratio to SDK');
-  const labels = { bare: 'without instrumentation', sdk: 'NodeSDK, no DiagInstrumentation', phase1: 'with Phase 1', phase2: 'with Phase 1 + Phase 2' };
-  for (const side of SIDES) {
-    const x = r[side];
-    console.log(
-      `  ${labels[side].padEnd(32)} ${x.boot.toFixed(1).padStart(10)}  ${x.bootToSdk.toFixed(3).padStart(12)} | ${x.total.toFixed(1).padStart(22)}  ${x.totalToSdk.toFixed(3).padStart(12)}`,
-    );
-  }
+  printSides(`NestJS start-up, ${PROVIDERS} providers${tree ? ', large dependency tree' : ''} (${r.modules} modules), ${RUNS} alternating runs, medians:`, r);
 }
 
 const { BeanGraph } = require(path.join(root, 'dist', 'ghost', 'bean-graph.js'));

@@ -12,13 +12,12 @@ const os = require('node:os');
 const path = require('node:path');
 
 const { arg, median } = require('../sketch/workload');
-const { sideEnv } = require('./run');
+const { SIDES, printSides, sideEnv, summariseSides } = require('./run');
 
 const root = path.resolve(__dirname, '..', '..');
 const preload = path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs');
 const appDir = path.join(__dirname, 'vendure');
 const server = path.join(appDir, 'server.js');
-const SIDES = ['bare', 'sdk', 'phase1', 'phase2'];
 
 /** Installs the app's pinned dependencies once; throws with what to do when npm cannot. */
 function ensureInstalled() {
@@ -76,17 +75,7 @@ async function measureVendure({ runs = 7, sides = SIDES } = {}) {
         samples[side].push(await boot(side, db, reportDir));
       }
     }
-    const result = { modules: median(samples.phase2.map((x) => x.modules)) };
-    for (const side of sides) {
-      const ratio = (key) => median(samples[side].map((x, i) => x[key] / samples.sdk[i][key]));
-      result[side] = {
-        boot: median(samples[side].map((x) => x.boot)),
-        total: median(samples[side].map((x) => x.total)),
-        bootToSdk: ratio('boot'),
-        totalToSdk: ratio('total'),
-      };
-    }
-    return result;
+    return { modules: median((samples.phase2 ?? samples.sdk).map((x) => x.modules)), ...summariseSides(samples) };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -99,15 +88,7 @@ const runs = arg('runs', 7);
 measureVendure({ runs }).then(
   (r) => {
     if (process.argv.includes('--json')) return console.log(JSON.stringify({ node: process.version, runs, ...r }, null, 2));
-    console.log(`Vendure 3.7.3 server start-up (${r.modules} modules), ${runs} alternating runs, medians:`);
-    console.log('  side                            bootstrap ms  ratio to SDK | process start→ready ms  ratio to SDK');
-    const labels = { bare: 'without instrumentation', sdk: 'NodeSDK, no DiagInstrumentation', phase1: 'with Phase 1', phase2: 'with Phase 1 + Phase 2' };
-    for (const side of SIDES) {
-      const x = r[side];
-      console.log(
-        `  ${labels[side].padEnd(32)} ${x.boot.toFixed(1).padStart(10)}  ${x.bootToSdk.toFixed(3).padStart(12)} | ${x.total.toFixed(1).padStart(22)}  ${x.totalToSdk.toFixed(3).padStart(12)}`,
-      );
-    }
+    printSides(`Vendure 3.7.3 server start-up (${r.modules} modules), ${runs} alternating runs, medians:`, r);
   },
   (err) => {
     console.error(err.message);
