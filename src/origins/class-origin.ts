@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { safeLog } from '../logger';
 
 /**
@@ -118,6 +119,23 @@ export class ClassOriginIndex {
   /** Like {@link registerLibraryLater}, for a module of the application itself, defined in `file`. */
   registerAppLater(namespace: unknown, file: string): void {
     this.pending.push({ namespace, file });
+  }
+
+  /**
+   * Records where `fn` was defined, when a hook saw its definition (a class decorator reading its caller):
+   * a library's when the file lies in a node_modules folder, the application's otherwise. Like every record,
+   * never turns a library class into an application one.
+   */
+  recordDefinition(fn: unknown, file: string): void {
+    if (!isFunction(fn)) return;
+    const filePath = file.startsWith('file:') ? fileURLToPath(file) : file;
+    const origin: ClassOrigin = filePath.includes(NODE_MODULES) ? 'library' : 'app';
+    this.record(fn, origin, origin === 'app' ? filePath : undefined);
+  }
+
+  /** Whether the index can answer for `fn` without scanning `require.cache` (see {@link scanRequireCache}). */
+  knows(fn: unknown): boolean {
+    return this.originOf(fn) !== 'unknown';
   }
 
   /** The file an application class was defined in (relative to the working directory), when known. */

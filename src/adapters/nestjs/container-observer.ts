@@ -1,6 +1,6 @@
 import type { DiagRuntime } from '../../runtime';
 import { safeLog } from '../../logger';
-import { isFrameworkWrapper, readBeanNames, readContainer, type Instantiation } from './container-reader';
+import { frameworkOriginsKnown, isFrameworkWrapper, readBeanNames, readContainer, type Instantiation } from './container-reader';
 import { tokenName } from './names';
 import { PassportStrategies } from './passport';
 import { nestEntryPoints } from './entry-points';
@@ -137,8 +137,10 @@ export class NestContainerObserver {
 
   private preRead(container: NestContainer, state: ContainerState): void {
     try {
-      this.runtime.origins.scanRequireCache();
-      for (const [wrapper, bean] of readBeanNames(container, this.runtime.origins)) this.remember(state, wrapper, bean);
+      const origins = this.runtime.origins;
+      // Usually known already (modules record where they were decorated): the scan then waits for the analysis.
+      if (!frameworkOriginsKnown(container, origins)) origins.scanRequireCache();
+      for (const [wrapper, bean] of readBeanNames(container, origins)) this.remember(state, wrapper, bean);
     } catch (err) {
       safeLog('debug', `could not pre-read the container: ${errorMessage(err)}`);
     }

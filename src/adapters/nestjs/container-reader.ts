@@ -62,6 +62,23 @@ export function isFrameworkWrapper(wrapper: NestInstanceWrapper, origins: ClassO
   return typeof token === 'function' && CORE_PROVIDER_NAMES.has(token.name) && origins.originOf(token) === 'library';
 }
 
+/**
+ * Whether `origins` already knows every origin {@link isFrameworkWrapper} asks for in `container`: each
+ * module's class (recorded as it was decorated, or from a hooked package's exports) and the core providers
+ * Nest adds to every module. When it does, naming the beans needs no scan of `require.cache`.
+ */
+export function frameworkOriginsKnown(container: NestContainer, origins: ClassOriginIndex): boolean {
+  for (const mod of container.getModules().values()) {
+    if (mod.name !== 'InternalCoreModule' && !origins.knows(mod.metatype)) return false;
+    const providers = mod.providers;
+    if (!(providers instanceof Map)) continue;
+    for (const token of providers.keys()) {
+      if (typeof token === 'function' && CORE_PROVIDER_NAMES.has(token.name) && !origins.knows(token)) return false;
+    }
+  }
+  return true;
+}
+
 const COLLECTIONS: ReadonlyArray<[keyof NestModule, BeanRole]> = [
   ['providers', 'provider'],
   ['controllers', 'controller'],

@@ -7,6 +7,7 @@ import {
 import { safeLog } from '../../logger';
 import type { ClassOriginIndex } from '../../origins/class-origin';
 import type { NestContainerObserver } from './container-observer';
+import { wrapModuleDecorator } from './module-decorator';
 
 /** `@nestjs/core` majors the hooks are written and tested for. */
 export const SUPPORTED_NEST_VERSIONS = ['>=10.0.0 <13'];
@@ -205,6 +206,26 @@ export function nestModuleDefinitions(p: NestPatcher): InstrumentationNodeModule
     },
     files,
   );
+  // Where each @Module() class is defined, as it is decorated (CommonJS @nestjs/common, Nest 10 and 11).
+  const moduleDecorator = new InstrumentationNodeModuleDefinition('@nestjs/common', ['*'], undefined, undefined, [
+    new InstrumentationNodeModuleFile(
+      '@nestjs/common/decorators/modules/module.decorator.js',
+      ['*'],
+      (exports: unknown) => {
+        // A CommonJS exports object only: an ES module namespace (Nest 12) cannot be redefined, and its
+        // applications' origins come from the import hooks anyway.
+        const d = exports !== null && typeof exports === 'object' ? Object.getOwnPropertyDescriptor(exports, 'Module') : undefined;
+        if (typeof d?.value === 'function' && d.writable === true) {
+          p.wrap(exports as object, 'Module', (original: never) => wrapModuleDecorator(original, p.origins));
+        }
+        return exports;
+      },
+      (exports: unknown) => {
+        if (exports !== undefined && exports !== null) p.unwrap(exports as object, 'Module');
+        return exports;
+      },
+    ),
+  ]);
   const libraries = NEST_LIBRARY_PACKAGES.map(
     (name) =>
       new InstrumentationNodeModuleDefinition(name, ['*'], (exports: unknown) => {
@@ -213,5 +234,5 @@ export function nestModuleDefinitions(p: NestPatcher): InstrumentationNodeModule
         return exports;
       }),
   );
-  return [core, ...libraries];
+  return [core, moduleDecorator, ...libraries];
 }

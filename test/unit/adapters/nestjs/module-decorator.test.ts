@@ -1,0 +1,73 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { wrapModuleDecorator } from '../../../../src/adapters/nestjs/module-decorator';
+import { ClassOriginIndex } from '../../../../src/origins/class-origin';
+
+/** Stands in for @nestjs/common's factory: validates, then returns the decorator that defines metadata. */
+function nestLikeModule(metadata: Record<string, unknown>): ClassDecorator {
+  if ('bogus' in metadata) throw new Error("Invalid property 'bogus' passed into the @Module() decorator.");
+  return (target) => {
+    (target as unknown as { decorated: unknown }).decorated = metadata;
+  };
+}
+
+describe('the @Module() wrapper', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-module-decorator-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('records an application module where it is decorated, and decorates as Nest does', () => {
+    const origins = new ClassOriginIndex();
+    const Module = wrapModuleDecorator(nestLikeModule as never, origins) as typeof nestLikeModule;
+    class AppModule {}
+    expect(origins.knows(AppModule)).toBe(false);
+    Module({ providers: [] })(AppModule);
+    expect((AppModule as unknown as { decorated: unknown }).decorated).toEqual({ providers: [] });
+    expect(origins.originOf(AppModule)).toBe('app');
+    expect(origins.fileOf(AppModule)).toBe(path.relative(process.cwd(), __filename));
+  });
+
+  it("records a module a library decorates as the library's", () => {
+    const origins = new ClassOriginIndex();
+    const Module = wrapModuleDecorator(nestLikeModule as never, origins);
+    const lib = path.join(dir, 'node_modules', 'some-nest-lib', 'index.js');
+    fs.mkdirSync(path.dirname(lib), { recursive: true });
+    fs.writeFileSync(lib, 'module.exports = (Module) => { class LibModule {} Module({ imports: [] })(LibModule); return LibModule; };\n');
+    const LibModule = (require(lib) as (m: unknown) => Function)(Module);
+    expect(origins.originOf(LibModule)).toBe('library');
+    expect(origins.fileOf(LibModule)).toBeUndefined();
+  });
+
+  it('throws what Nest throws for bad metadata, and records nothing', () => {
+    const origins = new ClassOriginIndex();
+    const Module = wrapModuleDecorator(nestLikeModule as never, origins) as typeof nestLikeModule;
+    expect(() => Module({ bogus: true })).toThrow("Invalid property 'bogus'");
+  });
+
+  it('leaves Error.prepareStackTrace and the stack limit as they were', () => {
+    const origins = new ClassOriginIndex();
+    const Module = wrapModuleDecorator(nestLikeModule as never, origins) as typeof nestLikeModule;
+    const prepare = Error.prepareStackTrace;
+    const limit = Error.stackTraceLimit;
+    Module({})(class {});
+    expect(Error.prepareStackTrace).toBe(prepare);
+    expect(Error.stackTraceLimit).toBe(limit);
+  });
+});
+
+describe('ClassOriginIndex.recordDefinition', () => {
+  it('takes file URLs (ES modules) as well as paths, and never demotes a library class', () => {
+    const origins = new ClassOriginIndex();
+    class FromEsm {}
+    origins.recordDefinition(FromEsm, pathToFileURL(path.join(process.cwd(), 'src', 'app.module.mjs')).href);
+    expect(origins.fileOf(FromEsm)).toBe(path.join('src', 'app.module.mjs'));
+    class Lib {}
+    origins.recordDefinition(Lib, path.join(path.sep, 'srv', 'node_modules', 'lib', 'index.js'));
+    origins.recordDefinition(Lib, path.join(process.cwd(), 'src', 'reexport.js'));
+    expect(origins.originOf(Lib)).toBe('library');
+  });
+});
