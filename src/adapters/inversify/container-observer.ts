@@ -11,6 +11,7 @@ import path from 'node:path';
 
 import type { BeanKind, BeanScope } from '../../ghost/bean-graph';
 import { LazyContainerLedger, bookkeeping, tokenName, type LazyBinding } from '../../lazy/ledger';
+import { callSites } from '../../origins/call-sites';
 import type { ClassOriginIndex } from '../../origins/class-origin';
 import type { DiagRuntime } from '../../runtime';
 import { inversifyEntryPoints } from './entry-points';
@@ -222,28 +223,15 @@ const OWN_CODE = path.resolve(__dirname, '..', '..') + path.sep;
 
 /**
  * Whether the code that called `bind` is a library's: the first stack frame outside InversifyJS and this
- * package lies in a node_modules folder. Read once per binding, when it is added, from V8's call sites (no stack
- * text is formatted: that is most of what a stack costs).
+ * package lies in a node_modules folder. Read once per binding, when it is added, from V8's call sites.
  */
 function boundByLibrary(): boolean {
-  const holder: { stack?: unknown } = {};
-  const limit = Error.stackTraceLimit;
-  const prepare = Error.prepareStackTrace;
-  Error.stackTraceLimit = 12;
-  Error.prepareStackTrace = (_error, sites) => sites;
-  try {
-    Error.captureStackTrace(holder, boundByLibrary);
-    const sites = holder.stack as NodeJS.CallSite[] | undefined;
-    for (const site of sites ?? []) {
-      const file = site.getFileName() ?? '';
-      if (file === '' || INVERSIFY_FRAMES.test(file) || file.includes(OWN_CODE)) continue;
-      return /[\\/]node_modules[\\/]/.test(file);
-    }
-    return false;
-  } finally {
-    Error.prepareStackTrace = prepare;
-    Error.stackTraceLimit = limit;
+  for (const site of callSites(boundByLibrary, 12)) {
+    const file = site.getFileName() ?? '';
+    if (file === '' || INVERSIFY_FRAMES.test(file) || file.includes(OWN_CODE)) continue;
+    return /[\\/]node_modules[\\/]/.test(file);
   }
+  return false;
 }
 
 function kindOf(type: string | undefined): BeanKind {

@@ -5,32 +5,11 @@
  * instance exists without scanning `require.cache` on the application's boot path (15 ms on 1,500 modules,
  * more on real applications; the scan still runs, off the path, with the rest of the analysis).
  */
+import { callSites } from '../../origins/call-sites';
 import type { ClassOriginIndex } from '../../origins/class-origin';
 
 type Decorator = (...args: unknown[]) => unknown;
 type ModuleFactory = (this: unknown, ...args: unknown[]) => unknown;
-
-/**
- * The file of the code that called `fn`, from V8's call sites (no stack text is formatted: that is most of
- * what a stack costs). Undefined for code without a file (eval) or when the stack cannot be read.
- */
-function callerOf(fn: Function): string | undefined {
-  const holder: { stack?: unknown } = {};
-  const limit = Error.stackTraceLimit;
-  const prepare = Error.prepareStackTrace;
-  Error.stackTraceLimit = 1;
-  Error.prepareStackTrace = (_error, sites) => sites;
-  try {
-    Error.captureStackTrace(holder, fn);
-    const sites = holder.stack as NodeJS.CallSite[] | undefined;
-    return sites?.[0]?.getFileName() ?? undefined;
-  } catch {
-    return undefined;
-  } finally {
-    Error.prepareStackTrace = prepare;
-    Error.stackTraceLimit = limit;
-  }
-}
 
 /**
  * Wraps `@nestjs/common`'s `Module` decorator factory: Nest's own factory runs first and unchanged (it
@@ -40,7 +19,8 @@ function callerOf(fn: Function): string | undefined {
 export function wrapModuleDecorator(original: ModuleFactory, origins: ClassOriginIndex): ModuleFactory {
   return function Module(this: unknown, ...args: unknown[]): unknown {
     const decorate = Reflect.apply(original, this, args);
-    const file = callerOf(Module);
+    // Undefined for code without a file (eval): nothing is recorded then.
+    const file = callSites(Module, 1)[0]?.getFileName() ?? undefined;
     if (file === undefined || typeof decorate !== 'function') return decorate;
     return function (this: unknown, ...targetArgs: unknown[]): unknown {
       try {
