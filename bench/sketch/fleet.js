@@ -15,7 +15,7 @@
  * - hot key: every process hits one key at 200 hits/s for 3 s against a limit of 100 per 60 s: admitted.
  */
 const { spawn, spawnSync } = require('node:child_process');
-const net = require('node:net');
+const { freePort } = require('../free-port');
 const os = require('node:os');
 const path = require('node:path');
 const { arg } = require('./workload');
@@ -142,17 +142,6 @@ async function child() {
   const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] * 1000;
   await close();
   process.stdout.write(`${JSON.stringify({ hits: n, admitted, p50us: pct(0.5), p99us: pct(0.99) })}\n`);
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function redisCli(port, ...args) {

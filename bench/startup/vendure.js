@@ -7,7 +7,7 @@
 // The first run installs the app's own dependencies (npm ci in bench/startup/vendure, ~170 MB, ~30 s).
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
+const { freePort } = require('../free-port');
 const os = require('node:os');
 const path = require('node:path');
 
@@ -28,17 +28,6 @@ function ensureInstalled() {
   } catch (err) {
     throw new Error(`could not install Vendure in ${appDir} (npm ci: ${err.message}); it needs the npm registry`);
   }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 async function boot(side, db, reportDir) {
