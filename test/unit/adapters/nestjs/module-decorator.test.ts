@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { frameworkOriginsKnown } from '../../../../src/adapters/nestjs/container-reader';
 import { wrapModuleDecorator } from '../../../../src/adapters/nestjs/module-decorator';
 import { ClassOriginIndex } from '../../../../src/origins/class-origin';
 
@@ -69,5 +70,28 @@ describe('ClassOriginIndex.recordDefinition', () => {
     origins.recordDefinition(Lib, path.join(path.sep, 'srv', 'node_modules', 'lib', 'index.js'));
     origins.recordDefinition(Lib, path.join(process.cwd(), 'src', 'reexport.js'));
     expect(origins.originOf(Lib)).toBe('library');
+  });
+});
+
+describe('frameworkOriginsKnown', () => {
+  class ModuleRef {}
+  const container = (modules: Array<{ name: string; metatype: Function; providers: unknown[] }>) =>
+    ({
+      getModules: () => new Map(modules.map((m) => [m.name, { ...m, providers: new Map(m.providers.map((t) => [t, {}])) }])),
+    }) as never;
+
+  it('asks for a scan while a module class or a core provider is unknown, not once both are known', () => {
+    const origins = new ClassOriginIndex();
+    class InternalCoreModule {}
+    class AppModule {}
+    const app = container([
+      { name: 'InternalCoreModule', metatype: InternalCoreModule, providers: [] },
+      { name: 'AppModule', metatype: AppModule, providers: [ModuleRef, 'CONFIG'] },
+    ]);
+    expect(frameworkOriginsKnown(app, origins)).toBe(false);
+    origins.recordDefinition(AppModule, __filename);
+    expect(frameworkOriginsKnown(app, origins)).toBe(false); // ModuleRef still unknown
+    origins.registerExports({ ModuleRef }, 'library');
+    expect(frameworkOriginsKnown(app, origins)).toBe(true); // InternalCoreModule needs no origin
   });
 });
