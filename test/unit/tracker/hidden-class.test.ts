@@ -54,6 +54,26 @@ describe('hidden class after the first touch', () => {
   });
 });
 
+describe('hidden class of a wrapper', () => {
+  it('is the map of a plain method up to four parameters: no redefined length, no slower call path', () => {
+    // A function whose `length` was redefined gets a map of its own, which V8 calls through a slower path
+    // from call sites that do not inline it (+8-10 ns, bench/tracker/run.js "captured").
+    const out = probe(`
+      const key = 'm';
+      const plainMethod = { [key](a) { return a; } }[key];
+      class Svc { m0() {} m1(a) {} m2(a, b) {} m3(a, b, c) {} m4(a, b, c, d) {} }
+      const bean = new Svc();
+      t.track('arity', bean);
+      for (let n = 0; n <= 4; n++) {
+        const wrapper = bean['m' + n];
+        out['m' + n] = [Svc.prototype['m' + n] === wrapper, wrapper.length, %HaveSameMap(wrapper, plainMethod)];
+      }`);
+    expect(out).toEqual({
+      m0: [true, 0, true], m1: [true, 1, true], m2: [true, 2, true], m3: [true, 3, true], m4: [true, 4, true],
+    });
+  });
+});
+
 describe('the end of an application', () => {
   it('gives its classes their methods back and keeps none of its beans alive', () => {
     // Test suites create and close many applications: a class prototype outlives them all and must neither hold

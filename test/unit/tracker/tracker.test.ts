@@ -258,6 +258,34 @@ describe('reflect-metadata on wrappers', () => {
     expect(tracker.isTouched('jobs')).toBe(false); // reading metadata is not a touch
   });
 
+  it('a wrapper has the length of its original at every arity and forwards every argument passed', () => {
+    /* eslint-disable @typescript-eslint/no-unused-vars */
+    class Arities {
+      zero(): unknown[] { return [...arguments]; }
+      one(a: number): unknown[] { return [...arguments]; }
+      two(a: number, b: number): unknown[] { return [...arguments]; }
+      three(a: number, b: number, c: number): unknown[] { return [...arguments]; }
+      four(a: number, b: number, c: number, d: number): unknown[] { return [...arguments]; }
+      five(a: number, b: number, c: number, d: number, e: number): unknown[] { return [...arguments]; }
+      seven(a: number, b: number, c: number, d: number, e: number, f: number, g: number): unknown[] { return [...arguments]; }
+      defaulted(a: number, b = 2, ...rest: number[]): unknown[] { return [a, b, ...rest]; }
+    }
+    const keys = ['zero', 'one', 'two', 'three', 'four', 'five', 'seven', 'defaulted'] as const;
+    const originals = keys.map((k) => Arities.prototype[k]);
+    const bean = new Arities();
+    new GhostTracker().track('arities', bean);
+    const wrappers = keys.map((k) => bean[k] as Function); // all of them before the first call restores them
+    keys.forEach((k, i) => {
+      const wrapper = wrappers[i]!;
+      expect(wrapper).not.toBe(originals[i]);
+      expect(Object.getOwnPropertyDescriptor(wrapper, 'length')).toEqual(Object.getOwnPropertyDescriptor(originals[i]!, 'length'));
+      expect(Object.getOwnPropertyDescriptor(wrapper, 'name')).toEqual(Object.getOwnPropertyDescriptor(originals[i]!, 'name'));
+      // Fewer and more arguments than declared reach the original unchanged.
+      expect(wrapper.call(bean, 1)).toEqual(k === 'defaulted' ? [1, 2] : [1]);
+      expect(wrapper.call(bean, 1, 2, 3, 4, 5, 6, 7, 8, 9)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    });
+  });
+
   it('metadata keyed by prototype and method name is still found, walking or own', () => {
     const bean = new Jobs();
     const expected = Reflect.getMetadata('design:paramtypes', Jobs.prototype, 'tick');
