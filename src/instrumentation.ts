@@ -116,15 +116,15 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
       }),
       tsyringe: once(() => {
         const { TsyringeObserver } = require('./adapters/tsyringe/container-observer') as typeof import('./adapters/tsyringe/container-observer');
-        return new TsyringeObserver(runtime, runtime.origins);
+        return new TsyringeObserver(runtime);
       }),
       awilix: once(() => {
         const { AwilixObserver } = require('./adapters/awilix/container-observer') as typeof import('./adapters/awilix/container-observer');
-        return new AwilixObserver(runtime, runtime.origins);
+        return new AwilixObserver(runtime);
       }),
       inversify: once(() => {
         const { InversifyObserver } = require('./adapters/inversify/container-observer') as typeof import('./adapters/inversify/container-observer');
-        return new InversifyObserver(runtime, runtime.origins);
+        return new InversifyObserver(runtime);
       }),
     };
   }

@@ -41,7 +41,15 @@ export function tokenName(token: unknown): string {
 }
 
 /** What an adapter knows of one binding (everything a bean is, but when it was created and whether it was). */
-export type LazyBinding = Omit<BeanInput, 'eager' | 'resolved' | 'instantiationMs'>;
+export type LazyBinding = Omit<BeanInput, 'eager' | 'resolved' | 'instantiationMs'> & {
+  /**
+   * The class or function whose origin makes the binding the framework's (a library's, or a builtin's) and
+   * whose file is its `source`, looked up when the ledger first needs them: at ready, not inside the
+   * application's register or resolve calls, since the first origin lookup indexes every module loaded so far.
+   * `framework: true` given by the adapter stands whatever the origin says.
+   */
+  readonly definedBy?: Function;
+};
 
 /** Why the framework calls into a binding on its own (a controller of the web layer), empty when it does not. */
 export type LazyEntryPoints<K> = (key: K, binding: LazyBinding) => readonly string[];
@@ -93,6 +101,7 @@ export class LazyContainerLedger<K> {
     const known = this.entries.get(key);
     if (known !== undefined) {
       known.binding = binding;
+      if (this.isReady) this.settle(known);
       return;
     }
     const entry: Entry = { binding, resolved: false, hasInstance: false, entryPoint: false };
@@ -135,10 +144,14 @@ export class LazyContainerLedger<K> {
       safeLog('warn', `${this.options.framework}: reading its bindings failed: ${(err as Error)?.message ?? String(err)}`);
     }
     this.isReady = true;
+    // CommonJS modules say where their classes come from only through `require.cache`, read here, after the
+    // application is listening (ESM namespaces were noted as they loaded).
+    this.options.runtime.origins.scanRequireCache();
     const graph = new BeanGraph();
     const ids = new Map<K, number>();
     const byId: Entry[] = [];
     for (const [key, entry] of this.entries) {
+      this.settle(entry);
       entry.entryPoint = this.entryPointsOf(key, entry).length > 0;
       const id = graph.addBean({ ...entry.binding, eager: false, resolved: entry.resolved });
       ids.set(key, id);
@@ -190,7 +203,22 @@ export class LazyContainerLedger<K> {
   }
 
   /** A binding registered after ready: named by its token, expected to be resolved like the others. */
+  /** Gives the binding its origin-dependent fields (see {@link LazyBinding.definedBy}), once. */
+  private settle(entry: Entry): void {
+    const { definedBy, ...binding } = entry.binding;
+    if (definedBy === undefined) return;
+    const origins = this.options.runtime.origins;
+    const origin = origins.originOf(definedBy);
+    const source = origins.fileOf(definedBy);
+    entry.binding = {
+      ...binding,
+      framework: binding.framework || origin === 'library' || origin === 'builtin',
+      ...(source !== undefined ? { source } : {}),
+    };
+  }
+
   private lateBinding(key: K, entry: Entry): void {
+    this.settle(entry);
     entry.name = entry.binding.token;
     entry.entryPoint = this.entryPointsOf(key, entry).length > 0;
     if (this.counts(entry)) this.options.runtime.tracker?.expectResolution([entry.name]);

@@ -10,7 +10,6 @@
  */
 import type { BeanKind, BeanScope, EdgeKind } from '../../ghost/bean-graph';
 import { LazyContainerLedger, bookkeeping, tokenName, type LazyBinding } from '../../lazy/ledger';
-import type { ClassOriginIndex } from '../../origins/class-origin';
 import type { DiagRuntime } from '../../runtime';
 import { awilixRouterEntryPoints } from './entry-points';
 
@@ -56,10 +55,7 @@ export class AwilixObserver {
   private readonly byName = new Map<string | symbol, Resolver>();
   private readonly patchedExports = new Set<Record<string, unknown>>();
 
-  constructor(
-    private readonly runtime: DiagRuntime,
-    private readonly origins: ClassOriginIndex,
-  ) {}
+  constructor(private readonly runtime: DiagRuntime) {}
 
   private ensureLedger(): LazyContainerLedger<Resolver> {
     return (this.ledger ??= new LazyContainerLedger<Resolver>({
@@ -147,17 +143,15 @@ export class AwilixObserver {
     const kind: BeanKind = tag?.kind ?? 'factory';
     const cls = kind === 'class' && typeof tag?.target === 'function' ? (tag.target as Function) : undefined;
     const owner = typeof tag?.target === 'function' ? (tag.target as Function) : undefined;
-    const origin = owner === undefined ? 'app' : this.origins.originOf(owner);
-    const source = owner === undefined ? undefined : this.origins.fileOf(owner);
     const token = tokenName(name);
     return {
       token,
       kind,
       scope: scopeOf(kind, resolver.lifetime),
       role: 'provider',
-      framework: origin === 'library' || origin === 'builtin',
+      framework: false,
+      ...(owner !== undefined ? { definedBy: owner } : {}),
       ...(cls !== undefined && cls.name !== '' ? { className: cls.name } : {}),
-      ...(source !== undefined ? { source } : {}),
     };
   }
 

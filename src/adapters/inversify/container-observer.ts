@@ -12,7 +12,6 @@ import path from 'node:path';
 import type { BeanKind, BeanScope } from '../../ghost/bean-graph';
 import { LazyContainerLedger, bookkeeping, tokenName, type LazyBinding } from '../../lazy/ledger';
 import { callSites } from '../../origins/call-sites';
-import type { ClassOriginIndex } from '../../origins/class-origin';
 import type { DiagRuntime } from '../../runtime';
 import { inversifyEntryPoints } from './entry-points';
 
@@ -60,10 +59,7 @@ export class InversifyObserver {
   /** Bindings a library's code added (inversify-express-utils binds its HttpContext, say). */
   private readonly libraryBound = new WeakSet<InversifyBinding>();
 
-  constructor(
-    private readonly runtime: DiagRuntime,
-    private readonly origins: ClassOriginIndex,
-  ) {}
+  constructor(private readonly runtime: DiagRuntime) {}
 
   private ensureLedger(): LazyContainerLedger<InversifyBinding> {
     return (this.ledger ??= new LazyContainerLedger<InversifyBinding>({
@@ -145,18 +141,16 @@ export class InversifyObserver {
   private describe(binding: InversifyBinding): LazyBinding {
     const kind = kindOf(binding.type);
     const cls = kind === 'class' && typeof binding.implementationType === 'function' ? binding.implementationType : undefined;
-    // a class says where it comes from; a value or a factory, by who bound it
-    const origin = cls !== undefined ? this.origins.originOf(cls) : this.libraryBound.has(binding) ? 'library' : 'app';
-    const source = cls === undefined ? undefined : this.origins.fileOf(cls);
     const token = tokenName(binding.serviceIdentifier);
     return {
       token,
       kind,
       scope: kind === 'value' ? 'singleton' : scopeOf(binding.scope),
       role: 'provider',
-      framework: origin === 'library' || origin === 'builtin',
+      // a class says where it comes from (the ledger asks at ready); a value or a factory, who bound it
+      framework: cls === undefined && this.libraryBound.has(binding),
+      ...(cls !== undefined ? { definedBy: cls } : {}),
       ...(cls !== undefined && cls.name !== '' && cls.name !== token ? { className: cls.name } : {}),
-      ...(source !== undefined ? { source } : {}),
     };
   }
 

@@ -7,7 +7,6 @@
  * resolves a class's parameters through `this.resolve`: so `resolve` on the container's prototype, shared by
  * the global container and its children, is the one place that sees every resolution.
  */
-import type { ClassOriginIndex } from '../../origins/class-origin';
 import { LazyContainerLedger, bookkeeping, bookkeepingFailed, tokenName, type LazyBinding } from '../../lazy/ledger';
 import type { DiagRuntime } from '../../runtime';
 import type { BeanKind, BeanScope } from '../../ghost/bean-graph';
@@ -47,10 +46,7 @@ export class TsyringeObserver {
   /** Token → the class its registration constructs, for edges and entry points. */
   private readonly classBindings = new Map<Token, Function>();
 
-  constructor(
-    private readonly runtime: DiagRuntime,
-    private readonly origins: ClassOriginIndex,
-  ) {}
+  constructor(private readonly runtime: DiagRuntime) {}
 
   /** Patches the container's prototype (once per copy of tsyringe); returns the module unchanged. */
   patch(exports: TsyringeDependencyContainerModule, version: string | undefined, patcher: TsyringePatcher): TsyringeDependencyContainerModule {
@@ -130,16 +126,14 @@ export class TsyringeObserver {
 
   private binding(token: Token, kind: BeanKind, scope: BeanScope, cls: Function | undefined): LazyBinding {
     const owner = cls ?? (typeof token === 'function' ? token : undefined);
-    const origin = owner === undefined ? 'app' : this.origins.originOf(owner);
-    const source = owner === undefined ? undefined : this.origins.fileOf(owner);
     return {
       token: tokenName(token),
       kind,
       scope,
       role: 'provider',
-      framework: origin === 'library' || origin === 'builtin',
+      framework: false,
+      ...(owner !== undefined ? { definedBy: owner } : {}),
       ...(cls !== undefined && cls.name !== '' && cls.name !== tokenName(token) ? { className: cls.name } : {}),
-      ...(source !== undefined ? { source } : {}),
     };
   }
 

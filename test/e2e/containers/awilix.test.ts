@@ -39,6 +39,8 @@ describe.each(CASES)('awilix app (%s)', (_label, loading, root, major) => {
     const nodes = Object.fromEntries(report.graph.nodes.map((n: any) => [n.name, n]));
     expect(Object.keys(nodes).sort()).toEqual(['clock', 'config', 'legacyExporter', 'mailer', 'ordersRepository', 'ordersService', 'startupCheck', 'timeSource']);
     expect(nodes.clock).toMatchObject({ kind: 'class', className: 'Clock', scope: 'singleton', resolved: true });
+    // an application class's origin and file, looked up at ready (not inside the app's register calls)
+    expect(nodes.clock).toMatchObject({ framework: false, source: expect.stringMatching(/^services\.m?js$/) });
     expect(nodes.startupCheck).toMatchObject({ kind: 'class', scope: 'transient', resolved: true });
     expect(nodes.legacyExporter).toMatchObject({ scope: 'singleton', resolved: false });
     expect(nodes.ordersService).toMatchObject({ scope: 'request', resolved: false });

@@ -44,6 +44,8 @@ describe.each(CASES)('InversifyJS app (%s)', (_label, loading, root, major) => {
     const nodes = Object.fromEntries(report.graph.nodes.map((n: any) => [n.name, n]));
     expect(Object.keys(nodes).sort()).toEqual(['Clock', 'Config', ...neverAtReady('6'), 'StartupCheck'].sort());
     expect(nodes.Clock).toMatchObject({ kind: 'class', scope: 'singleton', resolved: true });
+    // an application class's origin and file, looked up at ready (not inside the app's resolve calls)
+    expect(nodes.Clock).toMatchObject({ framework: false, source: expect.stringMatching(/^services\.m?js$/) });
     expect(nodes.StartupCheck).toMatchObject({ kind: 'class', scope: 'transient', resolved: true });
     expect(nodes.Config).toMatchObject({ kind: 'value', resolved: true });
     expect(nodes.Mailer).toMatchObject({ kind: 'factory', resolved: false });

@@ -36,6 +36,8 @@ describe.each(CASES)('tsyringe app (%s)', (loading) => {
     expect(nodes.Exporter).toMatchObject({ kind: 'class', className: 'LegacyExporter', scope: 'singleton', resolved: false });
     expect(nodes.StartupCheck).toMatchObject({ resolved: true, scope: 'transient' });
     expect(nodes.Clock).toMatchObject({ resolved: true, scope: 'singleton' });
+    // an application class's origin and file, looked up at ready (not inside the app's register calls)
+    expect(nodes.Clock).toMatchObject({ framework: false, source: expect.stringMatching(/^services\.m?js$/) });
     // constructor edges, @inject('Mailer') included
     expect(report.graph.edges).toEqual(
       expect.arrayContaining([
