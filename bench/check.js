@@ -100,20 +100,22 @@ function checkShapes() {
   );
 }
 
+const PHASE_LABEL = { phase1: 'Phase 1', phase2: 'Phase 1 + 2' };
+
+/** One app's start-up figures against their specs; measured a second time only when a figure needs it. */
+function judgeStartup(app, measure, specs) {
+  const first = measure();
+  const again = lazily(measure);
+  return specs.map((spec) =>
+    judge(`start-up ÷ NodeSDK, ${PHASE_LABEL[spec.side]}, ${app}`, first[spec.side].totalToSdk, { ...spec, margin: STARTUP_MARGIN }, () => again()[spec.side].totalToSdk),
+  );
+}
+
 function checkStartup() {
-  const rows = [];
-  for (const tree of [false, true]) {
-    const measure = () => measureStartup({ runs: 13, tree });
-    const first = measure();
-    const again = lazily(measure);
-    for (const spec of STARTUP.filter((s) => s.tree === tree)) {
-      const label = spec.side === 'phase1' ? 'Phase 1' : 'Phase 1 + 2';
-      rows.push(
-        judge(`start-up ÷ NodeSDK, ${label}, ${spec.app} app`, first[spec.side].totalToSdk, { ...spec, margin: STARTUP_MARGIN }, () => again()[spec.side].totalToSdk),
-      );
-    }
-  }
-  return rows;
+  return [false, true].flatMap((tree) => {
+    const specs = STARTUP.filter((s) => s.tree === tree);
+    return judgeStartup(`${specs[0].app} app`, () => measureStartup({ runs: 13, tree }), specs);
+  });
 }
 
 /** Vendure's server from the registry: ~4,700 modules, 400 beans, 40 of them the application's. */
@@ -133,8 +135,7 @@ async function checkVendure() {
       second ??= await measure();
       value = Math.min(value, second[spec.side].totalToSdk);
     }
-    const label = spec.side === 'phase1' ? 'Phase 1' : 'Phase 1 + 2';
-    rows.push(judge(`start-up ÷ NodeSDK, ${label}, Vendure server`, value, { ...spec, margin: STARTUP_MARGIN }, () => value));
+    rows.push(judge(`start-up ÷ NodeSDK, ${PHASE_LABEL[spec.side]}, Vendure server`, value, { ...spec, margin: STARTUP_MARGIN }, () => value));
   }
   return rows;
 }
@@ -147,19 +148,8 @@ async function checkVendure() {
 const CONTAINER_GOAL = 1.05;
 
 function checkContainers() {
-  const rows = [];
-  for (const container of CONTAINERS) {
-    const measure = () => measureContainer(container, { runs: 9 });
-    const first = measure();
-    const again = lazily(measure);
-    for (const side of ['phase1', 'phase2']) {
-      const label = side === 'phase1' ? 'Phase 1' : 'Phase 1 + 2';
-      rows.push(
-        judge(`start-up ÷ NodeSDK, ${label}, ${container} app`, first[side].totalToSdk, { goal: CONTAINER_GOAL, margin: STARTUP_MARGIN }, () => again()[side].totalToSdk),
-      );
-    }
-  }
-  return rows;
+  const specs = ['phase1', 'phase2'].map((side) => ({ side, goal: CONTAINER_GOAL }));
+  return CONTAINERS.flatMap((container) => judgeStartup(`${container} app`, () => measureContainer(container, { runs: 9 }), specs));
 }
 
 function checkMemory() {

@@ -202,7 +202,6 @@ export class LazyContainerLedger<K> {
     return !entry.binding.framework && !entry.entryPoint;
   }
 
-  /** A binding registered after ready: named by its token, expected to be resolved like the others. */
   /** Gives the binding its origin-dependent fields (see {@link LazyBinding.definedBy}), once. */
   private settle(entry: Entry): void {
     const { definedBy, ...binding } = entry.binding;
@@ -217,6 +216,7 @@ export class LazyContainerLedger<K> {
     };
   }
 
+  /** A binding registered after ready: named by its token, expected to be resolved like the others. */
   private lateBinding(key: K, entry: Entry): void {
     this.settle(entry);
     entry.name = entry.binding.token;
