@@ -31,47 +31,27 @@ if (process.argv.includes('--memory-child')) {
 const { setLogger } = require(path.join(root, 'dist', 'logger.js'));
 setLogger(null);
 const { WindowedCountMinSketch, nativeLibrary } = require(dist);
-const { fingerprint, fp, fmix32 } = require(path.join(dist, 'native', 'hash.js'));
+const { PureJsWindowedCms } = require('./pure-js-cms');
 const { CountMinSketch: BloomCms } = require('bloom-filters');
 const { RateLimiterMemory } = require('rate-limiter-flexible');
 
 const keys = keysFor(OPS, KEYS);
 
-/** Same shape and logic as ours (16384 × 4 rows × 4 slots, conservative update), counters on the JS heap. */
-class PureJsWindowedCms {
-  constructor(width, depth, slots) {
-    this.w = width; this.d = depth; this.s = slots; this.shift = 32 - Math.log2(width);
-    this.c = new Uint32Array(width * depth * slots);
-    this.mul = new Int32Array(depth).map((_, i) => (Math.imul(i + 1, 0x9e3779b1) | 1));
-    this.add = new Int32Array(depth).map((_, i) => Math.imul(i + 7, 0x85ebca6b));
-    this.cells = new Int32Array(depth);
+/**
+ * ns per call of `fn` over the first n keys. Each caller gets a loop of its own (`label` makes the source text
+ * unique: V8 shares feedback between functions of identical source), so the call site sees one function, as
+ * the call site of a guard or an interceptor does in an application; a loop shared by every candidate is
+ * megamorphic, and measured the candidates through a call V8 could not inline.
+ */
+const loops = new Map();
+function timeSync(label, n, fn) {
+  let loop = loops.get(label);
+  if (loop === undefined) {
+    loop = new Function('fn', 'keys', 'n', `// ${label}\nlet acc = 0;\nfor (let i = 0; i < n; i++) acc += fn(keys[i]);\nreturn acc;`);
+    loops.set(label, loop);
   }
-  hit(key) {
-    fingerprint(key);
-    const a = fp.a, b = fp.b, c = this.c, w = this.w, s = this.s, cells = this.cells;
-    let min = 0xffffffff;
-    for (let i = 0; i < this.d; i++) {
-      const h = fmix32((a + Math.imul(b, this.mul[i]) + this.add[i]) | 0);
-      const cell = (i * w + (h >>> this.shift)) * s;
-      cells[i] = cell;
-      if (c[cell] < min) min = c[cell];
-    }
-    const target = min + 1;
-    let est = 2 ** 52;
-    for (let i = 0; i < this.d; i++) {
-      const cell = cells[i];
-      if (c[cell] < target) c[cell] = target;
-      const sum = c[cell] + c[cell + 1] + c[cell + 2] + c[cell + 3];
-      if (sum < est) est = sum;
-    }
-    return est;
-  }
-}
-
-function timeSync(n, fn) {
   const t0 = process.hrtime.bigint();
-  let acc = 0;
-  for (let i = 0; i < n; i++) acc += fn(keys[i]);
+  const acc = loop(fn, keys, n);
   const ns = Number(process.hrtime.bigint() - t0) / n;
   if (acc === -1) console.log(acc); // keeps the loop observable
   return ns;
@@ -116,7 +96,7 @@ async function main() {
     const perKey = [
       () => {
         const ours = new WindowedCountMinSketch({ windowMs: 60_000, autoRotate: false });
-        results['ours: WindowedCountMinSketch.hit (JS API)'].push(timeSync(OPS, (k) => ours.hit(k)));
+        results['ours: WindowedCountMinSketch.hit (JS API)'].push(timeSync('ours', OPS, (k) => ours.hit(k)));
         ours.close();
       },
       () => {
@@ -124,7 +104,7 @@ async function main() {
         // native memory itself costs per hit, apart from the logic (see docs/sketches.md).
         const onHeap = new WindowedCountMinSketch({ windowMs: 60_000, autoRotate: false });
         onHeap.core.counters = new Uint32Array(onHeap.core.counters.length);
-        results['ours, counters moved to a JS-heap typed array'].push(timeSync(OPS, (k) => onHeap.hit(k)));
+        results['ours, counters moved to a JS-heap typed array'].push(timeSync('heap', OPS, (k) => onHeap.hit(k)));
         onHeap.close();
       },
       () => {
@@ -137,19 +117,19 @@ async function main() {
       () => {
         const raw = new WindowedCountMinSketch({ windowMs: 60_000, autoRotate: false });
         const handle = raw.core.native('bench');
-        results['ours: one koffi call per key (string)'].push(timeSync(OPS, (k) => cmsAddStr(handle, 0, k, k.length, 1)));
+        results['ours: one koffi call per key (string)'].push(timeSync('koffi', OPS, (k) => cmsAddStr(handle, 0, k, k.length, 1)));
         raw.close();
       },
       () => {
         const pure = new PureJsWindowedCms(16384, 4, 4);
-        results['pure-JS CMS, same shape, JS heap'].push(timeSync(OPS, (k) => pure.hit(k)));
+        results['pure-JS CMS, same shape, JS heap'].push(timeSync('pure', OPS, (k) => pure.hit(k)));
       },
     ];
     for (let i = 0; i < perKey.length; i++) perKey[(r + i) % perKey.length]();
 
     const bloom = new BloomCms(16384, 4);
     const nb = Math.min(OPS, 20_000);
-    results['bloom-filters CountMinSketch update+count'].push(timeSync(nb, (k) => (bloom.update(k), bloom.count(k))));
+    results['bloom-filters CountMinSketch update+count'].push(timeSync('bloom', nb, (k) => (bloom.update(k), bloom.count(k))));
 
     const limiter = new RateLimiterMemory({ points: 1e9, duration: 60 });
     const nl = Math.min(OPS, 100_000);
@@ -171,6 +151,19 @@ async function main() {
     summary[name] = m;
     const ratio = floorNs ? (m / floorNs).toFixed(2) : '-';
     console.log(`${name.padEnd(50)} ${m.toFixed(1).padStart(8)} ${ratio.padStart(8)}   [${Math.min(...values).toFixed(1)}..${Math.max(...values).toFixed(1)}]`);
+  }
+
+  // The goals are ratios: taken within each round (the same machine load on both sides), then the median.
+  const OURS = 'ours: WindowedCountMinSketch.hit (JS API)';
+  const perRound = (a, b) => median(results[a].map((v, i) => v / results[b][i]));
+  console.log('\nratios within a round (median of rounds)');
+  summary['ratio ours / pure-JS'] = perRound(OURS, 'pure-JS CMS, same shape, JS heap');
+  console.log(`${'ours / pure-JS CMS'.padEnd(50)} ${summary['ratio ours / pure-JS'].toFixed(2).padStart(8)}`);
+  if (floor) {
+    summary['ratio ours / C floor'] = perRound(OURS, 'C floor (native/bench.c, cms_add)');
+    summary['ratio pure-JS / C floor'] = perRound('pure-JS CMS, same shape, JS heap', 'C floor (native/bench.c, cms_add)');
+    console.log(`${'ours / C floor'.padEnd(50)} ${summary['ratio ours / C floor'].toFixed(2).padStart(8)}`);
+    console.log(`${'pure-JS CMS / C floor'.padEnd(50)} ${summary['ratio pure-JS / C floor'].toFixed(2).padStart(8)}`);
   }
 
   console.log('\nmemory after 1,000,000 distinct keys (separate processes, after gc)');

@@ -4,8 +4,13 @@
  * key is hashed as its UTF-8 bytes, produced on the fly, so C callers and JS agree on every string.
  */
 
-/** Results of the last {@link fingerprint} call; module state avoids allocating a pair per key. */
-export const fp = { a: 0, b: 0 };
+/**
+ * Results of the last {@link fingerprint} call; module state avoids allocating a pair per key. Declared apart
+ * from its export so that this module's writes stay on a local: TypeScript's CommonJS output would make every
+ * use of an `export const` a read of `exports.fp` (see `hot-imports` in counters.ts).
+ */
+const fp = { a: 0, b: 0 };
+export { fp };
 
 // State of the byte-wise path for non-ASCII keys (module-level for the same reason).
 let sa = 0;
