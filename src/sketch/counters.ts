@@ -107,6 +107,8 @@ export class NativeCounters {
   /** Scratch: the row cells of the key being counted. */
   readonly cells: Int32Array;
   readonly bindings: NativeBindings;
+  /** The windowed sketch's default shape (4 rows, 4 slots, power-of-two width): {@link hit} runs unrolled. */
+  readonly unrolled: boolean;
   private handle: NativeSketchHandle | null;
 
   constructor(width: number, depth: number, slots: number, seed: number, library?: NativeLibrary) {
@@ -133,6 +135,7 @@ export class NativeCounters {
       this.add[i] = b.rowAdd(handle, i);
     }
     this.cells = new Int32Array(depth);
+    this.unrolled = depth === 4 && slots === 4 && this.shift > 0;
     released.register(this, { bindings: b, handle }, this);
   }
 
@@ -160,6 +163,7 @@ export class NativeCounters {
    * slots right after. Same arithmetic as add_fp in native/cms.c.
    */
   hit(key: string, slot: number, count: number): number {
+    if (this.unrolled) return this.hitUnrolled(key, slot, count);
     const min = this.locate(key, slot);
     const c = this.counters;
     const d = this.depth;
@@ -173,6 +177,47 @@ export class NativeCounters {
       const sum = s === 4 ? c[cell] + c[cell + 1] + c[cell + 2] + c[cell + 3] : sumSlots(c, cell, s);
       if (sum < est) est = sum;
     }
+    return est > SATURATED ? SATURATED : est;
+  }
+
+  /**
+   * {@link hit} for the default shape, written out row by row: the rows' cells and values stay in registers
+   * instead of going through {@link cells} and two loops, ~23 % fewer instructions per hit (callgrind,
+   * docs/sketches.md). Each row's cell lies in its own row, so updating all four before summing any is the
+   * same as the loop's order.
+   */
+  private hitUnrolled(key: string, slot: number, count: number): number {
+    fingerprint(key);
+    const a = fp.a;
+    const b = fp.b;
+    const c = this.counters;
+    const w = this.width;
+    const shift = this.shift;
+    const mul = this.mul;
+    const add = this.add;
+    const c0 = (fmix32((a + Math.imul(b, mul[0]) + add[0]) | 0) >>> shift) << 2;
+    const c1 = (w + (fmix32((a + Math.imul(b, mul[1]) + add[1]) | 0) >>> shift)) << 2;
+    const c2 = (2 * w + (fmix32((a + Math.imul(b, mul[2]) + add[2]) | 0) >>> shift)) << 2;
+    const c3 = (3 * w + (fmix32((a + Math.imul(b, mul[3]) + add[3]) | 0) >>> shift)) << 2;
+    const v0 = c[c0 + slot];
+    const v1 = c[c1 + slot];
+    const v2 = c[c2 + slot];
+    const v3 = c[c3 + slot];
+    let min = v0 < v1 ? v0 : v1;
+    if (v2 < min) min = v2;
+    if (v3 < min) min = v3;
+    const target = min + count > SATURATED ? SATURATED : min + count;
+    if (v0 < target) c[c0 + slot] = target;
+    if (v1 < target) c[c1 + slot] = target;
+    if (v2 < target) c[c2 + slot] = target;
+    if (v3 < target) c[c3 + slot] = target;
+    let est = c[c0] + c[c0 + 1] + c[c0 + 2] + c[c0 + 3];
+    let sum = c[c1] + c[c1 + 1] + c[c1 + 2] + c[c1 + 3];
+    if (sum < est) est = sum;
+    sum = c[c2] + c[c2 + 1] + c[c2 + 2] + c[c2 + 3];
+    if (sum < est) est = sum;
+    sum = c[c3] + c[c3 + 1] + c[c3 + 2] + c[c3 + 3];
+    if (sum < est) est = sum;
     return est > SATURATED ? SATURATED : est;
   }
 

@@ -171,4 +171,44 @@ describe('WindowedCountMinSketch: the rate-limit guarantee against an exact refe
     a.close();
     b.close();
   });
+
+  describe.each([
+    { shape: 'default: 4 rows, 4 slots, power-of-two width (unrolled)', width: 2048, depth: 4, subWindows: 3, unrolled: true },
+    { shape: 'width not a power of two', width: 2000, depth: 4, subWindows: 3, unrolled: false },
+    { shape: 'three rows', width: 2048, depth: 3, subWindows: 3, unrolled: false },
+    { shape: 'six slots', width: 2048, depth: 4, subWindows: 5, unrolled: false },
+  ])('hit in JS counts exactly as the C library: $shape', ({ width, depth, subWindows, unrolled }) => {
+    const make = (clock: () => number) =>
+      new WindowedCountMinSketch({ windowMs: 90, subWindows, width, depth, clock, autoRotate: false, library });
+
+    it('same estimates as the native batch, across rotations, slot by slot', () => {
+      let now = 0;
+      const js = make(() => now);
+      const c = make(() => now);
+      expect(js.core.unrolled).toBe(unrolled);
+      const random = rng(7);
+      for (let step = 0; step < 12; step++) {
+        now += 20; // every sub-window gets events; the oldest are cleared as the window moves on
+        const keys = Array.from({ length: 600 }, () => `k${Math.floor(random() * 900)}`);
+        js.maybeRotate();
+        c.maybeRotate();
+        expect(keys.map((k) => js.hit(k))).toEqual(Array.from(c.hitMany(keys)));
+      }
+      js.close();
+      c.close();
+    });
+
+    it('saturates at 2^32 − 1, within a slot and summed over slots', () => {
+      let now = 0;
+      const s = make(() => now);
+      expect(s.hit('k', 0xfffffff0)).toBe(0xfffffff0);
+      expect(s.hit('k', 0x100)).toBe(0xffffffff);
+      now += 90 / subWindows;
+      expect(s.maybeRotate()).toBe(true);
+      expect(s.hit('k', 5)).toBe(0xffffffff);
+      expect(s.estimate('k')).toBe(0xffffffff);
+      expect(s.hit('other')).toBeLessThan(0xffffffff);
+      s.close();
+    });
+  });
 });
