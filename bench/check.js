@@ -1,6 +1,6 @@
 'use strict';
 // The zero-cost guard (`npm run bench:check`, run by CI after the tests): short runs of the call-shape,
-// start-up and memory benchmarks, each figure compared with its goal plus a noise margin.
+// start-up, memory and sketch-hit benchmarks, each figure compared with its goal plus a noise margin.
 //
 //   npm run build && node bench/check.js [--json]
 //
@@ -24,6 +24,7 @@ const { measureStartup } = require('./startup/run');
 const { measureMemory } = require('./tracker/memory');
 const { measureVendure } = require('./startup/vendure');
 const { CONTAINERS, measureContainer } = require('./startup/containers');
+const { measureSketchHit } = require('./sketch/hit-ab');
 
 /**
  * Over six runs of this check on a shared 2-core VM, the median of one figure moved by up to 0.25 between runs
@@ -152,6 +153,18 @@ function checkContainers() {
   return CONTAINERS.flatMap((container) => judgeStartup(`${container} app`, () => measureContainer(container, { runs: 9 }), specs));
 }
 
+/**
+ * The sketch hit ÷ the pure-JS reference of the same shape (issue #15: at most 1), paired rounds in fresh
+ * processes (`bench/sketch/hit-ab.js`). Over seven runs of 3-5 processes × 30-60 rounds the median read
+ * 0.88-0.95 and single processes 0.82-0.97: margin 0.10, a little over the spread of the medians.
+ */
+const SKETCH_HIT = { goal: 1, margin: 0.1 };
+
+function checkSketchHit() {
+  const measure = () => measureSketchHit({ processes: 5, rounds: 30 }).median.pure;
+  return [judge('sketch hit ÷ pure-JS reference, default shape', measure(), SKETCH_HIT, measure)];
+}
+
 function checkMemory() {
   const measure = () => measureMemory({ pairs: 3 }).bytesPerBean;
   return [judge('heap bytes per tracked bean (1 method)', measure(), MEMORY, measure)];
@@ -159,7 +172,7 @@ function checkMemory() {
 
 async function main() {
   const started = Date.now();
-  const rows = [...checkShapes(), ...checkStartup(), ...checkContainers(), ...(await checkVendure()), ...checkMemory()];
+  const rows = [...checkShapes(), ...checkStartup(), ...checkContainers(), ...(await checkVendure()), ...checkMemory(), ...checkSketchHit()];
   if (process.argv.includes('--json')) console.log(JSON.stringify(rows, null, 2));
   else {
     console.log(`bench:check on node ${process.version}, ${require('node:os').cpus().length} cores, ${((Date.now() - started) / 1000).toFixed(0)} s`);
