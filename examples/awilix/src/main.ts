@@ -3,6 +3,7 @@
 import express from 'express';
 import { Lifetime, aliasTo, asClass, asFunction, asValue, createContainer } from 'awilix';
 import { GET, controller, route, scopePerRequest } from 'awilix-express';
+import { Subject } from 'rxjs';
 import { Clock, LegacyExporter, OrdersRepository, OrdersService, StartupCheck, makeMailer, type Mailer } from './services.js';
 
 interface Cradle {
@@ -14,6 +15,7 @@ interface Cradle {
   mailer: Mailer;
   config: { greeting: string };
   timeSource: Clock;
+  orderEvents: Subject<string>;
 }
 
 const container = createContainer<Cradle>();
@@ -25,6 +27,8 @@ container.register({
   ordersService: asClass(OrdersService).scoped(),
   mailer: asFunction(makeMailer),
   config: asValue({ greeting: 'hello' }),
+  // a library's class under the application's own name: the library's code, never a candidate
+  orderEvents: asClass<Subject<string>>(Subject),
 });
 container.register('timeSource', aliasTo('clock'));
 

@@ -4,6 +4,7 @@
 import 'reflect-metadata';
 import express from 'express';
 import { Container } from 'inversify';
+import { Subject } from 'rxjs';
 import {
   CONFIG,
   Clock,
@@ -29,6 +30,8 @@ container.bind(CONFIG).toConstantValue({ greeting: 'hello' });
 container.bind('TimeSource').toService(Clock);
 container.bind(ReportBuilder).toSelf();
 container.bind(OrdersController).toSelf();
+// a library's class under the application's own token: the library's code, never a candidate
+container.bind<Subject<string>>('OrderEvents').to(Subject);
 container.bind(ReportsController).toSelf();
 
 const app = express();

@@ -3,11 +3,14 @@
 import 'reflect-metadata';
 import { container, injectable, Lifecycle } from 'tsyringe';
 import { Get, JsonController, createExpressServer, useContainer } from 'routing-controllers';
+import { Subject } from 'rxjs';
 import { Clock, LegacyExporter, OrdersService, ReportBuilder, StartupCheck, type Mailer } from './services.js';
 
 container.register<Mailer>('Mailer', { useFactory: () => ({ send: (to: string) => `mailed ${to}` }) });
 container.registerInstance('Config', { greeting: 'hello' });
 container.register('Exporter', { useClass: LegacyExporter }, { lifecycle: Lifecycle.Singleton });
+// a library's class under the application's own token: the library's code, never a candidate
+container.register('OrderEvents', { useClass: Subject });
 
 // tsyringe builds a class with constructor parameters only if @injectable() recorded them
 @JsonController('/orders')

@@ -37,11 +37,13 @@ describe.each(CASES)('awilix app (%s)', (_label, loading, root, major) => {
     expect(report.framework).toBe('awilix');
     expect(report.container).toEqual({ name: 'awilix', version: expect.stringMatching(new RegExp(`^${major}\\.`)) });
     const nodes = Object.fromEntries(report.graph.nodes.map((n: any) => [n.name, n]));
-    expect(Object.keys(nodes).sort()).toEqual(['clock', 'config', 'legacyExporter', 'mailer', 'ordersRepository', 'ordersService', 'startupCheck', 'timeSource']);
+    expect(Object.keys(nodes).sort()).toEqual(['clock', 'config', 'legacyExporter', 'mailer', 'orderEvents', 'ordersRepository', 'ordersService', 'startupCheck', 'timeSource']);
     expect(nodes.clock).toMatchObject({ kind: 'class', className: 'Clock', scope: 'singleton', resolved: true });
     // an application class's origin and file, looked up at ready (not inside the app's register calls)
     expect(nodes.clock).toMatchObject({ framework: false, source: expect.stringMatching(/^services\.m?js$/) });
     expect(nodes.startupCheck).toMatchObject({ kind: 'class', scope: 'transient', resolved: true });
+    // a library's class (rxjs's Subject, CommonJS or ESM as the app loads it) bound under the app's own name
+    expect(nodes.orderEvents).toMatchObject({ kind: 'class', className: 'Subject', resolved: false, framework: true });
     expect(nodes.legacyExporter).toMatchObject({ scope: 'singleton', resolved: false });
     expect(nodes.ordersService).toMatchObject({ scope: 'request', resolved: false });
     expect(nodes.mailer).toMatchObject({ kind: 'factory', resolved: false });

@@ -42,11 +42,13 @@ describe.each(CASES)('InversifyJS app (%s)', (_label, loading, root, major) => {
     expect(report.framework).toBe('inversify');
     expect(report.container).toEqual({ name: 'inversify', version: expect.stringMatching(new RegExp(`^${major}\\.`)) });
     const nodes = Object.fromEntries(report.graph.nodes.map((n: any) => [n.name, n]));
-    expect(Object.keys(nodes).sort()).toEqual(['Clock', 'Config', ...neverAtReady('6'), 'StartupCheck'].sort());
+    expect(Object.keys(nodes).sort()).toEqual(['Clock', 'Config', ...neverAtReady('6'), 'OrderEvents', 'StartupCheck'].sort());
     expect(nodes.Clock).toMatchObject({ kind: 'class', scope: 'singleton', resolved: true });
     // an application class's origin and file, looked up at ready (not inside the app's resolve calls)
     expect(nodes.Clock).toMatchObject({ framework: false, source: expect.stringMatching(/^services\.m?js$/) });
     expect(nodes.StartupCheck).toMatchObject({ kind: 'class', scope: 'transient', resolved: true });
+    // a library's class (rxjs's Subject, CommonJS or ESM as the app loads it) bound under the app's own token
+    expect(nodes.OrderEvents).toMatchObject({ kind: 'class', className: 'Subject', resolved: false, framework: true });
     expect(nodes.Config).toMatchObject({ kind: 'value', resolved: true });
     expect(nodes.Mailer).toMatchObject({ kind: 'factory', resolved: false });
     expect(nodes.LegacyExporter).toMatchObject({ scope: 'singleton', resolved: false });

@@ -29,12 +29,14 @@ describe.each(CASES)('tsyringe app (%s)', (loading) => {
     const nodes = Object.fromEntries(report.graph.nodes.map((n: any) => [n.name, n]));
     expect(Object.keys(nodes).sort()).toEqual(
       expect.arrayContaining(['Clock', 'Config', 'Exporter', 'IdentityController', 'LegacyExporter', 'Mailer', 'OrdersController',
-        'OrdersRepository', 'OrdersService', 'ReportBuilder', 'ReportsController', 'StartupCheck']),
+        'OrderEvents', 'OrdersRepository', 'OrdersService', 'ReportBuilder', 'ReportsController', 'StartupCheck']),
     );
     expect(nodes.Mailer).toMatchObject({ kind: 'factory', scope: 'transient', resolved: false });
     expect(nodes.Config).toMatchObject({ kind: 'value', scope: 'singleton', resolved: true });
     expect(nodes.Exporter).toMatchObject({ kind: 'class', className: 'LegacyExporter', scope: 'singleton', resolved: false });
     expect(nodes.StartupCheck).toMatchObject({ resolved: true, scope: 'transient' });
+    // a library's class (rxjs's Subject, CommonJS or ESM as the app loads it) bound under the app's own token
+    expect(nodes.OrderEvents).toMatchObject({ kind: 'class', className: 'Subject', resolved: false, framework: true });
     expect(nodes.Clock).toMatchObject({ resolved: true, scope: 'singleton' });
     // an application class's origin and file, looked up at ready (not inside the app's register calls)
     expect(nodes.Clock).toMatchObject({ framework: false, source: expect.stringMatching(/^services\.m?js$/) });
