@@ -160,10 +160,11 @@ export class NativeCounters {
 
   /**
    * Counts `count` events for `key` in `slot` with conservative update and returns the estimate over all
-   * slots right after. Same arithmetic as add_fp in native/cms.c.
+   * slots right after. Same arithmetic as add_fp in native/cms.c. `others`, per cell (counter index ÷ slots),
+   * is added to each row's sum before the minimum is taken: the rest of a fleet's counts (fleet-sketch.ts).
    */
-  hit(key: string, slot: number, count: number): number {
-    if (this.unrolled) return this.hitUnrolled(key, slot, count);
+  hit(key: string, slot: number, count: number, others?: Uint32Array): number {
+    if (this.unrolled) return this.hitUnrolled(key, slot, count, others);
     const min = this.locate(key, slot);
     const c = this.counters;
     const d = this.depth;
@@ -174,7 +175,8 @@ export class NativeCounters {
     for (let i = 0; i < d; i++) {
       const cell = cells[i];
       if (c[cell + slot] < target) c[cell + slot] = target;
-      const sum = s === 4 ? c[cell] + c[cell + 1] + c[cell + 2] + c[cell + 3] : sumSlots(c, cell, s);
+      let sum = s === 4 ? c[cell] + c[cell + 1] + c[cell + 2] + c[cell + 3] : sumSlots(c, cell, s);
+      if (others !== undefined) sum += others[(cell / s) | 0];
       if (sum < est) est = sum;
     }
     return est > SATURATED ? SATURATED : est;
@@ -186,7 +188,7 @@ export class NativeCounters {
    * docs/sketches.md). Each row's cell lies in its own row, so updating all four before summing any is the
    * same as the loop's order.
    */
-  private hitUnrolled(key: string, slot: number, count: number): number {
+  private hitUnrolled(key: string, slot: number, count: number, others: Uint32Array | undefined): number {
     fingerprint(key);
     const a = fp.a;
     const b = fp.b;
@@ -195,10 +197,15 @@ export class NativeCounters {
     const shift = this.shift;
     const mul = this.mul;
     const add = this.add;
-    const c0 = (fmix32((a + Math.imul(b, mul[0]) + add[0]) | 0) >>> shift) << 2;
-    const c1 = (w + (fmix32((a + Math.imul(b, mul[1]) + add[1]) | 0) >>> shift)) << 2;
-    const c2 = (2 * w + (fmix32((a + Math.imul(b, mul[2]) + add[2]) | 0) >>> shift)) << 2;
-    const c3 = (3 * w + (fmix32((a + Math.imul(b, mul[3]) + add[3]) | 0) >>> shift)) << 2;
+    // each row's cell (counter index ÷ 4), then its first counter
+    const r0 = fmix32((a + Math.imul(b, mul[0]) + add[0]) | 0) >>> shift;
+    const r1 = w + (fmix32((a + Math.imul(b, mul[1]) + add[1]) | 0) >>> shift);
+    const r2 = 2 * w + (fmix32((a + Math.imul(b, mul[2]) + add[2]) | 0) >>> shift);
+    const r3 = 3 * w + (fmix32((a + Math.imul(b, mul[3]) + add[3]) | 0) >>> shift);
+    const c0 = r0 << 2;
+    const c1 = r1 << 2;
+    const c2 = r2 << 2;
+    const c3 = r3 << 2;
     const v0 = c[c0 + slot];
     const v1 = c[c1 + slot];
     const v2 = c[c2 + slot];
@@ -211,13 +218,19 @@ export class NativeCounters {
     if (v1 < target) c[c1 + slot] = target;
     if (v2 < target) c[c2 + slot] = target;
     if (v3 < target) c[c3 + slot] = target;
-    let est = c[c0] + c[c0 + 1] + c[c0 + 2] + c[c0 + 3];
-    let sum = c[c1] + c[c1 + 1] + c[c1 + 2] + c[c1 + 3];
-    if (sum < est) est = sum;
-    sum = c[c2] + c[c2 + 1] + c[c2 + 2] + c[c2 + 3];
-    if (sum < est) est = sum;
-    sum = c[c3] + c[c3 + 1] + c[c3 + 2] + c[c3 + 3];
-    if (sum < est) est = sum;
+    let s0 = c[c0] + c[c0 + 1] + c[c0 + 2] + c[c0 + 3];
+    let s1 = c[c1] + c[c1 + 1] + c[c1 + 2] + c[c1 + 3];
+    let s2 = c[c2] + c[c2 + 1] + c[c2 + 2] + c[c2 + 3];
+    let s3 = c[c3] + c[c3 + 1] + c[c3 + 2] + c[c3 + 3];
+    if (others !== undefined) {
+      s0 += others[r0];
+      s1 += others[r1];
+      s2 += others[r2];
+      s3 += others[r3];
+    }
+    let est = s0 < s1 ? s0 : s1;
+    if (s2 < est) est = s2;
+    if (s3 < est) est = s3;
     return est > SATURATED ? SATURATED : est;
   }
 

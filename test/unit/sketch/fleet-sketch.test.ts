@@ -9,10 +9,10 @@ import { SATURATED } from '../../../src/sketch/counters';
 const WINDOW = 60_000;
 const SUB = 20_000;
 
-function sketch(view: Partial<FleetView> = {}) {
+function sketch(view: Partial<FleetView> = {}, shape = { width: 1024, depth: 4 }) {
   let now = 10 * SUB + 5; // wall clock, just past a sub-window boundary
   const v: FleetView = { mode: 'fleet', nodes: 1, rejectAll: false, ...view };
-  const s = new FleetSketch({ windowMs: WINDOW, subWindows: 3, width: 1024, depth: 4, clock: () => now, autoRotate: false, seed: fleetSeed('LIMIT_60000') }, v);
+  const s = new FleetSketch({ windowMs: WINDOW, subWindows: 3, ...shape, clock: () => now, autoRotate: false, seed: fleetSeed('LIMIT_60000') }, v);
   return { s, v, advance: (ms: number) => (now += ms), now: () => now };
 }
 
@@ -41,8 +41,13 @@ describe('FleetSketch', () => {
     s.close();
   });
 
-  it('judges by the fleet: own counts plus what the rest of the fleet had counted at the last sync', () => {
-    const { s, now } = sketch();
+  it.each([
+    ['the default shape (its hit unrolled)', { width: 1024, depth: 4 }],
+    ['a width not a power of two (the loop)', { width: 1000, depth: 4 }],
+    ['three rows (the loop)', { width: 1024, depth: 3 }],
+  ])('judges by the fleet: own counts plus what the rest of the fleet had counted at the last sync, %s', (_shape, shape) => {
+    const { s, now } = sketch({}, shape);
+    expect(s.core.unrolled).toBe(shape.width === 1024 && shape.depth === 4);
     s.hit('alice');
     const batch = take(s, now()).find((b) => b.epoch === 10);
     s.apply(batch!, totalsFor(batch!, 40), now(), SETTLE); // 40 more elsewhere

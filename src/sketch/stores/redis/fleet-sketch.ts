@@ -119,38 +119,13 @@ export class FleetSketch extends WindowedCountMinSketch {
     checkKey(key);
     if (count !== 1) checkCount(count);
     if ((++this.calls & CHECK_EVERY_MASK) === 0) this.maybeRotate();
-    const core = this.core;
-    const slot = this.current;
-    const min = core.locate(key, slot);
-    const c = core.counters;
-    const d = core.depth;
-    const s = core.slots;
-    const cells = core.cells;
-    const target = min + count > SATURATED ? SATURATED : min + count;
     const view = this.view;
-    const fleet = view.mode === 'fleet';
-    const othersTotal = this.othersTotal;
-    let est = NO_ESTIMATE;
-    for (let i = 0; i < d; i++) {
-      const cell = cells[i];
-      if (c[cell + slot] < target) c[cell + slot] = target;
-      let sum: number;
-      if (s === 4) {
-        sum = c[cell] + c[cell + 1] + c[cell + 2] + c[cell + 3];
-        if (fleet) sum += othersTotal[cell >> 2];
-      } else {
-        sum = 0;
-        for (let k = 0; k < s; k++) sum += c[cell + k];
-        if (fleet) sum += othersTotal[(cell / s) | 0];
-      }
-      if (sum < est) est = sum;
-    }
-    if (!fleet) {
-      if (view.rejectAll) return SATURATED;
-      // Alone, this process admits its share: own count × nodes ≤ threshold ⇔ own ≤ threshold ÷ nodes.
-      est *= view.nodes;
-    }
-    return est > SATURATED ? SATURATED : est;
+    if (view.mode === 'fleet') return this.core.hit(key, this.current, count, this.othersTotal);
+    const own = this.core.hit(key, this.current, count);
+    if (view.rejectAll) return SATURATED;
+    // Alone, this process admits its share: own count × nodes ≤ threshold ⇔ own ≤ threshold ÷ nodes.
+    const scaled = own * view.nodes;
+    return scaled > SATURATED ? SATURATED : scaled;
   }
 
   override estimate(key: string): number {
