@@ -1,5 +1,5 @@
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type HrTime, type Span, type Tracer } from '@opentelemetry/api';
-import type { BeanObserver } from '../adapters/nestjs/container-observer';
+import type { BeanCreation, BeanObserver } from '../adapters/nestjs/container-observer';
 import type { DiagReport } from '../ghost/reports';
 import type { GhostReport } from '../ghost/types';
 import { safeLog } from '../logger';
@@ -30,9 +30,6 @@ export function performanceToHrTime(now: number, origin: number = performance.ti
   return [seconds, nanos];
 }
 
-/** One bean creation, as the adapter reports it (`performance.now()` times). */
-type BeanCreation = { name: string; module?: string; scope: string; startTime: number; endTime: number };
-
 /** Settings and state readers the spans need. */
 export interface SpanSources {
   readonly tracer: () => Tracer;
@@ -50,12 +47,12 @@ export interface SpanSources {
  * creation. Also the first-touch event on whatever span is active when a tracked bean is first called.
  */
 export class StartupSpans {
-  private readonly open = new WeakMap<object, Span>();
   /**
-   * Bean creations of a start-up still in progress. Their spans are made when the start-up span ends, with the
-   * recorded times: the same spans, and none of the cost (about 17 µs a span) on the application's boot path.
+   * Start-up spans still open. The bean spans are made when it ends, from the creations the adapter hands over
+   * then, with their recorded times: the same spans, and none of the cost (about 17 µs a span) on the
+   * application's boot path.
    */
-  private readonly beansOf = new WeakMap<object, BeanCreation[]>();
+  private readonly open = new WeakMap<object, Span>();
   // The runtime announces the report synchronously just before the adapter's bootstrapFinished for the same
   // container, so one slot is enough to hand it over.
   private pendingReport: DiagReport | undefined;
@@ -66,8 +63,7 @@ export class StartupSpans {
   observer(): BeanObserver {
     return {
       bootstrapStarted: (container) => this.started(container),
-      beanInstantiated: (container, bean) => this.bean(container, bean),
-      bootstrapFinished: (container, error) => this.finished(container, error),
+      bootstrapFinished: (container, error, beans) => this.finished(container, error, beans),
     };
   }
 
@@ -100,17 +96,7 @@ export class StartupSpans {
     this.open.set(container, span);
   }
 
-  private bean(container: object, bean: BeanCreation): void {
-    if (!this.sources.beanSpans || !this.open.has(container)) return;
-    let beans = this.beansOf.get(container);
-    if (!beans) this.beansOf.set(container, (beans = []));
-    beans.push(bean);
-  }
-
-  private beanSpans(container: object, parent: Span): void {
-    const beans = this.beansOf.get(container);
-    this.beansOf.delete(container);
-    if (!beans) return;
+  private beanSpans(beans: readonly BeanCreation[], parent: Span): void {
     const tracer = this.sources.tracer();
     const parentContext = trace.setSpan(context.active(), parent);
     for (const bean of beans) {
@@ -128,14 +114,14 @@ export class StartupSpans {
     }
   }
 
-  private finished(container: object, error?: unknown): void {
+  private finished(container: object, error?: unknown, beans?: readonly BeanCreation[]): void {
     const span = this.open.get(container);
     const report = this.pendingReport;
     this.pendingReport = undefined;
     if (!span) return;
     this.open.delete(container);
     try {
-      this.beanSpans(container, span);
+      if (this.sources.beanSpans && beans !== undefined) this.beanSpans(beans, span);
     } catch (err) {
       safeLog('debug', `bean spans not made: ${(err as Error)?.message ?? String(err)}`);
     }

@@ -1,4 +1,5 @@
 import type { DiagRuntime } from '../../runtime';
+import type { StartupTimeline } from '../../ghost/startup-timeline';
 import { safeLog } from '../../logger';
 import { frameworkOriginsKnown, isFrameworkWrapper, readBeanNames, readContainer, type Instantiation } from './container-reader';
 import { tokenName } from './names';
@@ -13,11 +14,20 @@ import {
 
 type AsyncMethod = (this: unknown, ...args: unknown[]) => Promise<unknown>;
 
-/** Bean-level events the telemetry side turns into spans. */
+/** One bean's creation during a bootstrap, `performance.now()` times. */
+export interface BeanCreation {
+  readonly name: string;
+  readonly module?: string;
+  readonly scope: string;
+  readonly startTime: number;
+  readonly endTime: number;
+}
+
+/** Bootstrap-level events the telemetry side turns into spans. */
 export interface BeanObserver {
   bootstrapStarted?(container: object): void;
-  beanInstantiated?(container: object, bean: { name: string; module?: string; scope: string; startTime: number; endTime: number }): void;
-  bootstrapFinished?(container: object, error?: unknown): void;
+  /** `beans`: what the bootstrap created, in order, under the report's names (handed over at the end, in one go). */
+  bootstrapFinished?(container: object, error?: unknown, beans?: readonly BeanCreation[]): void;
 }
 
 interface BeanEntry {
@@ -25,10 +35,23 @@ interface BeanEntry {
   readonly framework: boolean;
 }
 
+/**
+ * One call of `instantiateClass` while the container bootstrapped, as recorded on Nest's path: the raw facts
+ * only. Everything derived from them (eager or not, names, scopes, the timeline, the bean spans) is worked out
+ * by the analysis after start-up.
+ */
+interface Creation {
+  readonly wrapper: NestInstanceWrapper;
+  /** Nest 11+'s resolution context `{ contextId }`, or Nest 10's context id. */
+  readonly context: unknown;
+  readonly start: number;
+  /** NaN until an asynchronous factory settles. */
+  end: number;
+}
+
 /** Per container: what happened while it bootstrapped. */
 interface ContainerState {
   bootstrapping: boolean;
-  readonly instantiations: WeakMap<object, Instantiation>;
   /**
    * Unique bean names, settled before the first instance exists so that Phase 2 uses the report's names.
    * Keyed by declaring module and token, not by wrapper: NestJS 10 replaces every wrapper with a copy when it
@@ -36,12 +59,37 @@ interface ContainerState {
    */
   readonly beans: Map<unknown, Map<unknown, BeanEntry>>;
   startedAt: number;
-  /** Static instances created while bootstrapping, in order, for the start-up timeline. */
-  readonly created: Array<{ wrapper: NestInstanceWrapper; scope: string; start: number; end: number }>;
+  /** Every instantiation while bootstrapping, in order; read once by the analysis. */
+  readonly created: Creation[];
+}
+
+/** Nest 11+ passes a resolution context `{ contextId }`; Nest 10 passes the context id itself. */
+function isStaticContext(context: unknown): boolean {
+  const ctx = context as { contextId?: { id?: unknown }; id?: unknown } | undefined;
+  const contextId = ctx?.contextId ?? ctx;
+  return contextId === undefined || (contextId as { id?: unknown }).id === NEST_STATIC_CONTEXT_ID;
+}
+
+function isSingleton(wrapper: NestInstanceWrapper): boolean {
+  return wrapper.scope !== NEST_SCOPE.TRANSIENT && wrapper.scope !== NEST_SCOPE.REQUEST;
+}
+
+function scopeName(wrapper: NestInstanceWrapper): string {
+  return isSingleton(wrapper) ? 'singleton' : wrapper.scope === NEST_SCOPE.TRANSIENT ? 'transient' : 'request';
 }
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The start-up timeline in wall-clock milliseconds, from `performance.now()` readings. */
+function timeline(startedAt: number, endedAt: number, beans: readonly BeanCreation[]): StartupTimeline {
+  const wall = (t: number) => performance.timeOrigin + t;
+  return {
+    startTime: wall(startedAt),
+    endTime: wall(endedAt),
+    beans: beans.map((b) => ({ ...b, startTime: wall(b.startTime), endTime: wall(b.endTime) })),
+  };
 }
 
 /**
@@ -81,13 +129,21 @@ export class NestContainerObserver {
         },
         (err: unknown) => {
           state.bootstrapping = false;
-          observer.safe(() => observer.beans.bootstrapFinished?.(container, err));
+          observer.safe(() => observer.beans.bootstrapFinished?.(container, err, observer.creations(state, new Map())));
           throw err;
         },
       );
     };
   }
 
+  /**
+   * While a container bootstraps, a creation costs Nest's path two clock readings and one small record; what
+   * is derived from it (names, scopes, the timeline, the bean spans) waits for the analysis after start-up: on
+   * 1,000 beans, deriving it here was ~2 % of a small app's start-up instructions (callgrind). A class is
+   * constructed synchronously inside `instantiateClass`, so its end is read right after the call; only a
+   * factory, which Nest awaits, and Phase 2, which must track the instance before any dependent receives it,
+   * observe Nest's promise.
+   */
   wrapInstantiateClass(original: AsyncMethod): AsyncMethod {
     const observer = this;
     return function instantiateClass(this: unknown, ...args: unknown[]) {
@@ -97,18 +153,26 @@ export class NestContainerObserver {
       if (!state) return original.apply(this, args);
       const start = performance.now();
       const result = original.apply(this, args);
-      // Observed beside Nest's own await rather than in front of it: registered first, this reaction runs
-      // before Nest's continuation hands the instance to any dependent, and the caller gets Nest's very promise
-      // (no extra promise and microtask per bean).
+      const creation: Creation | undefined = state.bootstrapping
+        ? { wrapper: wrapper!, context: args[3], start, end: wrapper!.inject == null ? performance.now() : NaN }
+        : undefined;
+      if (creation !== undefined) state.created.push(creation);
+      const tracker = observer.runtime.tracker;
+      const awaitsEnd = creation !== undefined && Number.isNaN(creation.end);
+      if (tracker === undefined && !awaitsEnd) return result;
+      // Registered beside Nest's own await rather than in front of it: this reaction runs before Nest's
+      // continuation hands the instance to any dependent, and the caller gets Nest's very promise (no extra
+      // promise and microtask per bean).
+      const settled = (instance: unknown): void => {
+        if (awaitsEnd) creation!.end = performance.now();
+        if (tracker !== undefined) observer.track(container!, state, wrapper!, args[3], instance);
+      };
       if (result instanceof Promise) {
-        result.then(
-          (instance) => observer.instantiated(container!, state, wrapper!, args[3], instance, start),
-          () => undefined,
-        );
+        result.then(settled, () => undefined);
         return result;
       }
       return Promise.resolve(result).then((instance) => {
-        observer.instantiated(container!, state, wrapper!, args[3], instance, start);
+        settled(instance);
         return instance;
       });
     };
@@ -122,7 +186,6 @@ export class NestContainerObserver {
     }
     const state: ContainerState = {
       bootstrapping: true,
-      instantiations: new WeakMap(),
       beans: new Map(),
       startedAt: performance.now(),
       created: [],
@@ -146,47 +209,41 @@ export class NestContainerObserver {
     }
   }
 
-  private instantiated(
-    container: NestContainer,
-    state: ContainerState,
-    wrapper: NestInstanceWrapper,
-    context: unknown,
-    instance: unknown,
-    start: number,
-  ): void {
+  /** Phase 2: a new static singleton is tracked under the report's name. Per-request and transient instances are reported once, at the end of bootstrap, never per creation. */
+  private track(container: NestContainer, state: ContainerState, wrapper: NestInstanceWrapper, context: unknown, instance: unknown): void {
     try {
-      const end = performance.now();
-      // Nest 11+ passes a resolution context `{ contextId }`; Nest 10 passes the context id itself.
-      const ctx = context as { contextId?: { id?: unknown }; id?: unknown } | undefined;
-      const contextId = ctx?.contextId ?? ctx;
-      const isStatic = contextId === undefined || (contextId as { id?: unknown }).id === NEST_STATIC_CONTEXT_ID;
-      const singleton = wrapper.scope !== NEST_SCOPE.TRANSIENT && wrapper.scope !== NEST_SCOPE.REQUEST;
-      const eager = state.bootstrapping && isStatic && singleton;
-      if (isStatic && !state.instantiations.has(wrapper)) {
-        state.instantiations.set(wrapper, { eager, ms: end - start });
-      }
+      if (!isStaticContext(context) || !isSingleton(wrapper)) return;
       const { name, framework } = this.beanOf(state, wrapper);
-      if (state.bootstrapping && isStatic) {
-        const scope = singleton ? 'singleton' : wrapper.scope === NEST_SCOPE.TRANSIENT ? 'transient' : 'request';
-        state.created.push({ wrapper, scope, start, end });
-        this.safe(() =>
-          this.beans.beanInstantiated?.(container, {
-            name,
-            ...(wrapper.host?.name ? { module: wrapper.host.name } : {}),
-            scope,
-            startTime: start,
-            endTime: end,
-          }),
-        );
-      }
-      const tracker = this.runtime.tracker;
-      // Per-request and transient instances are reported once, at the end of bootstrap, never per creation.
-      if (tracker && isStatic && singleton) {
-        tracker.track(name, instance, { scope: 'singleton', framework, owner: container });
-      }
+      this.runtime.tracker?.track(name, instance, { scope: 'singleton', framework, owner: container });
     } catch (err) {
       safeLog('debug', `instantiation of a bean not recorded: ${errorMessage(err)}`);
     }
+  }
+
+  /**
+   * What the bootstrap's creations say about each wrapper: eager when created in the static context as a
+   * singleton, and how long the first such creation took.
+   */
+  private instantiations(state: ContainerState): WeakMap<object, Instantiation> {
+    const seen = new WeakMap<object, Instantiation>();
+    for (const c of state.created) {
+      // (an end still NaN is a factory that failed, and with it the bootstrap)
+      if (!isStaticContext(c.context) || Number.isNaN(c.end) || seen.has(c.wrapper)) continue;
+      seen.set(c.wrapper, { eager: isSingleton(c.wrapper), ms: c.end - c.start });
+    }
+    return seen;
+  }
+
+  /** The bootstrap's static creations under the report's names where the read gave one (`nameOf`), else the token's. */
+  private creations(state: ContainerState, nameOf: ReadonlyMap<NestInstanceWrapper, { name: string; module?: string }>): BeanCreation[] {
+    const out: BeanCreation[] = [];
+    for (const c of state.created) {
+      if (!isStaticContext(c.context) || Number.isNaN(c.end)) continue;
+      const w = c.wrapper;
+      const named = nameOf.get(w) ?? { name: tokenName(w.token ?? w.name), ...(w.host?.name ? { module: w.host.name } : {}) };
+      out.push({ ...named, scope: scopeName(w), startTime: c.start, endTime: c.end });
+    }
+    return out;
   }
 
   /**
@@ -213,10 +270,12 @@ export class NestContainerObserver {
   }
 
   private analyse(container: NestContainer, state: ContainerState, endedAt: number): void {
+    let beans: BeanCreation[] | undefined;
     try {
       const origins = this.runtime.origins;
       origins.scanRequireCache();
-      const snapshot = readContainer(container, state.instantiations, origins);
+      const instantiations = this.instantiations(state);
+      const snapshot = readContainer(container, instantiations, origins);
       const tracker = this.runtime.tracker;
       if (tracker) {
         // What instantiateClass never saw: useValue providers, and non-singletons (reported, not wrapped).
@@ -226,11 +285,12 @@ export class NestContainerObserver {
             tracker.track(bean.name, undefined, { scope: bean.scope, framework: bean.framework });
           } else if (bean.kind === 'value') {
             tracker.track(bean.name, snapshot.facts.get(id)?.instance, { framework: bean.framework, owner: container });
-          } else if (!state.instantiations.has(wrapper) && bean.framework) {
+          } else if (!instantiations.has(wrapper) && bean.framework) {
             tracker.track(bean.name, undefined, { framework: true });
           }
         }
       }
+      beans = this.creations(state, this.reportNames(snapshot));
       const unusedStrategies = this.safe(() => this.passport.unused(snapshot.facts.values()), 'passport strategy analysis');
       this.runtime.containerReady({
         graph: snapshot.graph,
@@ -243,30 +303,23 @@ export class NestContainerObserver {
         framework: 'nestjs',
         container: this.containerInfo(),
         instantiationMs: endedAt - state.startedAt,
-        timeline: this.timeline(state, snapshot, endedAt),
+        timeline: timeline(state.startedAt, endedAt, beans),
       });
     } catch (err) {
       safeLog('warn', `ghost analysis of the NestJS container failed: ${errorMessage(err)}`);
     }
-    this.safe(() => this.beans.bootstrapFinished?.(container));
+    state.created.length = 0;
+    this.safe(() => this.beans.bootstrapFinished?.(container, undefined, beans));
   }
 
-  /** The bootstrap's creations under the report's bean names, in wall-clock time. */
-  private timeline(state: ContainerState, snapshot: ReturnType<typeof readContainer>, endedAt: number) {
+  /** Each wrapper under the report's bean name and module. */
+  private reportNames(snapshot: ReturnType<typeof readContainer>): Map<NestInstanceWrapper, { name: string; module?: string }> {
     const nameOf = new Map<NestInstanceWrapper, { name: string; module?: string }>();
     for (const [id, wrapper] of snapshot.wrappers) {
       const bean = snapshot.graph.bean(id);
       nameOf.set(wrapper, { name: bean.name, ...(bean.module !== undefined ? { module: bean.module } : {}) });
     }
-    const wall = (t: number) => performance.timeOrigin + t;
-    const beans = state.created.map((c) => ({
-      ...(nameOf.get(c.wrapper) ?? { name: tokenName(c.wrapper.token ?? c.wrapper.name), ...(c.wrapper.host?.name ? { module: c.wrapper.host.name } : {}) }),
-      scope: c.scope,
-      startTime: wall(c.start),
-      endTime: wall(c.end),
-    }));
-    state.created.length = 0;
-    return { startTime: wall(state.startedAt), endTime: wall(endedAt), beans };
+    return nameOf;
   }
 
   /**

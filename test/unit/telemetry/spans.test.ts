@@ -27,15 +27,17 @@ function bootstrap(h: ReturnType<typeof harness>, opts: { fail?: Error } = {}) {
   const wallStart = Date.now();
   observer.bootstrapStarted!(container);
   const t0 = performance.now();
-  observer.beanInstantiated!(container, { name: 'PriceCalculator', module: 'UsersModule', scope: 'singleton', startTime: t0, endTime: t0 + 2.5 });
-  observer.beanInstantiated!(container, { name: 'UsersService', module: 'UsersModule', scope: 'singleton', startTime: t0 + 2.5, endTime: t0 + 7.25 });
-  observer.beanInstantiated!(container, { name: 'LegacyReportService', scope: 'singleton', startTime: t0 + 7.25, endTime: t0 + 7.5 });
+  const beans = [
+    { name: 'PriceCalculator', module: 'UsersModule', scope: 'singleton', startTime: t0, endTime: t0 + 2.5 },
+    { name: 'UsersService', module: 'UsersModule', scope: 'singleton', startTime: t0 + 2.5, endTime: t0 + 7.25 },
+    { name: 'LegacyReportService', scope: 'singleton', startTime: t0 + 7.25, endTime: t0 + 7.5 },
+  ];
   const app = opts.fail ? undefined : startApp(h.runtime);
   // The fabricated creation times end at t0 + 7.5 ms: let them be in the past, as real ones are, by the end.
   while (performance.now() < t0 + 8) {
     /* spin */
   }
-  observer.bootstrapFinished!(container, opts.fail);
+  observer.bootstrapFinished!(container, opts.fail, beans);
   return { app, wallStart, wallEnd: Date.now(), t0 };
 }
 
