@@ -51,6 +51,25 @@ export type LazyBinding = Omit<BeanInput, 'eager' | 'resolved' | 'instantiationM
   readonly definedBy?: Function;
 };
 
+/**
+ * An application binding as an adapter describes it at registration. Built with plain assignments: these run
+ * once per registration in code the engine has not optimised yet, where copying spread objects is a runtime
+ * call each (bench/startup/instructions.js).
+ */
+export function lazyBinding(
+  token: string,
+  kind: BeanInput['kind'],
+  scope: BeanInput['scope'],
+  framework: boolean,
+  definedBy: Function | undefined,
+  className: string | undefined,
+): LazyBinding {
+  const binding: { -readonly [K in keyof LazyBinding]: LazyBinding[K] } = { token, kind, scope, role: 'provider', framework };
+  if (definedBy !== undefined) binding.definedBy = definedBy;
+  if (className !== undefined) binding.className = className;
+  return binding;
+}
+
 /** Why the framework calls into a binding on its own (a controller of the web layer), empty when it does not. */
 export type LazyEntryPoints<K> = (key: K, binding: LazyBinding) => readonly string[];
 

@@ -9,7 +9,7 @@
  * `container.resolve` itself is not patched: the cradle resolves through a closure that never goes through it.
  */
 import type { BeanKind, BeanScope, EdgeKind } from '../../ghost/bean-graph';
-import { LazyContainerLedger, bookkeeping, tokenName, type LazyBinding } from '../../lazy/ledger';
+import { LazyContainerLedger, bookkeeping, bookkeepingFailed, lazyBinding, tokenName, type LazyBinding } from '../../lazy/ledger';
 import type { DiagRuntime } from '../../runtime';
 import { awilixRouterEntryPoints } from './entry-points';
 
@@ -118,13 +118,16 @@ export class AwilixObserver {
     // awilix containers are plain objects: the wrapper is the container's own property, as register was
     container.register = function (this: unknown, nameOrMap: unknown, maybeResolver?: unknown) {
       const result = Reflect.apply(register, this, arguments);
-      bookkeeping('awilix', () => {
+      // caught inline: a closure per registration is measurable at start-up (bench/startup/instructions.js)
+      try {
         if (typeof nameOrMap === 'string' || typeof nameOrMap === 'symbol') {
           observer.registered(nameOrMap, maybeResolver);
         } else if (typeof nameOrMap === 'object' && nameOrMap !== null) {
           for (const key of Reflect.ownKeys(nameOrMap)) observer.registered(key, (nameOrMap as Record<string | symbol, unknown>)[key]);
         }
-      });
+      } catch (err) {
+        bookkeepingFailed('awilix', err);
+      }
       return result;
     };
   }
@@ -143,16 +146,7 @@ export class AwilixObserver {
     const kind: BeanKind = tag?.kind ?? 'factory';
     const cls = kind === 'class' && typeof tag?.target === 'function' ? (tag.target as Function) : undefined;
     const owner = typeof tag?.target === 'function' ? (tag.target as Function) : undefined;
-    const token = tokenName(name);
-    return {
-      token,
-      kind,
-      scope: scopeOf(kind, resolver.lifetime),
-      role: 'provider',
-      framework: false,
-      ...(owner !== undefined ? { definedBy: owner } : {}),
-      ...(cls !== undefined && cls.name !== '' ? { className: cls.name } : {}),
-    };
+    return lazyBinding(tokenName(name), kind, scopeOf(kind, resolver.lifetime), false, owner, cls !== undefined && cls.name !== '' ? cls.name : undefined);
   }
 
   private wrapResolve(resolver: Resolver, ledger: LazyContainerLedger<Resolver>): void {
@@ -161,7 +155,13 @@ export class AwilixObserver {
     const pending = this.pending;
     const wrapper = function diagFirstResolve(this: unknown, container: unknown): unknown {
       const parent = stack[stack.length - 1];
-      if (parent !== undefined) bookkeeping('awilix', () => ledger.dependsOn(parent, resolver, edgeKind(parent)));
+      if (parent !== undefined) {
+        try {
+          ledger.dependsOn(parent, resolver, edgeKind(parent));
+        } catch (err) {
+          bookkeepingFailed('awilix', err);
+        }
+      }
       stack.push(resolver);
       let value: unknown;
       try {
@@ -174,7 +174,11 @@ export class AwilixObserver {
         resolver.resolve = original;
         pending.delete(resolver);
       }
-      bookkeeping('awilix', () => ledger.resolved(resolver, value));
+      try {
+        ledger.resolved(resolver, value);
+      } catch (err) {
+        bookkeepingFailed('awilix', err);
+      }
       return value;
     };
     pending.set(resolver, original);

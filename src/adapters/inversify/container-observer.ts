@@ -10,7 +10,7 @@
 import path from 'node:path';
 
 import type { BeanKind, BeanScope } from '../../ghost/bean-graph';
-import { LazyContainerLedger, bookkeeping, tokenName, type LazyBinding } from '../../lazy/ledger';
+import { LazyContainerLedger, bookkeepingFailed, lazyBinding, tokenName, type LazyBinding } from '../../lazy/ledger';
 import { callSites } from '../../origins/call-sites';
 import type { DiagRuntime } from '../../runtime';
 import { inversifyEntryPoints } from './entry-points';
@@ -103,7 +103,11 @@ export class InversifyObserver {
     patcher.wrap(proto, name, (original: AnyFunction) =>
       function (this: unknown, binding: InversifyBinding) {
         const result = Reflect.apply(original, this, arguments);
-        bookkeeping('inversify', () => observer.added(binding));
+        try {
+          observer.added(binding);
+        } catch (err) {
+          bookkeepingFailed('inversify', err);
+        }
         return result;
       },
     );
@@ -142,16 +146,15 @@ export class InversifyObserver {
     const kind = kindOf(binding.type);
     const cls = kind === 'class' && typeof binding.implementationType === 'function' ? binding.implementationType : undefined;
     const token = tokenName(binding.serviceIdentifier);
-    return {
+    return lazyBinding(
       token,
       kind,
-      scope: kind === 'value' ? 'singleton' : scopeOf(binding.scope),
-      role: 'provider',
+      kind === 'value' ? 'singleton' : scopeOf(binding.scope),
       // a class says where it comes from (the ledger asks at ready); a value or a factory, who bound it
-      framework: cls === undefined && this.libraryBound.has(binding),
-      ...(cls !== undefined ? { definedBy: cls } : {}),
-      ...(cls !== undefined && cls.name !== '' && cls.name !== token ? { className: cls.name } : {}),
-    };
+      cls === undefined && this.libraryBound.has(binding),
+      cls,
+      cls !== undefined && cls.name !== '' && cls.name !== token ? cls.name : undefined,
+    );
   }
 
   private watchActivation(binding: InversifyBinding, ledger: LazyContainerLedger<InversifyBinding>): void {
@@ -163,12 +166,14 @@ export class InversifyObserver {
       if (first) {
         first = false;
         pending.delete(binding);
-        bookkeeping('inversify', () => {
+        try {
           // its fluent calls (`.inSingletonScope()`) are all made by now
           ledger.bind(binding, observer.describe(binding));
           ledger.resolved(binding, value);
           observer.serviceResolved(binding.serviceIdentifier, ledger);
-        });
+        } catch (err) {
+          bookkeepingFailed('inversify', err);
+        }
       }
       return typeof own === 'function' ? Reflect.apply(own as Activation, this, [context, value]) : value;
     };

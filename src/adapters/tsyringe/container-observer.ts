@@ -7,7 +7,7 @@
  * resolves a class's parameters through `this.resolve`: so `resolve` on the container's prototype, shared by
  * the global container and its children, is the one place that sees every resolution.
  */
-import { LazyContainerLedger, bookkeeping, bookkeepingFailed, tokenName, type LazyBinding } from '../../lazy/ledger';
+import { LazyContainerLedger, bookkeeping, bookkeepingFailed, lazyBinding, tokenName, type LazyBinding } from '../../lazy/ledger';
 import type { DiagRuntime } from '../../runtime';
 import type { BeanKind, BeanScope } from '../../ghost/bean-graph';
 import { routingControllersEntryPoints } from './entry-points';
@@ -65,7 +65,11 @@ export class TsyringeObserver {
     patcher.wrap(proto, 'register', (original: AnyFunction) =>
       function register(this: unknown, token: Token, provider: unknown, options?: { lifecycle?: number }) {
         const result = Reflect.apply(original, this, arguments);
-        bookkeeping('tsyringe', () => observer.registered(token, provider, options?.lifecycle));
+        try {
+          observer.registered(token, provider, options?.lifecycle);
+        } catch (err) {
+          bookkeepingFailed('tsyringe', err);
+        }
         return result;
       },
     );
@@ -126,15 +130,8 @@ export class TsyringeObserver {
 
   private binding(token: Token, kind: BeanKind, scope: BeanScope, cls: Function | undefined): LazyBinding {
     const owner = cls ?? (typeof token === 'function' ? token : undefined);
-    return {
-      token: tokenName(token),
-      kind,
-      scope,
-      role: 'provider',
-      framework: false,
-      ...(owner !== undefined ? { definedBy: owner } : {}),
-      ...(cls !== undefined && cls.name !== '' && cls.name !== tokenName(token) ? { className: cls.name } : {}),
-    };
+    const name = tokenName(token);
+    return lazyBinding(name, kind, scope, false, owner, cls !== undefined && cls.name !== '' && cls.name !== name ? cls.name : undefined);
   }
 
   /**
