@@ -74,6 +74,8 @@ void Inject;
   console.log(`BOOT_MS ${ms.toFixed(2)}`);
   console.log(`TOTAL_MS ${performance.now().toFixed(2)}`);
   console.log(`MODULES ${Object.keys(require.cache).length}`);
+  // bench/startup/instructions.js counts the instructions to this point: no exit handlers, no analysis after it.
+  if (process.env.DIAG_BENCH_EXIT_AT_READY === '1') process.reallyExit(0);
   if (typeof gc === 'function') {
     // After start-up: once the deferred end-of-bootstrap analysis has run (bench/tracker/memory.js).
     await new Promise((resolve) => setTimeout(resolve, Number(process.env.SETTLE_MS || 200)));

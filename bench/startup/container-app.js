@@ -65,5 +65,7 @@ const server = http.createServer((_req, res) => res.end('ok'));
 server.listen(0, '127.0.0.1', () => {
   console.log(`BOOT_MS ${(performance.now() - t0).toFixed(2)}`);
   console.log(`TOTAL_MS ${performance.now().toFixed(2)}`);
+  // bench/startup/instructions.js counts the instructions to this point: no exit handlers, no analysis after it.
+  if (process.env.DIAG_BENCH_EXIT_AT_READY === '1') process.reallyExit(0);
   server.close();
 });

@@ -1,0 +1,98 @@
+'use strict';
+// Start-up overhead in instructions, not seconds: each side of the start-up benchmarks (NodeSDK alone, with
+// Phase 1, with Phase 1 + 2) runs once in a fresh process under `valgrind --tool=callgrind` from process start
+// to ready, and the figure is its instruction count ÷ NodeSDK alone's. Timings of 400–900 ms processes wander
+// by ±10 % between runs on a shared 2-core machine, more than the 3–5 % goals; instruction counts of the same
+// process repeat to ±0.2 % whatever else the machine does (V8 with --single-threaded: no concurrent compiler
+// or GC threads, so tiering happens at the same points every run). What they leave out is waiting (file
+// reads, page faults), which the timed benchmarks keep: read both.
+//   npm run build && node bench/startup/instructions.js [--runs 1] [--apps nest,inversify,tsyringe,awilix]
+// About 40 s per process under valgrind; two run at a time.
+const { execFile, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const { arg, median } = require('../sketch/workload');
+const { sideEnv } = require('./run');
+const RUNS = arg('runs', 1);
+const root = path.resolve(__dirname, '..', '..');
+const preload = path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs');
+const SIDES = ['sdk', 'phase1', 'phase2'];
+const APPS = {
+  nest: { script: 'app.js', env: { PROVIDERS: '1000' }, label: 'NestJS, 1,000 providers' },
+  inversify: { script: 'container-app.js', env: { CONTAINER: 'inversify', BINDINGS: '1000' }, label: 'InversifyJS, 1,000 bindings' },
+  tsyringe: { script: 'container-app.js', env: { CONTAINER: 'tsyringe', BINDINGS: '1000' }, label: 'tsyringe, 1,000 bindings' },
+  awilix: { script: 'container-app.js', env: { CONTAINER: 'awilix', BINDINGS: '1000' }, label: 'awilix, 1,000 bindings' },
+};
+const appsArg = process.argv.indexOf('--apps');
+const apps = appsArg > 0 ? process.argv[appsArg + 1].split(',') : Object.keys(APPS);
+
+function valgrindVersion() {
+  try {
+    return execFileSync('valgrind', ['--version'], { encoding: 'utf8' }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Instructions from process start to ready, one process of `side` of `app`. */
+function count(app, side) {
+  const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-bench-'));
+  const args = ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, '--single-threaded', '--require', preload, path.join(__dirname, APPS[app].script)];
+  const env = { ...sideEnv(side, reportDir), ...APPS[app].env, DIAG_BENCH_EXIT_AT_READY: '1' };
+  return new Promise((resolve, reject) => {
+    execFile('valgrind', args, { env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      fs.rmSync(reportDir, { recursive: true, force: true });
+      const collected = /Collected : (\d+)/.exec(stderr);
+      if (err || !collected || !/TOTAL_MS/.test(stdout)) {
+        reject(new Error(`${app} ${side}: ${err?.message ?? 'no instruction count'}\n${stderr.slice(-2000)}`));
+        return;
+      }
+      resolve(Number(collected[1]));
+    });
+  });
+}
+
+/** Runs `jobs` (functions returning promises) two at a time, in order; results in the same order. */
+async function twoAtATime(jobs) {
+  const results = new Array(jobs.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const i = next++;
+      results[i] = await jobs[i]();
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  return results;
+}
+
+async function main() {
+  const version = valgrindVersion();
+  if (version === undefined) {
+    console.error('valgrind not found: this benchmark counts instructions with callgrind (Debian: apt-get install valgrind).');
+    process.exit(2);
+  }
+  for (const app of apps) if (!APPS[app]) throw new Error(`unknown app ${app}; one of ${Object.keys(APPS).join(', ')}`);
+  console.log(`node ${process.version}, ${version}, ${RUNS} process(es) per side, medians\n`);
+  console.log('| app | NodeSDK alone (M instructions) | + Phase 1 | × SDK | + Phase 1 + 2 | × SDK |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  const jobs = [];
+  for (const app of apps) for (let r = 0; r < RUNS; r++) for (const side of SIDES) jobs.push({ app, side });
+  const counts = await twoAtATime(jobs.map(({ app, side }) => () => count(app, side)));
+  const results = {};
+  for (const app of apps) {
+    const per = (side) => median(counts.filter((_, i) => jobs[i].app === app && jobs[i].side === side));
+    const [sdk, p1, p2] = SIDES.map(per);
+    results[app] = { sdk, phase1: p1, phase2: p2, phase1ToSdk: p1 / sdk, phase2ToSdk: p2 / sdk };
+    const m = (n) => (n / 1e6).toFixed(0);
+    console.log(`| ${APPS[app].label} | ${m(sdk)} | ${m(p1)} | **${(p1 / sdk).toFixed(3)}** | ${m(p2)} | **${(p2 / sdk).toFixed(3)}** |`);
+  }
+  if (process.argv.includes('--json')) console.log(JSON.stringify(results));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
