@@ -3,9 +3,10 @@
 // Phase 1, with Phase 1 + 2) runs once in a fresh process under `valgrind --tool=callgrind` from process start
 // to ready, and the figure is its instruction count ÷ NodeSDK alone's. Timings of 400–900 ms processes wander
 // by ±10 % between runs on a shared 2-core machine, more than the 3–5 % goals; instruction counts of the same
-// process repeat to ±0.2 % whatever else the machine does (V8 with --single-threaded: no concurrent compiler
-// or GC threads, so tiering happens at the same points every run). What they leave out is waiting (file
-// reads, page faults), which the timed benchmarks keep: read both.
+// process repeat to about ±0.05 % whatever else the machine does, with V8's --predictable (no concurrent
+// compiler or GC threads, no heuristics that read the clock; with --single-threaded alone GC timing still
+// moved counts by ±0.4 %) and fixed hash and random seeds. What they leave out is waiting (file reads, page
+// faults), which the timed benchmarks keep: read both.
 //   npm run build && node bench/startup/instructions.js [--runs 1] [--apps nest,inversify,tsyringe,awilix]
 // About 40 s per process under valgrind; two run at a time.
 const { execFile, execFileSync } = require('node:child_process');
@@ -26,7 +27,7 @@ const APPS = {
   awilix: { script: 'container-app.js', env: { CONTAINER: 'awilix', BINDINGS: '1000' }, label: 'awilix, 1,000 bindings' },
 };
 const appsArg = process.argv.indexOf('--apps');
-const apps = appsArg > 0 ? process.argv[appsArg + 1].split(',') : Object.keys(APPS);
+const selectedApps = appsArg > 0 ? process.argv[appsArg + 1].split(',') : Object.keys(APPS);
 
 function valgrindVersion() {
   try {
@@ -39,7 +40,7 @@ function valgrindVersion() {
 /** Instructions from process start to ready, one process of `side` of `app`. */
 function count(app, side) {
   const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-bench-'));
-  const args = ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, '--single-threaded', '--require', preload, path.join(__dirname, APPS[app].script)];
+  const args = ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, '--predictable', '--hash-seed=1', '--random-seed=1', '--require', preload, path.join(__dirname, APPS[app].script)];
   const env = { ...sideEnv(side, reportDir), ...APPS[app].env, DIAG_BENCH_EXIT_AT_READY: '1' };
   return new Promise((resolve, reject) => {
     execFile('valgrind', args, { env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
@@ -68,31 +69,46 @@ async function twoAtATime(jobs) {
   return results;
 }
 
-async function main() {
-  const version = valgrindVersion();
-  if (version === undefined) {
-    console.error('valgrind not found: this benchmark counts instructions with callgrind (Debian: apt-get install valgrind).');
-    process.exit(2);
-  }
+/**
+ * Per app of `apps`: the median instruction count of each side over `runs` fresh processes, and each phase's
+ * ratio to NodeSDK alone. Undefined when valgrind is missing. Exported for bench/check.js.
+ */
+async function measureInstructions({ apps = Object.keys(APPS), runs = RUNS } = {}) {
+  if (valgrindVersion() === undefined) return undefined;
   for (const app of apps) if (!APPS[app]) throw new Error(`unknown app ${app}; one of ${Object.keys(APPS).join(', ')}`);
-  console.log(`node ${process.version}, ${version}, ${RUNS} process(es) per side, medians\n`);
-  console.log('| app | NodeSDK alone (M instructions) | + Phase 1 | × SDK | + Phase 1 + 2 | × SDK |');
-  console.log('|---|---:|---:|---:|---:|---:|');
   const jobs = [];
-  for (const app of apps) for (let r = 0; r < RUNS; r++) for (const side of SIDES) jobs.push({ app, side });
+  for (const app of apps) for (let r = 0; r < runs; r++) for (const side of SIDES) jobs.push({ app, side });
   const counts = await twoAtATime(jobs.map(({ app, side }) => () => count(app, side)));
   const results = {};
   for (const app of apps) {
     const per = (side) => median(counts.filter((_, i) => jobs[i].app === app && jobs[i].side === side));
-    const [sdk, p1, p2] = SIDES.map(per);
-    results[app] = { sdk, phase1: p1, phase2: p2, phase1ToSdk: p1 / sdk, phase2ToSdk: p2 / sdk };
-    const m = (n) => (n / 1e6).toFixed(0);
-    console.log(`| ${APPS[app].label} | ${m(sdk)} | ${m(p1)} | **${(p1 / sdk).toFixed(3)}** | ${m(p2)} | **${(p2 / sdk).toFixed(3)}** |`);
+    const [sdk, phase1, phase2] = SIDES.map(per);
+    results[app] = { sdk, phase1, phase2, phase1ToSdk: phase1 / sdk, phase2ToSdk: phase2 / sdk };
+  }
+  return results;
+}
+
+async function main() {
+  const results = await measureInstructions({ apps: selectedApps });
+  if (results === undefined) {
+    console.error('valgrind not found: this benchmark counts instructions with callgrind (Debian: apt-get install valgrind).');
+    process.exit(2);
+  }
+  console.log(`node ${process.version}, ${valgrindVersion()}, ${RUNS} process(es) per side, medians\n`);
+  console.log('| app | NodeSDK alone (M instructions) | + Phase 1 | × SDK | + Phase 1 + 2 | × SDK |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  const m = (n) => (n / 1e6).toFixed(0);
+  for (const [app, r] of Object.entries(results)) {
+    console.log(`| ${APPS[app].label} | ${m(r.sdk)} | ${m(r.phase1)} | **${r.phase1ToSdk.toFixed(3)}** | ${m(r.phase2)} | **${r.phase2ToSdk.toFixed(3)}** |`);
   }
   if (process.argv.includes('--json')) console.log(JSON.stringify(results));
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+module.exports = { APPS, measureInstructions };
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
