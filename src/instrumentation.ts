@@ -2,7 +2,7 @@ import path from 'node:path';
 import { metrics, trace, type Meter, type MeterProvider, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import type { Instrumentation, InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
 import { resolveConfig, type DiagConfig } from './config/properties';
-import { DiagRuntime } from './runtime';
+import { DiagRuntime, once } from './runtime';
 import type { NestContainerObserver } from './adapters/nestjs/container-observer';
 import { nestModuleDefinitions } from './adapters/nestjs/module-definitions';
 import type { AwilixObserver } from './adapters/awilix/container-observer';
@@ -28,12 +28,6 @@ export const PACKAGE_NAME = 'diag-instrumentation';
 
 function packageVersion(): string {
   return packageVersionAt(path.join(__dirname, '..')) ?? '0.0.0';
-}
-
-/** `create()`'s value, computed at the first call. */
-function once<T>(create: () => T): () => T {
-  let value: T | undefined;
-  return () => (value ??= create());
 }
 
 interface DiagState {

@@ -1,16 +1,36 @@
 import path from 'node:path';
 import type { DiagConfig } from './config/properties';
 import { ClassOriginIndex } from './origins/class-origin';
-import { findGhostCandidates, type EntryPointClassifier, type Phase1Result } from './ghost/candidates';
+import type { EntryPointClassifier, Phase1Result } from './ghost/candidates';
+import type * as CandidatesModule from './ghost/candidates';
 import type { BeanGraph } from './ghost/bean-graph';
-import { buildDiagReport, DIAG_REPORT_FILE, GHOST_REPORT_FILE, writeJsonAtomic, type DiagReport } from './ghost/reports';
-import { defaultRunId, writeGhostReport } from './ghost/ghost-report-file';
+import type { DiagReport } from './ghost/reports';
+import type * as ReportsModule from './ghost/reports';
+import type * as GhostReportFileModule from './ghost/ghost-report-file';
 import { GhostTracker } from './ghost/tracker';
 import type { GhostReport, GhostSnapshotSource, GhostTrackingDisabled } from './ghost/types';
 import { safeLog } from './logger';
-import { ghostTrackingDisabled } from './ghost/tracking-disabled';
+import type * as TrackingDisabledModule from './ghost/tracking-disabled';
 import type { StartupTimeline } from './ghost/startup-timeline';
-import { REPORT_PAGE_FILE, writeReportPage, type PageData } from './report-page';
+import type { PageData } from './report-page';
+import type * as ReportPageModule from './report-page';
+
+/** `create()`'s value, computed at the first call. */
+export function once<T>(create: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= create());
+}
+
+/*
+ * The analysis and the report writers are required when first needed, at the first container ready or report
+ * write: an application pays for compiling them after it has started, not while it starts (about a fifth of
+ * what loading the package costs, counted with bench/startup/instructions.js).
+ */
+const candidates = once(() => require('./ghost/candidates') as typeof CandidatesModule);
+const reports = once(() => require('./ghost/reports') as typeof ReportsModule);
+const ghostReportFile = once(() => require('./ghost/ghost-report-file') as typeof GhostReportFileModule);
+const reportPage = once(() => require('./report-page') as typeof ReportPageModule);
+const trackingDisabled = once(() => require('./ghost/tracking-disabled') as typeof TrackingDisabledModule);
 
 /** What an adapter hands over once its container has created every static instance. */
 export interface ContainerReady {
@@ -57,11 +77,11 @@ export class DiagRuntime implements GhostSnapshotSource {
   }
 
   get diagReportPath(): string {
-    return path.join(this.config.report.dir, DIAG_REPORT_FILE);
+    return path.join(this.config.report.dir, reports().DIAG_REPORT_FILE);
   }
 
   get reportPagePath(): string {
-    return path.join(this.config.report.dir, REPORT_PAGE_FILE);
+    return path.join(this.config.report.dir, reportPage().REPORT_PAGE_FILE);
   }
 
   /** What the report page shows now: the start-up report, the live ghost snapshot, the timeline. */
@@ -76,12 +96,12 @@ export class DiagRuntime implements GhostSnapshotSource {
   writeReportPage(): void {
     const data = this.pageData(false);
     if (!data) return;
-    const error = writeReportPage(this.reportPagePath, data);
+    const error = reportPage().writeReportPage(this.reportPagePath, data);
     if (error) safeLog('warn', `could not write ${this.reportPagePath}: ${error.message}`);
   }
 
   get ghostReportPath(): string {
-    return path.join(this.config.report.dir, GHOST_REPORT_FILE);
+    return path.join(this.config.report.dir, reports().GHOST_REPORT_FILE);
   }
 
   /** Starts the periodic ghost report rewrite and the last write at exit (Phase 2 only). */
@@ -111,8 +131,8 @@ export class DiagRuntime implements GhostSnapshotSource {
     try {
       const t0 = performance.now();
       const analysisStart = Date.now();
-      const phase1 = findGhostCandidates(ready.graph, ready.classify);
-      const report = buildDiagReport({
+      const phase1 = candidates().findGhostCandidates(ready.graph, ready.classify);
+      const report = reports().buildDiagReport({
         graph: ready.graph,
         phase1,
         framework: ready.framework,
@@ -126,7 +146,7 @@ export class DiagRuntime implements GhostSnapshotSource {
         this.timeline = { ...ready.timeline, analysis: { startTime: analysisStart, endTime: analysisStart + report.summary.analysisMs } };
       }
       try {
-        writeJsonAtomic(this.diagReportPath, report);
+        reports().writeJsonAtomic(this.diagReportPath, report);
         safeLog(
           'info',
           `ghost candidates: ${report.ghostCandidates.count} of ${report.summary.applicationBeans} application beans; report written to ${this.diagReportPath}`,
@@ -135,7 +155,9 @@ export class DiagRuntime implements GhostSnapshotSource {
         safeLog('warn', `could not write ${this.diagReportPath}: ${(err as Error).message}`);
       }
       for (const l of this.listeners) this.guard(() => l.containerReady?.(report, phase1));
-      // The page (half a megabyte with its script) can wait until the bootstrap has returned.
+      // The page (half a megabyte with its script) can wait until the bootstrap has returned; its writer is
+      // loaded now, on the analysis's turn.
+      reportPage();
       setImmediate(() => this.writeReportPage()).unref();
       return report;
     } catch (err) {
@@ -155,7 +177,7 @@ export class DiagRuntime implements GhostSnapshotSource {
   }
 
   ghostSnapshot(): GhostReport | GhostTrackingDisabled {
-    return this.tracker ? this.tracker.snapshot() : ghostTrackingDisabled();
+    return this.tracker ? this.tracker.snapshot() : trackingDisabled().ghostTrackingDisabled();
   }
 
   /**
@@ -169,6 +191,7 @@ export class DiagRuntime implements GhostSnapshotSource {
       const snapshot = tracker.snapshot();
       const state = `${snapshot.trackedCount}/${snapshot.touchedCount}/${snapshot.untrackableCount}`;
       if (skipUnchanged && state === this.lastFlushed) return;
+      const { writeGhostReport, defaultRunId } = ghostReportFile();
       writeGhostReport(this.ghostReportPath, snapshot, (this.runIdValue ??= defaultRunId(this.config.report.runId)));
       this.lastFlushed = state;
       if (reason !== 'exit') this.writeReportPage();
