@@ -3,10 +3,8 @@
 // Phase 1, with Phase 1 + 2) runs once in a fresh process under `valgrind --tool=callgrind` from process start
 // to ready, and the figure is its instruction count ÷ NodeSDK alone's. Timings of 400–900 ms processes wander
 // by ±10 % between runs on a shared 2-core machine, more than the 3–5 % goals; instruction counts of the same
-// process repeat to about ±0.05 % whatever else the machine does, with V8's --predictable (no concurrent
-// compiler or GC threads, no heuristics that read the clock; with --single-threaded alone GC timing still
-// moved counts by ±0.4 %) and fixed hash and random seeds. What they leave out is waiting (file reads, page
-// faults), which the timed benchmarks keep: read both.
+// process repeat to about ±0.05 % whatever else the machine does (NODE_FLAGS below). What they leave out is
+// waiting (file reads, page faults), which the timed benchmarks keep: read both.
 //   npm run build && node bench/startup/instructions.js [--runs 1] [--apps nest,inversify,tsyringe,awilix]
 // About 40 s per process under valgrind; two run at a time.
 const { execFile, execFileSync } = require('node:child_process');
@@ -20,6 +18,14 @@ const RUNS = arg('runs', 1);
 const root = path.resolve(__dirname, '..', '..');
 const preload = path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs');
 const SIDES = ['sdk', 'phase1', 'phase2'];
+/**
+ * V8 as deterministic as it goes: --predictable (no concurrent compiler or GC threads), marking in one step and
+ * no memory reducer (incremental marking's steps are scheduled by the clock: with it, the same process counted
+ * +1.6 % with two busy loops beside it), fixed hash and random seeds. The GC mode moves some figures: the Nest
+ * app's Phase 1 reads 1.015 with incremental marking on an idle machine, 1.040 in this mode
+ * (docs/benchmarks.md).
+ */
+const NODE_FLAGS = ['--predictable', '--no-incremental-marking', '--no-memory-reducer', '--hash-seed=1', '--random-seed=1'];
 const APPS = {
   nest: { script: 'app.js', env: { PROVIDERS: '1000' }, label: 'NestJS, 1,000 providers' },
   inversify: { script: 'container-app.js', env: { CONTAINER: 'inversify', BINDINGS: '1000' }, label: 'InversifyJS, 1,000 bindings' },
@@ -40,8 +46,10 @@ function valgrindVersion() {
 /** Instructions from process start to ready, one process of `side` of `app`. */
 function count(app, side) {
   const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-bench-'));
-  const args = ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, '--predictable', '--hash-seed=1', '--random-seed=1', '--require', preload, path.join(__dirname, APPS[app].script)];
-  const env = { ...sideEnv(side, reportDir), ...APPS[app].env, DIAG_BENCH_EXIT_AT_READY: '1' };
+  const args = ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, ...NODE_FLAGS, '--require', preload, path.join(__dirname, APPS[app].script)];
+  // Under valgrind a start lasts 30-60 s of wall time: the ghost report's 30 s rewrite would fall inside it,
+  // which it never does in a real start.
+  const env = { ...sideEnv(side, reportDir), ...APPS[app].env, DIAG_BENCH_EXIT_AT_READY: '1', DIAG_REPORT_FLUSH_INTERVAL_MS: '0' };
   return new Promise((resolve, reject) => {
     execFile('valgrind', args, { env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       fs.rmSync(reportDir, { recursive: true, force: true });
