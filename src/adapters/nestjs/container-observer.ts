@@ -209,7 +209,10 @@ export class NestContainerObserver {
     }
   }
 
-  /** Phase 2: a new static singleton is tracked under the report's name. Per-request and transient instances are reported once, at the end of bootstrap, never per creation. */
+  /**
+   * Phase 2: a new static singleton is tracked under the report's name. Per-request and transient instances are
+   * reported once, at the end of bootstrap, never per creation.
+   */
   private track(container: NestContainer, state: ContainerState, wrapper: NestInstanceWrapper, context: unknown, instance: unknown): void {
     try {
       if (!isStaticContext(context) || !isSingleton(wrapper)) return;

@@ -1,0 +1,117 @@
+/**
+ * A fault in an adapter's own bookkeeping, inside the application's register or bind call, must never reach that
+ * call: the container answers as it would without this package, and the fault is logged once. Each lazy
+ * container's observer is driven here with the real library (the module hooks that normally hand it the exports
+ * need a real process: the end-to-end suites cover those), and fed a registration whose properties throw when our
+ * bookkeeping reads them.
+ */
+import 'reflect-metadata';
+import { resolveConfig } from '../../../src/config/properties';
+import { setLogger } from '../../../src/logger';
+import { unwrapMethod, wrapMethod } from '../../../src/hooks/wrap';
+import { DiagRuntime } from '../../../src/runtime';
+import { recordingLogger } from '../../support/logs';
+import { tempDir } from '../../support/temp';
+
+const patcher = { wrap: wrapMethod, unwrap: unwrapMethod };
+
+let logs: ReturnType<typeof recordingLogger>;
+let original: ReturnType<typeof setLogger>;
+beforeAll(() => {
+  original = setLogger(recordingLogger().logger);
+});
+beforeEach(() => {
+  logs = recordingLogger();
+  setLogger(logs.logger);
+});
+// The ledgers wait for ready with Node's Server#listen wrapped: fire it here, and let their analyses finish (on
+// the turns after; they meet the same hostile names, and log it), so nothing of this file outlives it.
+afterAll(async () => {
+  (require('../../../src/ready') as typeof import('../../../src/ready')).diagReady();
+  for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+  setLogger(original);
+});
+
+function runtime(): DiagRuntime {
+  return new DiagRuntime(resolveConfig({ report: { dir: tempDir('faults') } }));
+}
+
+/** Reading any of our own symbols off `target` throws; everything else is the target's. */
+function hostile<T extends object>(target: T): T {
+  return new Proxy(target, {
+    get(t, key, receiver) {
+      if (typeof key === 'symbol' && key.description?.startsWith('diag-instrumentation')) throw new Error('hostile read');
+      return Reflect.get(t, key, receiver);
+    },
+  });
+}
+
+it('awilix: register and resolve answer as usual when the bookkeeping of a registration throws', () => {
+  const { AwilixObserver } = require('../../../src/adapters/awilix/container-observer') as typeof import('../../../src/adapters/awilix/container-observer');
+  const awilix = { ...(require('awilix') as Record<string, unknown>) };
+  const observer = new AwilixObserver(runtime());
+  observer.patchResolvers(awilix, '13.0.0', patcher);
+  observer.patchContainer(awilix, '13.0.0', patcher);
+  try {
+    const container = (awilix.createContainer as () => { register: Function; resolve: (name: string) => unknown })();
+    const resolver = hostile((awilix.asValue as (v: unknown) => object)({ answer: 42 }));
+    expect(() => container.register('config', resolver)).not.toThrow();
+    expect(() => container.register('again', resolver)).not.toThrow();
+    expect(container.resolve('config')).toEqual({ answer: 42 });
+    expect(logs.warnings.filter((w) => w.startsWith('awilix: ghost bookkeeping failed'))).toEqual([
+      "awilix: ghost bookkeeping failed, the container's answer is unchanged: hostile read",
+    ]);
+  } finally {
+    observer.unpatch(patcher);
+  }
+});
+
+it('tsyringe: register and resolve answer as usual when the bookkeeping of a registration throws', () => {
+  const { TsyringeObserver } = require('../../../src/adapters/tsyringe/container-observer') as typeof import('../../../src/adapters/tsyringe/container-observer');
+  const tsyringe = require('tsyringe') as typeof import('tsyringe');
+  const observer = new TsyringeObserver(runtime());
+  // the module the hooks hand it: the container's file, whose `instance` is the global container
+  observer.patch(require('tsyringe/dist/cjs/dependency-container'), '4.10.0', patcher);
+  try {
+    // a class token whose name throws: tsyringe never reads it, our bookkeeping names the binding by it
+    class Config {}
+    Object.defineProperty(Config, 'name', {
+      get() {
+        throw new Error('hostile read');
+      },
+    });
+    const child = tsyringe.container.createChildContainer();
+    expect(() => child.register(Config, { useValue: { answer: 42 } })).not.toThrow();
+    expect(() => child.register(Config, { useValue: { answer: 43 } })).not.toThrow();
+    expect(child.resolve(Config)).toEqual({ answer: 43 });
+    expect(logs.warnings.filter((w) => w.startsWith('tsyringe: ghost bookkeeping failed'))).toEqual([
+      "tsyringe: ghost bookkeeping failed, the container's answer is unchanged: hostile read",
+    ]);
+  } finally {
+    observer.unpatch(patcher);
+  }
+});
+
+it('InversifyJS: bind and get answer as usual when the bookkeeping of a binding throws', () => {
+  const { InversifyObserver } = require('../../../src/adapters/inversify/container-observer') as typeof import('../../../src/adapters/inversify/container-observer');
+  const observer = new InversifyObserver(runtime());
+  // InversifyJS 7+ adds its bindings through @inversifyjs/core's BindingService, the copy it loads itself
+  observer.patchCore7(require(require.resolve('@inversifyjs/core', { paths: [require.resolve('inversify')] })), patcher, () => '7.0.0');
+  try {
+    const { Container } = require('inversify') as typeof import('inversify');
+    class Config {}
+    Object.defineProperty(Config, 'name', {
+      get() {
+        throw new Error('hostile read');
+      },
+    });
+    const container = new Container();
+    expect(() => container.bind(Config).toConstantValue({ answer: 42 } as never)).not.toThrow();
+    expect(container.get(Config)).toEqual({ answer: 42 });
+    expect(logs.warnings.filter((w) => w.startsWith('inversify: ghost bookkeeping failed'))).toEqual([
+      "inversify: ghost bookkeeping failed, the container's answer is unchanged: hostile read",
+    ]);
+  } finally {
+    observer.unpatch(patcher);
+  }
+});
