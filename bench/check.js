@@ -156,15 +156,17 @@ function checkContainers() {
 
 /**
  * Start-up in instructions (callgrind, process start to ready, ÷ NodeSDK alone; V8 made deterministic, see
- * bench/startup/instructions.js): the same goals as the timed figures, without their noise. Two runs, one of
- * them beside two busy loops, gave the same ratios to ±0.001: margin 0.01, so a regression of about 1 % of a
- * start-up fails, twice measured. Needs valgrind (Debian's package, installed by CI); without it the entries
- * say so. Known gaps as measured on 2026-11-24 (docs/benchmarks.md, "Start-up in instructions").
+ * bench/startup/instructions.js): the same goals as the timed figures, without the machine's noise. In one
+ * checkout two runs, one of them beside two busy loops, gave the same ratios to ±0.001; but where the checkout
+ * lives moves them (every module's filename carries the path, and the heap's layout with it, hence where the
+ * collector runs): over three paths a ratio moved by up to 0.026. Margin 0.03, five times tighter than the timed
+ * entries'. Needs valgrind (Debian's package, installed by CI); without it the entries say so. Known gaps as
+ * measured on 2026-11-24 (docs/benchmarks.md, "Start-up in instructions").
  */
-const INSTRUCTION_MARGIN = 0.01;
+const INSTRUCTION_MARGIN = 0.03;
 const INSTRUCTIONS = {
   nest: [
-    { side: 'phase1', goal: 1.03, ceiling: 1.04, gap: 'the package load and per-bean records on 1,000 beans; 1.015 with incremental marking' },
+    { side: 'phase1', goal: 1.03, ceiling: 1.041, gap: 'the package load and per-bean records on 1,000 beans; 1.015 in some checkouts and with incremental marking' },
     { side: 'phase2', goal: 1.05, ceiling: 1.071, gap: 'first-touch wrappers on 1,000 class prototypes and the names read before the first instance' },
   ],
   inversify: [{ side: 'phase1', goal: 1.05 }, { side: 'phase2', goal: 1.05 }],

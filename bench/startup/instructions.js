@@ -3,8 +3,10 @@
 // Phase 1, with Phase 1 + 2) runs once in a fresh process under `valgrind --tool=callgrind` from process start
 // to ready, and the figure is its instruction count ÷ NodeSDK alone's. Timings of 400–900 ms processes wander
 // by ±10 % between runs on a shared 2-core machine, more than the 3–5 % goals; instruction counts of the same
-// process repeat to about ±0.05 % whatever else the machine does (NODE_FLAGS below). What they leave out is
-// waiting (file reads, page faults), which the timed benchmarks keep: read both.
+// process repeat to about ±0.05 % whatever else the machine does (NODE_FLAGS below), but where the checkout
+// lives moves them (module paths change the heap's layout, and where the collector runs): up to 0.026 in a
+// ratio over three paths. What they leave out is waiting (file reads, page faults), which the timed benchmarks
+// keep: read both.
 //   npm run build && node bench/startup/instructions.js [--runs 1] [--apps nest,inversify,tsyringe,awilix]
 // About 40 s per process under valgrind; two run at a time.
 const { execFile, execFileSync } = require('node:child_process');
@@ -22,8 +24,8 @@ const SIDES = ['sdk', 'phase1', 'phase2'];
  * V8 as deterministic as it goes: --predictable (no concurrent compiler or GC threads), marking in one step and
  * no memory reducer (incremental marking's steps are scheduled by the clock: with it, the same process counted
  * +1.6 % with two busy loops beside it), fixed hash and random seeds. The GC mode moves some figures: the Nest
- * app's Phase 1 reads 1.015 with incremental marking on an idle machine, 1.040 in this mode
- * (docs/benchmarks.md).
+ * app's Phase 1 reads 1.015 with incremental marking on an idle machine, 1.015-1.041 in this mode depending on
+ * the checkout's path (docs/benchmarks.md).
  */
 const NODE_FLAGS = ['--predictable', '--no-incremental-marking', '--no-memory-reducer', '--hash-seed=1', '--random-seed=1'];
 const APPS = {
