@@ -46,6 +46,24 @@ function hostile<T extends object>(target: T): T {
   });
 }
 
+/** A class whose `name` throws: the containers never read it, our bookkeeping names a binding by it. */
+function hostileName(): new () => object {
+  class Config {}
+  Object.defineProperty(Config, 'name', {
+    get() {
+      throw new Error('hostile read');
+    },
+  });
+  return Config;
+}
+
+/** The fault was logged, once however many registrations met it. */
+function expectOneFaultLogged(framework: string): void {
+  expect(logs.warnings.filter((w) => w.startsWith(`${framework}: ghost bookkeeping failed`))).toEqual([
+    `${framework}: ghost bookkeeping failed, the container's answer is unchanged: hostile read`,
+  ]);
+}
+
 it('awilix: register and resolve answer as usual when the bookkeeping of a registration throws', () => {
   const { AwilixObserver } = require('../../../src/adapters/awilix/container-observer') as typeof import('../../../src/adapters/awilix/container-observer');
   const awilix = { ...(require('awilix') as Record<string, unknown>) };
@@ -58,9 +76,7 @@ it('awilix: register and resolve answer as usual when the bookkeeping of a regis
     expect(() => container.register('config', resolver)).not.toThrow();
     expect(() => container.register('again', resolver)).not.toThrow();
     expect(container.resolve('config')).toEqual({ answer: 42 });
-    expect(logs.warnings.filter((w) => w.startsWith('awilix: ghost bookkeeping failed'))).toEqual([
-      "awilix: ghost bookkeeping failed, the container's answer is unchanged: hostile read",
-    ]);
+    expectOneFaultLogged('awilix');
   } finally {
     observer.unpatch(patcher);
   }
@@ -73,20 +89,12 @@ it('tsyringe: register and resolve answer as usual when the bookkeeping of a reg
   // the module the hooks hand it: the container's file, whose `instance` is the global container
   observer.patch(require('tsyringe/dist/cjs/dependency-container'), '4.10.0', patcher);
   try {
-    // a class token whose name throws: tsyringe never reads it, our bookkeeping names the binding by it
-    class Config {}
-    Object.defineProperty(Config, 'name', {
-      get() {
-        throw new Error('hostile read');
-      },
-    });
+    const Config = hostileName();
     const child = tsyringe.container.createChildContainer();
     expect(() => child.register(Config, { useValue: { answer: 42 } })).not.toThrow();
     expect(() => child.register(Config, { useValue: { answer: 43 } })).not.toThrow();
     expect(child.resolve(Config)).toEqual({ answer: 43 });
-    expect(logs.warnings.filter((w) => w.startsWith('tsyringe: ghost bookkeeping failed'))).toEqual([
-      "tsyringe: ghost bookkeeping failed, the container's answer is unchanged: hostile read",
-    ]);
+    expectOneFaultLogged('tsyringe');
   } finally {
     observer.unpatch(patcher);
   }
@@ -99,18 +107,11 @@ it('InversifyJS: bind and get answer as usual when the bookkeeping of a binding 
   observer.patchCore7(require(require.resolve('@inversifyjs/core', { paths: [require.resolve('inversify')] })), patcher, () => '7.0.0');
   try {
     const { Container } = require('inversify') as typeof import('inversify');
-    class Config {}
-    Object.defineProperty(Config, 'name', {
-      get() {
-        throw new Error('hostile read');
-      },
-    });
+    const Config = hostileName();
     const container = new Container();
     expect(() => container.bind(Config).toConstantValue({ answer: 42 } as never)).not.toThrow();
     expect(container.get(Config)).toEqual({ answer: 42 });
-    expect(logs.warnings.filter((w) => w.startsWith('inversify: ghost bookkeeping failed'))).toEqual([
-      "inversify: ghost bookkeeping failed, the container's answer is unchanged: hostile read",
-    ]);
+    expectOneFaultLogged('inversify');
   } finally {
     observer.unpatch(patcher);
   }
