@@ -25,7 +25,7 @@ const { measureMemory } = require('./tracker/memory');
 const { measureVendure } = require('./startup/vendure');
 const { CONTAINERS, measureContainer } = require('./startup/containers');
 const { measureSketchHit } = require('./sketch/hit-ab');
-const { APPS: INSTRUCTION_APPS, measureInstructions } = require('./startup/instructions');
+const { APPS: INSTRUCTION_APPS, measureInstructions, valgrindVersion } = require('./startup/instructions');
 
 /**
  * Over six runs of this check on a shared 2-core VM, the median of one figure moved by up to 0.25 between runs
@@ -126,20 +126,31 @@ const VENDURE = [
   { side: 'phase2', goal: 1.05 },
 ];
 
-async function checkVendure() {
-  const measure = () => measureVendure({ runs: 5, sides: ['sdk', 'phase1', 'phase2'] });
+/**
+ * `judge` for an asynchronous measurement of several figures: `figure(result, spec)` of each spec, the whole
+ * measured once more, once, only when some figure is above its threshold.
+ */
+async function judgeEach(measure, specs, { label, figure, margin }) {
   const first = await measure();
   let second;
   const rows = [];
-  for (const spec of VENDURE) {
-    let value = first[spec.side].totalToSdk;
-    if (value > spec.goal + STARTUP_MARGIN) {
+  for (const spec of specs) {
+    let value = figure(first, spec);
+    if (value > (spec.ceiling ?? spec.goal) + margin) {
       second ??= await measure();
-      value = Math.min(value, second[spec.side].totalToSdk);
+      value = Math.min(value, figure(second, spec));
     }
-    rows.push(judge(`start-up ÷ NodeSDK, ${PHASE_LABEL[spec.side]}, Vendure server`, value, { ...spec, margin: STARTUP_MARGIN }, () => value));
+    rows.push(judge(label(spec), value, { ...spec, margin }, () => value));
   }
   return rows;
+}
+
+function checkVendure() {
+  return judgeEach(() => measureVendure({ runs: 5, sides: ['sdk', 'phase1', 'phase2'] }), VENDURE, {
+    label: (spec) => `start-up ÷ NodeSDK, ${PHASE_LABEL[spec.side]}, Vendure server`,
+    figure: (result, spec) => result[spec.side].totalToSdk,
+    margin: STARTUP_MARGIN,
+  });
 }
 
 /**
@@ -174,31 +185,20 @@ const INSTRUCTIONS = {
   awilix: [{ side: 'phase1', goal: 1.05 }, { side: 'phase2', goal: 1.05 }],
 };
 
-async function checkInstructions() {
+function checkInstructions() {
   const apps = Object.keys(INSTRUCTIONS);
-  const first = await measureInstructions({ apps, runs: 1 });
-  const label = (app, side) => `start-up instructions ÷ NodeSDK, ${PHASE_LABEL[side]}, ${app}`;
-  if (first === undefined) {
+  const specs = apps.flatMap((app) => INSTRUCTIONS[app].map((spec) => ({ app, ...spec })));
+  const label = (spec) => `start-up instructions ÷ NodeSDK, ${PHASE_LABEL[spec.side]}, ${INSTRUCTION_APPS[spec.app].label}`;
+  if (valgrindVersion() === undefined) {
     const why = 'valgrind not found (Debian: apt-get install valgrind)';
     if (process.env.DIAG_REQUIRE_SERVICES === '1') throw new Error(`instruction counts: ${why}`);
-    return apps.flatMap((app) =>
-      INSTRUCTIONS[app].map((spec) => ({ what: label(INSTRUCTION_APPS[app].label, spec.side), value: NaN, goal: spec.goal, limit: NaN, status: `skipped: ${why}` })),
-    );
+    return specs.map((spec) => ({ what: label(spec), value: NaN, goal: spec.goal, limit: NaN, status: `skipped: ${why}` }));
   }
-  let second;
-  const rows = [];
-  for (const app of apps) {
-    for (const spec of INSTRUCTIONS[app]) {
-      const key = `${spec.side}ToSdk`;
-      let value = first[app][key];
-      if (value > (spec.ceiling ?? spec.goal) + INSTRUCTION_MARGIN) {
-        second ??= await measureInstructions({ apps, runs: 1 });
-        value = Math.min(value, second[app][key]);
-      }
-      rows.push(judge(label(INSTRUCTION_APPS[app].label, spec.side), value, { ...spec, margin: INSTRUCTION_MARGIN }, () => value));
-    }
-  }
-  return rows;
+  return judgeEach(() => measureInstructions({ apps, runs: 1 }), specs, {
+    label,
+    figure: (result, spec) => result[spec.app][`${spec.side}ToSdk`],
+    margin: INSTRUCTION_MARGIN,
+  });
 }
 
 /**

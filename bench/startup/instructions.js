@@ -114,7 +114,7 @@ async function main() {
   if (process.argv.includes('--json')) console.log(JSON.stringify(results));
 }
 
-module.exports = { APPS, measureInstructions };
+module.exports = { APPS, measureInstructions, valgrindVersion };
 
 if (require.main === module) {
   main().catch((err) => {
