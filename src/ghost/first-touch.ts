@@ -39,6 +39,12 @@ export interface FirstTouchHandle {
   readonly methods: number;
   /** True until the first call. */
   readonly pending: boolean;
+  /**
+   * True when {@link pendingHandle} finds this handle through the object's prototype until the touch, so that a
+   * caller needs no map entry of its own to find it again; false when only the object's own properties hold
+   * wrappers (or there was nothing to wrap).
+   */
+  readonly onPrototype: boolean;
   /** Handed to `onTouch` at the touch; the caller may replace it until then (say, to add a name). */
   context: unknown;
   /**
@@ -182,7 +188,20 @@ function makeWrapper(
   // original's [[Prototype]].
   const fnProto = Object.getPrototypeOf(original) as object | null;
   if (Object.getPrototypeOf(wrapper) !== fnProto) Object.setPrototypeOf(wrapper, fnProto);
-  for (const ownKey of Reflect.ownKeys(original)) {
+  const keys = Reflect.ownKeys(original);
+  // A method as a class body defines it has these two, and the literal gave the wrapper both.
+  const plainMethod = keys.length === 2 && keys[0] === 'length' && keys[1] === 'name';
+  if (!plainMethod || Reflect.get(wrapper, 'name') !== Reflect.get(original, 'name') || wrapper.length !== original.length) {
+    copyOwnProperties(original, wrapper, keys);
+  }
+  if (meta !== undefined) copyOwnMetadata(meta, original, wrapper);
+  registry.set(wrapper, original);
+  return wrapper;
+}
+
+/** Carries `original`'s own properties (`keys`) over to its wrapper, but for those a function has of its own. */
+function copyOwnProperties(original: Function, wrapper: Function, keys: ReadonlyArray<string | symbol>): void {
+  for (const ownKey of keys) {
     if (ownKey === 'name' || ownKey === 'length') {
       // Compared by value, without allocating descriptors: the computed key already gave the wrapper its
       // name, and a method without parameters its length. (Attributes redefined on the original alone, with
@@ -195,9 +214,6 @@ function makeWrapper(
       if (desc !== undefined) Object.defineProperty(wrapper, ownKey, desc);
     }
   }
-  if (meta !== undefined) copyOwnMetadata(meta, original, wrapper);
-  registry.set(wrapper, original);
-  return wrapper;
 }
 
 /**
@@ -271,6 +287,7 @@ function keepLateMetadata(wrapper: Function, original: Function): void {
 
 const getPrototypeOf = Object.getPrototypeOf as (o: object) => object | null;
 const isPrototypeOf = Object.prototype.isPrototypeOf;
+const hasOwn = Object.prototype.hasOwnProperty;
 /** The wrappers installed on a prototype, by prototype. */
 const sites = new WeakMap<object, PrototypeSite>();
 
@@ -341,8 +358,9 @@ class PrototypeSite implements Gate {
 
   /** Wraps what is not wrapped yet. Throws when the prototype refuses a property; `drop` takes it back. */
   cover(methods: readonly Candidate[], meta: MetadataApi | undefined): void {
-    for (const { key, desc } of methods) {
-      const own = Object.getOwnPropertyDescriptor(this.proto, key);
+    for (let i = 0; i < methods.length; i++) {
+      const { key, desc, holder } = methods[i]!;
+      const own = holder === this.proto ? desc : Object.getOwnPropertyDescriptor(this.proto, key);
       if (own !== undefined && own.value === desc.value && siteOriginals.has(desc.value)) continue;
       const wrapper = makeWrapper(originalOf(desc.value), key, this, meta, siteOriginals);
       if (own === undefined) this.added = [...this.added, key];
@@ -488,6 +506,10 @@ class FirstTouch implements Gate, FirstTouchHandle {
     return this.armed;
   }
 
+  get onPrototype(): boolean {
+    return this.site !== undefined;
+  }
+
   installedWith(options: FirstTouchOptions): boolean {
     return this.options === options;
   }
@@ -591,7 +613,11 @@ const NO_KEYS: readonly string[] = [];
 interface Candidate {
   readonly key: string;
   readonly desc: PropertyDescriptor & { value: Function };
+  /** The object that defines `key`: the target itself, or a prototype on its chain. */
+  readonly holder: object;
 }
+
+const NO_CANDIDATES: readonly Candidate[] = [];
 
 /**
  * Instruments `target` so that the first call of any of its methods calls `options.onTouch` once.
@@ -601,35 +627,11 @@ interface Candidate {
  * functions and non-extensible objects.
  */
 export function installFirstTouch(target: object, options: FirstTouchOptions, context?: unknown): FirstTouchHandle {
-  const { ignore, stopAt } = options;
   if (pendingMember(target) !== undefined) throw new Error('already instrumented by another tracker');
-
-  const own: Candidate[] = [];
-  for (const key of Reflect.ownKeys(target)) {
-    if (typeof key !== 'string') continue;
-    if (key === 'constructor' || ignore.has(key)) continue;
-    const desc = Object.getOwnPropertyDescriptor(target, key);
-    if (desc !== undefined && 'value' in desc && typeof desc.value === 'function') {
-      own.push({ key, desc: desc as Candidate['desc'] });
-    }
-  }
-
-  const inherited: Candidate[] = [];
-  for (let p = Object.getPrototypeOf(target) as object | null; p !== null && !isBuiltinPrototype(p, stopAt); p = Object.getPrototypeOf(p)) {
-    // Symbol keys are skipped on purpose: iterators and inspection hooks are called by the runtime.
-    for (const key of Reflect.ownKeys(p)) {
-      if (typeof key !== 'string') continue;
-      if (key === 'constructor' || ignore.has(key)) continue;
-      if (definedBelow(target, p, key)) continue; // the closest definition is the one a call reaches
-      const desc = Object.getOwnPropertyDescriptor(p, key);
-      if (desc !== undefined && 'value' in desc && typeof desc.value === 'function') {
-        inherited.push({ key, desc: desc as Candidate['desc'] });
-      }
-    }
-  }
-
+  const own = ownMethods(target, options.ignore);
+  const inherited = inheritedMethods(target, options);
   const methods = own.length + inherited.length;
-  if (methods === 0) return { methods: 0, pending: false, context, end: () => undefined };
+  if (methods === 0) return { methods: 0, pending: false, onPrototype: false, context, end: () => undefined };
 
   const state = new FirstTouch(target, methods, options, context);
   try {
@@ -639,6 +641,44 @@ export function installFirstTouch(target: object, options: FirstTouchOptions, co
     throw err;
   }
   return state;
+}
+
+/*
+ * The two walks below run once per bean on the container's start-up path. They are written for V8's
+ * interpreter, which runs them: indexed loops over string keys (symbol keys are never wrapped: iterators and
+ * inspection hooks are called by the runtime), nothing allocated when nothing is found. Iterator loops and a
+ * record per key made them the largest part of Phase 2's start-up instructions (docs/benchmarks.md).
+ */
+
+/** The object's own function-valued properties: usually none, methods live on its class's prototype. */
+function ownMethods(target: object, ignore: ReadonlySet<string>): readonly Candidate[] {
+  let found: Candidate[] | undefined;
+  const keys = Object.getOwnPropertyNames(target);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (key === 'constructor' || ignore.has(key)) continue;
+    const desc = Object.getOwnPropertyDescriptor(target, key);
+    if (typeof desc?.value === 'function') (found ??= []).push({ key, desc: desc as Candidate['desc'], holder: target });
+  }
+  return found ?? NO_CANDIDATES;
+}
+
+/** The methods a call on `target` reaches through its prototype chain, up to the first built-in prototype. */
+function inheritedMethods(target: object, { ignore, stopAt }: FirstTouchOptions): readonly Candidate[] {
+  let found: Candidate[] | undefined;
+  const first = getPrototypeOf(target);
+  for (let p = first; p !== null && !isBuiltinPrototype(p, stopAt); p = getPrototypeOf(p)) {
+    const keys = Object.getOwnPropertyNames(p);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      if (key === 'constructor' || ignore.has(key)) continue;
+      // The closest definition is the one a call reaches.
+      if (p === first ? hasOwn.call(target, key) : definedBelow(target, p, key)) continue;
+      const desc = Object.getOwnPropertyDescriptor(p, key);
+      if (typeof desc?.value === 'function') (found ??= []).push({ key, desc: desc as Candidate['desc'], holder: p });
+    }
+  }
+  return found ?? NO_CANDIDATES;
 }
 
 /** Whether an object on the chain from `target` up to, but excluding, `p` has its own `key`. */

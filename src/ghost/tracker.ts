@@ -151,7 +151,7 @@ export class GhostTracker implements GhostSnapshotSource {
     if (handle.methods === 0) return this.skip(name, 'no-methods');
     // Named only on success, so a failed attempt leaves no name behind (a name is what counts as tracked).
     this.addName(name);
-    if (this.firstTouch.pendingHandle(instance, this.touchOptions) !== handle) this.instances.set(instance, handle);
+    if (!handle.onPrototype) this.instances.set(instance, handle);
     if (options.owner !== undefined) {
       const list = this.owned.get(options.owner);
       if (list === undefined) this.owned.set(options.owner, [handle]);
