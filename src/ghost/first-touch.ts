@@ -287,7 +287,6 @@ function keepLateMetadata(wrapper: Function, original: Function): void {
 
 const getPrototypeOf = Object.getPrototypeOf as (o: object) => object | null;
 const isPrototypeOf = Object.prototype.isPrototypeOf;
-const hasOwn = Object.prototype.hasOwnProperty;
 /** The wrappers installed on a prototype, by prototype. */
 const sites = new WeakMap<object, PrototypeSite>();
 
@@ -644,7 +643,7 @@ export function installFirstTouch(target: object, options: FirstTouchOptions, co
 }
 
 /*
- * The two walks below run once per bean on the container's start-up path. They are written for V8's
+ * The walks below run once per bean on the container's start-up path. They are written for V8's
  * interpreter, which runs them: indexed loops over string keys (symbol keys are never wrapped: iterators and
  * inspection hooks are called by the runtime), nothing allocated when nothing is found. Iterator loops and a
  * record per key made them the largest part of Phase 2's start-up instructions (docs/benchmarks.md). The keys
@@ -654,33 +653,30 @@ export function installFirstTouch(target: object, options: FirstTouchOptions, co
 
 /** The object's own function-valued properties: usually none, methods live on its class's prototype. */
 function ownMethods(target: object, ignore: ReadonlySet<string>): readonly Candidate[] {
-  let found: Candidate[] | undefined;
-  const keys = Reflect.ownKeys(target);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    if (typeof key !== 'string' || key === 'constructor' || ignore.has(key)) continue;
-    const desc = Object.getOwnPropertyDescriptor(target, key);
-    if (typeof desc?.value === 'function') (found ??= []).push({ key, desc: desc as Candidate['desc'], holder: target });
-  }
-  return found ?? NO_CANDIDATES;
+  return methodsDefinedOn(target, target, ignore, undefined) ?? NO_CANDIDATES;
 }
 
 /** The methods a call on `target` reaches through its prototype chain, up to the first built-in prototype. */
 function inheritedMethods(target: object, { ignore, stopAt }: FirstTouchOptions): readonly Candidate[] {
   let found: Candidate[] | undefined;
-  const first = getPrototypeOf(target);
-  for (let p = first; p !== null && !isBuiltinPrototype(p, stopAt); p = getPrototypeOf(p)) {
-    const keys = Reflect.ownKeys(p);
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i]!;
-      if (typeof key !== 'string' || key === 'constructor' || ignore.has(key)) continue;
-      // The closest definition is the one a call reaches.
-      if (p === first ? hasOwn.call(target, key) : definedBelow(target, p, key)) continue;
-      const desc = Object.getOwnPropertyDescriptor(p, key);
-      if (typeof desc?.value === 'function') (found ??= []).push({ key, desc: desc as Candidate['desc'], holder: p });
-    }
+  for (let p = getPrototypeOf(target); p !== null && !isBuiltinPrototype(p, stopAt); p = getPrototypeOf(p)) {
+    found = methodsDefinedOn(p, target, ignore, found);
   }
   return found ?? NO_CANDIDATES;
+}
+
+/** Adds to `found` (made on the first find) the function-valued properties of `holder` a call on `target` reaches. */
+function methodsDefinedOn(holder: object, target: object, ignore: ReadonlySet<string>, found: Candidate[] | undefined): Candidate[] | undefined {
+  const keys = Reflect.ownKeys(holder);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (typeof key !== 'string' || key === 'constructor' || ignore.has(key)) continue;
+    // The closest definition is the one a call reaches.
+    if (definedBelow(target, holder, key)) continue;
+    const desc = Object.getOwnPropertyDescriptor(holder, key);
+    if (typeof desc?.value === 'function') (found ??= []).push({ key, desc: desc as Candidate['desc'], holder });
+  }
+  return found;
 }
 
 /** Whether an object on the chain from `target` up to, but excluding, `p` has its own `key`. */
