@@ -386,14 +386,13 @@ function resolveProperties(
     const optionRaw = optionGroup && typeof optionGroup === 'object' ? optionGroup[field] : undefined;
 
     let value: unknown = def.defaultValue();
-    // Options first, then the environment on top of them: env wins.
-    for (const [source, raw] of [
-      [`option ${group}.${field}`, optionRaw],
-      [`environment variable ${envName}`, envRaw],
-    ] as const) {
+    // Options first, then the environment on top of them: env wins. Most properties have neither.
+    for (let i = 0; i < 2; i++) {
+      const raw = i === 0 ? optionRaw : envRaw;
       if (raw === undefined) continue;
       const parsed = parse(def.kind, raw);
       if (parsed instanceof InvalidValue) {
+        const source = i === 0 ? `option ${group}.${field}` : `environment variable ${envName}`;
         const shown = def.secret ? 'the value (not shown: it may hold a secret)' : describe(raw);
         warn(`ignoring ${source} for ${def.property}: ${shown} is not valid (${parsed.reason}); using ${def.secret ? 'the default' : describe(value)}`);
         continue;

@@ -16,6 +16,7 @@
 import { EventEmitter } from 'node:events';
 import stream from 'node:stream';
 import { types } from 'node:util';
+import { originalOf, ownOriginals, siteOriginals } from './originals';
 
 export { DEFAULT_LIFECYCLE_HOOKS } from './lifecycle-hooks';
 
@@ -147,16 +148,6 @@ const FUNCTION_INTRINSICS = new Set<string | symbol>(['length', 'name', 'prototy
  * a site put on a prototype apart from those swapped into an object's own properties, so that a site finds
  * its own wrappers on its prototype without keeping a list of them.
  */
-const siteOriginals = new WeakMap<Function, Function>();
-const ownOriginals = new WeakMap<Function, Function>();
-
-/**
- * The method a first-touch wrapper stands for, or `fn` itself. For analyses that must call a tracked bean's
- * method without that call counting as the application's touch.
- */
-export function originalOf<T extends Function>(fn: T): T {
-  return ((siteOriginals.get(fn) ?? ownOriginals.get(fn)) as T | undefined) ?? fn;
-}
 
 /**
  * Builds the wrapper for one method. The body is the whole steady-state cost of a captured callback: one

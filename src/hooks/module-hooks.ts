@@ -26,7 +26,9 @@ interface CjsModule {
 type Load = (this: CjsModule, filename: string) => unknown;
 type LoadListener = (module: CjsModule, filename: string) => void;
 
-const listeners = new Set<LoadListener>();
+// An array, replaced on change: the loop below runs on every module load of the process, and iterating a Set
+// allocates an iterator each time.
+let listeners: readonly LoadListener[] = [];
 let installedLoad: Load | undefined;
 let originalLoad: Load | undefined;
 
@@ -36,14 +38,16 @@ function moduleProto(): { load: Load } {
 
 /** One patch of `Module.prototype.load` for the process, however many instrumentations listen. */
 function listen(listener: LoadListener): void {
-  listeners.add(listener);
+  if (!listeners.includes(listener)) listeners = [...listeners, listener];
   if (installedLoad !== undefined) return;
   const proto = moduleProto();
   const original = proto.load;
   originalLoad = original;
   installedLoad = function load(this: CjsModule, filename: string) {
     const result = original.call(this, filename);
-    for (const l of listeners) {
+    const current = listeners;
+    for (let i = 0; i < current.length; i++) {
+      const l = current[i]!;
       // the application's require must get its module whatever a listener does
       try {
         l(this, filename);
@@ -57,8 +61,8 @@ function listen(listener: LoadListener): void {
 }
 
 function unlisten(listener: LoadListener): void {
-  listeners.delete(listener);
-  if (listeners.size > 0 || installedLoad === undefined) return;
+  listeners = listeners.filter((l) => l !== listener);
+  if (listeners.length > 0 || installedLoad === undefined) return;
   const proto = moduleProto();
   // Someone wrapped it after us: ours stays as a pass-through (with no listener) rather than cutting theirs off.
   if (proto.load !== installedLoad) return;
@@ -110,6 +114,8 @@ function packageNameOf(hookName: string): string {
  */
 export class ModuleHooks {
   private readonly byPackage = new Map<string, InstrumentationModuleDefinition[]>();
+  /** The files the definitions patch (`@nestjs/core/injector/injector.js`): every other file of a hooked package is passed by. */
+  private readonly hookedFiles = new Set<string>();
   private readonly versions = new Map<string, string | undefined>();
   private readonly mains = new Map<string, string | undefined>();
   private enabled = false;
@@ -121,6 +127,7 @@ export class ModuleHooks {
       const list = this.byPackage.get(def.name);
       if (list === undefined) this.byPackage.set(def.name, [def]);
       else list.push(def);
+      for (const file of def.files) this.hookedFiles.add(posix(file.name));
     }
   }
 
@@ -130,6 +137,7 @@ export class ModuleHooks {
     const defs = this.byPackage.get(pkg.name);
     if (defs === undefined) return;
     const name = this.mainOf(pkg.name, pkg.dir) === filename ? pkg.name : `${pkg.name}/${posix(filename.slice(pkg.dir.length + 1))}`;
+    if (name !== pkg.name && !this.hookedFiles.has(name)) return;
     const patched = this.run(defs, module.exports, name, this.versionOf(pkg.dir));
     if (patched !== module.exports) module.exports = patched;
   };

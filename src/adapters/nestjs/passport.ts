@@ -9,7 +9,7 @@
  * the very class the application's `AuthGuard(name)` made, if it made one. The reference to `AuthGuard` comes
  * from the package's exports as the application loads it (read, never patched).
  */
-import { originalOf } from '../../ghost/first-touch';
+import { originalOf } from '../../ghost/originals';
 import { safeLog } from '../../logger';
 import { className } from './names';
 

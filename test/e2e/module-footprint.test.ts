@@ -1,0 +1,55 @@
+/**
+ * What each phase loads of the package, on the start-up benchmark's NestJS app started as a real process:
+ * Phase 1 must not load Phase 2's wrapper machinery (its largest module), which the passport adapter once
+ * pulled in for one lookup. Loading costs start-up time that no call of ours shows (docs/benchmarks.md).
+ */
+import { execFileSync } from 'node:child_process';
+import * as path from 'node:path';
+import { quietOtelEnv, tempDir } from './support/app-process';
+
+const root = path.resolve(__dirname, '..', '..');
+const dist = path.join(root, 'dist') + path.sep;
+
+/** The package's modules (relative to dist/) in require.cache once the app is ready. */
+function loadedAtReady(tracking: boolean): string[] {
+  const probe = `
+    const reallyExit = process.reallyExit;
+    process.reallyExit = (code) => {
+      const ours = Object.keys(require.cache).filter((f) => f.startsWith(${JSON.stringify(dist)}));
+      process.stdout.write('LOADED ' + JSON.stringify(ours.map((f) => f.slice(${dist.length}).split(require('path').sep).join('/'))) + '\\n');
+      reallyExit.call(process, code);
+    };`;
+  const out = execFileSync(
+    process.execPath,
+    ['-r', path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs'), '-e', `${probe}\nrequire(${JSON.stringify(path.join(root, 'bench', 'startup', 'app.js'))})`],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: {
+        ...process.env,
+        ...quietOtelEnv(),
+        PROVIDERS: '20',
+        DIAG_BENCH_EXIT_AT_READY: '1',
+        DIAG_LOG_LEVEL: 'warn',
+        DIAG_REPORT_DIR: tempDir('footprint'),
+        DIAG_GHOST_TRACKING_ENABLED: String(tracking),
+      },
+    },
+  );
+  const line = /^LOADED (.*)$/m.exec(out);
+  if (!line) throw new Error(`the app printed no module list:\n${out}`);
+  return JSON.parse(line[1]!) as string[];
+}
+
+describe("the package's modules loaded by start-up", () => {
+  it('Phase 1 runs the NestJS adapter, passport included, without the first-touch machinery', () => {
+    const loaded = loadedAtReady(false);
+    expect(loaded).toEqual(expect.arrayContaining(['index.js', 'adapters/nestjs/container-observer.js', 'adapters/nestjs/passport.js']));
+    expect(loaded).not.toContain('ghost/first-touch.js');
+  });
+
+  it('Phase 2 loads it', () => {
+    expect(loadedAtReady(true)).toContain('ghost/first-touch.js');
+  });
+});
