@@ -247,7 +247,12 @@ export class ModuleHooks {
     if (this.loadedScanned) return;
     this.loadedScanned = true;
     const early = new Set<string>();
-    for (const [filename, module] of Object.entries(require.cache)) {
+    // By the time an SDK constructs the instrumentation, the cache holds a thousand modules or more: only
+    // files under a node_modules folder get as far as naming their package.
+    const cache = require.cache;
+    for (const filename of Object.keys(cache)) {
+      if (filename.lastIndexOf(NODE_MODULES) === -1) continue;
+      const module = cache[filename];
       if (module === undefined || !module.loaded) continue;
       const pkg = packageOf(filename);
       if (pkg === undefined || !this.byPackage.has(pkg.name)) continue;
