@@ -312,6 +312,10 @@ export class NestContainerObserver {
       safeLog('warn', `ghost analysis of the NestJS container failed: ${errorMessage(err)}`);
     }
     state.created.length = 0;
+    // Every static instance has been tracked under its pre-read name by now; what the container creates later
+    // (a lazily loaded module, `moduleRef.create`) was never pre-read and goes by its token. Kept, the names
+    // were the largest part of Phase 2's heap per bean after start-up (docs/tracking.md#memory).
+    state.beans.clear();
     this.safe(() => this.beans.bootstrapFinished?.(container, undefined, beans));
   }
 
