@@ -144,12 +144,6 @@ interface Gate {
 const FUNCTION_INTRINSICS = new Set<string | symbol>(['length', 'name', 'prototype', 'arguments', 'caller']);
 
 /**
- * Every wrapper made here, to its original: a method found already wrapped is wrapped at its original. Those
- * a site put on a prototype apart from those swapped into an object's own properties, so that a site finds
- * its own wrappers on its prototype without keeping a list of them.
- */
-
-/**
  * Builds the wrapper for one method. The body is the whole steady-state cost of a captured callback: one
  * property read and a forwarding `apply` that returns exactly what the original returned (same promise, same
  * generator object), so `typeof`, `await` and `for await` see no difference.

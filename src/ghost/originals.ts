@@ -4,6 +4,12 @@
  * tracking is off.
  */
 
+/*
+ * Every wrapper first-touch.ts makes, to its original: a method found already wrapped is wrapped at its
+ * original. Those a site put on a prototype apart from those swapped into an object's own properties, so that a
+ * site finds its own wrappers on its prototype without keeping a list of them.
+ */
+
 /** Wrappers put on a class prototype (a site), to the methods they stand for. */
 export const siteOriginals = new WeakMap<Function, Function>();
 /** Wrappers swapped in for an object's own function-valued properties, to the functions they stand for. */
