@@ -1,13 +1,9 @@
 /**
- * Which first-touch wrapper stands for which method. Apart from the mechanism (first-touch.ts) so that an
- * analysis that only asks (the passport adapter, in every phase) does not load Phase 2's largest module when
- * tracking is off.
- */
-
-/*
- * Every wrapper first-touch.ts makes, to its original: a method found already wrapped is wrapped at its
- * original. Those a site put on a prototype apart from those swapped into an object's own properties, so that a
- * site finds its own wrappers on its prototype without keeping a list of them.
+ * Which first-touch wrapper stands for which method: every wrapper first-touch.ts makes, to its original (a
+ * method found already wrapped is wrapped at its original). Those a site put on a prototype are kept apart from
+ * those swapped into an object's own properties, so that a site finds its own wrappers on its prototype without
+ * keeping a list of them. Apart from the mechanism so that an analysis that only asks (the passport adapter, in
+ * every phase) does not load Phase 2's largest module when tracking is off.
  */
 
 /** Wrappers put on a class prototype (a site), to the methods they stand for. */

@@ -247,15 +247,14 @@ export class ModuleHooks {
     if (this.loadedScanned) return;
     this.loadedScanned = true;
     const early = new Set<string>();
-    // By the time an SDK constructs the instrumentation, the cache holds a thousand modules or more: only
-    // files under a node_modules folder get as far as naming their package.
+    // By the time an SDK constructs the instrumentation, the cache holds a thousand modules or more: keys, not
+    // entries (an array per module), and only a hooked package's files are looked up.
     const cache = require.cache;
     for (const filename of Object.keys(cache)) {
-      if (filename.lastIndexOf(NODE_MODULES) === -1) continue;
-      const module = cache[filename];
-      if (module === undefined || !module.loaded) continue;
       const pkg = packageOf(filename);
       if (pkg === undefined || !this.byPackage.has(pkg.name)) continue;
+      const module = cache[filename];
+      if (module === undefined || !module.loaded) continue;
       early.add(pkg.name);
       this.onLoad(module, filename);
     }
