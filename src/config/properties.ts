@@ -387,21 +387,20 @@ function resolveProperties(
 
     let value: unknown = def.defaultValue();
     // Options first, then the environment on top of them: env wins. Most properties have neither.
-    for (let i = 0; i < 2; i++) {
-      const raw = i === 0 ? optionRaw : envRaw;
-      if (raw === undefined) continue;
-      const parsed = parse(def.kind, raw);
-      if (parsed instanceof InvalidValue) {
-        const source = i === 0 ? `option ${group}.${field}` : `environment variable ${envName}`;
-        const shown = def.secret ? 'the value (not shown: it may hold a secret)' : describe(raw);
-        warn(`ignoring ${source} for ${def.property}: ${shown} is not valid (${parsed.reason}); using ${def.secret ? 'the default' : describe(value)}`);
-        continue;
-      }
-      value = parsed;
-    }
+    if (optionRaw !== undefined) value = overlay(def, value, optionRaw, () => `option ${group}.${field}`, warn);
+    if (envRaw !== undefined) value = overlay(def, value, envRaw, () => `environment variable ${envName}`, warn);
     target[field] = value;
   }
   return groups;
+}
+
+/** `raw` parsed as `def`'s kind, or `value` kept with a warning naming `source` (a function: named only then). */
+function overlay(def: PropertyDef, value: unknown, raw: unknown, source: () => string, warn: (message: string) => void): unknown {
+  const parsed = parse(def.kind, raw);
+  if (!(parsed instanceof InvalidValue)) return parsed;
+  const shown = def.secret ? 'the value (not shown: it may hold a secret)' : describe(raw);
+  warn(`ignoring ${source()} for ${def.property}: ${shown} is not valid (${parsed.reason}); using ${def.secret ? 'the default' : describe(value)}`);
+  return value;
 }
 
 function deepFreeze<T>(value: T): T {

@@ -59,6 +59,23 @@ describe('configuration', () => {
     expect(warnings).toHaveLength(2);
   });
 
+  it('names where an invalid value came from, keeps the layer below it and never shows a secret', () => {
+    const { warn, warnings } = quiet();
+    const c = resolveConfig(
+      { actuator: { port: 9000, authToken: 424242 as unknown as string } },
+      { MANAGEMENT_SERVER_PORT: 'abc' },
+      warn,
+    );
+    // the invalid environment variable falls back to the valid option, not to the default
+    expect(c.actuator.port).toBe(9000);
+    expect(c.actuator.authToken).toBeUndefined();
+    expect(warnings).toHaveLength(2);
+    expect(warnings).toContainEqual(expect.stringMatching(/^ignoring environment variable MANAGEMENT_SERVER_PORT for management\.server\.port: "abc" .*using 9000$/));
+    const secret = warnings.find((w) => w.includes('auth-token'));
+    expect(secret).toMatch(/^ignoring option actuator\.authToken for management\.server\.auth-token: the value \(not shown/);
+    expect(secret).not.toContain('424242');
+  });
+
   it('lower-cases endpoint ids and normalises the base path', () => {
     const c = resolveConfig({}, { MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'Health,DIAG', MANAGEMENT_ENDPOINTS_WEB_BASE_PATH: 'manage/' });
     expect(c.actuator.include).toEqual(['health', 'diag']);
