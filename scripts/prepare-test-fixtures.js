@@ -31,16 +31,19 @@ function installFolder(name) {
 }
 
 /**
- * Fixture packages (test/fixtures/packages) are copied, not linked, into NestJS 12's node_modules: a symlink
- * would resolve to a path outside node_modules, and the test is about classes that really come from a package.
+ * Fixture packages (test/fixtures/packages) are copied, not linked, into the node_modules of each NestJS folder
+ * the apps are compiled under: a symlink would resolve to a path outside node_modules, and the tests are about
+ * classes that really come from a package. (nest11 is the root's NestJS; its folder holds only these.)
  */
 function installFixturePackages() {
   const source = path.join(fixtures, 'packages');
-  const modules = path.join(fixtures, 'nest12', 'node_modules');
-  for (const name of fs.readdirSync(source)) {
-    const target = path.join(modules, name);
-    fs.rmSync(target, { recursive: true, force: true });
-    fs.cpSync(path.join(source, name), target, { recursive: true });
+  for (const folder of ['nest11', 'nest12']) {
+    const modules = path.join(fixtures, folder, 'node_modules');
+    for (const name of fs.readdirSync(source)) {
+      const target = path.join(modules, name);
+      fs.rmSync(target, { recursive: true, force: true });
+      fs.cpSync(path.join(source, name), target, { recursive: true });
+    }
   }
 }
 

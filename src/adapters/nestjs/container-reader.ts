@@ -1,5 +1,5 @@
 import { BeanGraph, uniqueBeanNames, type BeanKind, type BeanRole, type BeanScope } from '../../ghost/bean-graph';
-import type { ClassOriginIndex } from '../../origins/class-origin';
+import type { ClassOrigin, ClassOriginIndex } from '../../origins/class-origin';
 import type { NestBeanFacts } from './entry-points';
 import { className, tokenName } from './names';
 import {
@@ -48,18 +48,45 @@ function scopeOf(wrapper: NestInstanceWrapper): BeanScope {
 const CORE_PROVIDER_NAMES: ReadonlySet<string> = new Set(['ModuleRef', 'ApplicationConfig']);
 
 /**
- * A framework bean is one a library registered: its module (the `host`) is Nest's InternalCoreModule or a
- * library module, or it is one of the providers Nest adds to every module. Who registered it decides, not
- * where its class comes from: a library class that the application lists in its own module's `providers`
- * (`providers: [ConfigService]`) is the application's bean, and a candidate like any other when nothing uses it.
+ * A framework bean is one a library registered: its module (the `host`, or for middleware, which Nest gives no
+ * host, the module that lists it) is Nest's InternalCoreModule or a library module, or it is one of the
+ * providers Nest adds to every module. Who registered it decides, not where its class comes from: a library
+ * class that the application lists in its own module's `providers` (`providers: [ConfigService]`) is the
+ * application's bean, and a candidate like any other when nothing uses it.
+ *
+ * A module class that no module exports and no decorator recorded is one a framework built at run time to
+ * host a plugin's beans (Vendure's `…DynamicShopModule` holds a plugin's GraphQL resolvers and imports the
+ * plugin): it speaks for the plugin it imports. When one of its imports is the application's, so are its
+ * beans; otherwise the module class itself is the framework's when it imports a library module, and each
+ * other bean's class tells whose it is.
  */
-export function isFrameworkWrapper(wrapper: NestInstanceWrapper, origins: ClassOriginIndex): boolean {
-  const host = wrapper.host;
-  // Without a host (not seen on Nest 10-12) the class's origin is the only signal left.
-  if (host === undefined || host === null) return origins.originOf(wrapper.metatype) === 'library' || origins.originOf(wrapper.token) === 'library';
-  if (host.name === 'InternalCoreModule' || origins.originOf(host.metatype) === 'library') return true;
+export function isFrameworkWrapper(wrapper: NestInstanceWrapper, origins: ClassOriginIndex, listedIn?: NestModule): boolean {
+  const host = wrapper.host ?? listedIn;
+  // Without a module (not seen on Nest 10-12) the class's origin is the only signal left.
+  if (host === undefined || host === null) return isLibraryClass(wrapper, origins);
+  if (host.name === 'InternalCoreModule') return true;
+  const hostOrigin = origins.originOf(host.metatype);
+  if (hostOrigin === 'library') return true;
+  if (hostOrigin === 'unknown') {
+    const imported = importedOrigins(host, origins);
+    if (!imported.has('app')) {
+      return wrapper.token === host.metatype ? imported.has('library') : isLibraryClass(wrapper, origins);
+    }
+  }
   const token = wrapper.token;
   return typeof token === 'function' && CORE_PROVIDER_NAMES.has(token.name) && origins.originOf(token) === 'library';
+}
+
+function isLibraryClass(wrapper: NestInstanceWrapper, origins: ClassOriginIndex): boolean {
+  return origins.originOf(wrapper.metatype) === 'library' || origins.originOf(wrapper.token) === 'library';
+}
+
+/** The origins of the module classes `host` imports. */
+function importedOrigins(host: NestModule, origins: ClassOriginIndex): Set<ClassOrigin> {
+  const found = new Set<ClassOrigin>();
+  const imports = host.imports;
+  if (imports instanceof Set) for (const imported of imports) found.add(origins.originOf(imported?.metatype));
+  return found;
 }
 
 /**
@@ -89,6 +116,8 @@ const COLLECTIONS: ReadonlyArray<[keyof NestModule, BeanRole]> = [
 /** One wrapper as the reports name it: its token's display name and its module's name. */
 interface WrapperVisit {
   readonly wrapper: NestInstanceWrapper;
+  /** The module whose collection lists the wrapper. */
+  readonly listedIn: NestModule;
   readonly role: BeanRole;
   readonly moduleName: string;
   readonly token: unknown;
@@ -123,7 +152,7 @@ function visitWrappers(container: NestContainer, visit: (v: WrapperVisit) => voi
         const enhancer = typeof token === 'string' ? GLOBAL_ENHANCER_TOKEN.exec(token)?.[1] : undefined;
         // `APP_GUARD(RolesGuard)`: the token alone repeats for every global guard and says nothing.
         const displayToken = enhancer && cls ? `${enhancer}(${tokenName(cls)})` : tokenName(token);
-        visit({ wrapper, role: isModuleClass ? 'module' : role, moduleName, token, kind, cls, enhancer, displayToken });
+        visit({ wrapper, listedIn: mod, role: isModuleClass ? 'module' : role, moduleName, token, kind, cls, enhancer, displayToken });
       }
     }
   }
@@ -141,7 +170,7 @@ export function readBeanNames(
   visitWrappers(container, (v) => visits.push(v));
   const names = uniqueBeanNames(visits.map((v) => ({ token: v.displayToken, module: v.moduleName })));
   const out = new Map<NestInstanceWrapper, { name: string; framework: boolean }>();
-  visits.forEach((v, i) => out.set(v.wrapper, { name: names[i], framework: isFrameworkWrapper(v.wrapper, origins) }));
+  visits.forEach((v, i) => out.set(v.wrapper, { name: names[i], framework: isFrameworkWrapper(v.wrapper, origins, v.listedIn) }));
   return out;
 }
 
@@ -160,10 +189,10 @@ export function readContainer(
   const facts = new Map<number, NestBeanFacts>();
   const wrappers = new Map<number, NestInstanceWrapper>();
 
-  visitWrappers(container, ({ wrapper, role, moduleName, token, kind, cls, enhancer, displayToken }) => {
+  visitWrappers(container, ({ wrapper, listedIn, role, moduleName, token, kind, cls, enhancer, displayToken }) => {
     const seen = instantiations.get(wrapper);
     const scope = scopeOf(wrapper);
-    const framework = isFrameworkWrapper(wrapper, origins);
+    const framework = isFrameworkWrapper(wrapper, origins, listedIn);
     let instance: unknown;
     try {
       instance = wrapper.instance;

@@ -1,15 +1,30 @@
 /**
- * Where each `@Module()` class is defined, read when the decorator is applied: the code that calls
- * `Module(...)` is the file that declares the class (TypeScript, SWC and Babel all evaluate a decorator's
- * factory there). With it, Phase 2 tells a library's modules from the application's before the first
- * instance exists without scanning `require.cache` on the application's boot path (15 ms on 1,500 modules,
- * more on real applications; the scan still runs, off the path, with the rest of the analysis).
+ * Where each `@Module()` class is defined, read when the decorator is applied, so that Phase 2 tells a
+ * library's modules from the application's before the first instance exists without scanning `require.cache`
+ * on the application's boot path (15 ms on 1,500 modules, more on real applications; the scan still runs,
+ * off the path, with the rest of the analysis).
+ *
+ * Usually the code that calls `Module(...)` is the file that declares the class (TypeScript, SWC and Babel all
+ * evaluate a decorator's factory there). Plugin frameworks break that: Vendure's `@VendurePlugin()` calls
+ * `Module()` from inside `@vendure/core` when it is applied, so the caller is the library for the
+ * application's own plugins as much as for the framework's. Then the class is defined by the module whose
+ * evaluation applied the decorator: the innermost frame of a module still loading.
  */
+import path from 'node:path';
 import { callSites } from '../../origins/call-sites';
 import type { ClassOriginIndex } from '../../origins/class-origin';
 
 type Decorator = (...args: unknown[]) => unknown;
 type ModuleFactory = (this: unknown, ...args: unknown[]) => unknown;
+
+const NODE_MODULES = `${path.sep}node_modules${path.sep}`;
+
+/**
+ * Frames read when a library calls `Module()` for its own decorator. Vendure 3 with reflect-metadata's
+ * `Reflect.decorate` needs six (Nest's decorator, the plugin decorator, two of reflect-metadata, `__decorate`,
+ * the plugin's file); the rest is room for other frameworks' helpers.
+ */
+const LIBRARY_DECORATOR_DEPTH = 16;
 
 /**
  * Wraps `@nestjs/common`'s `Module` decorator factory: Nest's own factory runs first and unchanged (it
@@ -19,16 +34,47 @@ type ModuleFactory = (this: unknown, ...args: unknown[]) => unknown;
 export function wrapModuleDecorator(original: ModuleFactory, origins: ClassOriginIndex): ModuleFactory {
   return function Module(this: unknown, ...args: unknown[]): unknown {
     const decorate = Reflect.apply(original, this, args);
+    if (typeof decorate !== 'function') return decorate;
     // Undefined for code without a file (eval): nothing is recorded then.
-    const file = callSites(Module, 1)[0]?.getFileName() ?? undefined;
-    if (file === undefined || typeof decorate !== 'function') return decorate;
-    return function (this: unknown, ...targetArgs: unknown[]): unknown {
+    const caller = callSites(Module, 1)[0]?.getFileName() ?? undefined;
+    if (caller === undefined) return decorate;
+    const libraryCaller = isLibraryFile(caller);
+    return function decorateModule(this: unknown, ...targetArgs: unknown[]): unknown {
       try {
-        origins.recordDefinition(targetArgs[0], file);
+        // Read while the decorator is applied: that stack holds the module that defines the class.
+        const file = libraryCaller ? definingModule(decorateModule, caller) : caller;
+        if (file !== undefined) origins.recordDefinition(targetArgs[0], file);
       } catch {
         /* the application's decorator must never fail because of us */
       }
       return Reflect.apply(decorate as Decorator, this, targetArgs);
     };
   };
+}
+
+function isLibraryFile(file: string): boolean {
+  return file.includes(NODE_MODULES);
+}
+
+/**
+ * The file of the innermost module on the stack that is still being evaluated: a CommonJS module whose
+ * `require.cache` entry is not `loaded` yet, or an ES module (a `file:` URL: ES modules have no such flag, but
+ * only module evaluation or code it calls puts one on a stack this early) other than the library's decorator
+ * itself. Undefined when the class is decorated after every module on the stack has loaded (a framework
+ * building a module class at run time): the analysis's `require.cache` scan answers for it then, from the
+ * module that exports it.
+ */
+function definingModule(below: Function, decoratorFile: string): string | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const cache = require.cache;
+  for (const site of callSites(below, LIBRARY_DECORATOR_DEPTH)) {
+    const file = site.getFileName();
+    if (file === undefined || file === null || file.startsWith('node:')) continue;
+    if (file.startsWith('file:')) {
+      if (file !== decoratorFile) return file;
+    } else if (cache[file]?.loaded === false) {
+      return file;
+    }
+  }
+  return undefined;
 }

@@ -23,6 +23,8 @@ export interface NestModule {
   readonly name?: string;
   readonly metatype?: unknown;
   readonly container?: NestContainer;
+  /** The modules this one imports (`Set<Module>` on Nest 10-12). */
+  readonly imports?: ReadonlySet<NestModule>;
   readonly providers?: Map<unknown, NestInstanceWrapper>;
   readonly controllers?: Map<unknown, NestInstanceWrapper>;
   readonly injectables?: Map<unknown, NestInstanceWrapper>;

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { frameworkOriginsKnown } from '../../../../src/adapters/nestjs/container-reader';
+import { frameworkOriginsKnown, isFrameworkWrapper } from '../../../../src/adapters/nestjs/container-reader';
 import { wrapModuleDecorator } from '../../../../src/adapters/nestjs/module-decorator';
 import { ClassOriginIndex } from '../../../../src/origins/class-origin';
 
@@ -32,15 +32,17 @@ describe('the @Module() wrapper', () => {
     expect(origins.fileOf(AppModule)).toBe(path.relative(process.cwd(), __filename));
   });
 
-  it("records a module a library decorates as the library's", () => {
+  // The library's decorator applied at load, for its own modules and the application's, is tested in real
+  // processes (test/e2e/plugin-framework.test.ts): jest's module registry has no `loaded` flags to read.
+  it('leaves a module that a library decorates after every module has loaded to the analysis', () => {
     const origins = new ClassOriginIndex();
     const Module = wrapModuleDecorator(nestLikeModule as never, origins);
     const lib = path.join(dir, 'node_modules', 'some-nest-lib', 'index.js');
     fs.mkdirSync(path.dirname(lib), { recursive: true });
     fs.writeFileSync(lib, 'module.exports = (Module) => { class LibModule {} Module({ imports: [] })(LibModule); return LibModule; };\n');
     const LibModule = (require(lib) as (m: unknown) => Function)(Module);
-    expect(origins.originOf(LibModule)).toBe('library');
-    expect(origins.fileOf(LibModule)).toBeUndefined();
+    expect((LibModule as unknown as { decorated: unknown }).decorated).toEqual({ imports: [] });
+    expect(origins.knows(LibModule)).toBe(false);
   });
 
   it('throws what Nest throws for bad metadata, and records nothing', () => {
@@ -93,5 +95,42 @@ describe('frameworkOriginsKnown', () => {
     expect(frameworkOriginsKnown(app, origins)).toBe(false); // ModuleRef still unknown
     origins.registerExports({ ModuleRef }, 'library');
     expect(frameworkOriginsKnown(app, origins)).toBe(true); // InternalCoreModule needs no origin
+  });
+});
+
+describe('isFrameworkWrapper', () => {
+  const origins = new ClassOriginIndex();
+  class LibPlugin {}
+  class LibResolver {}
+  class AppPlugin {}
+  class AppResolver {}
+  origins.registerExports({ LibPlugin, LibResolver }, 'library');
+  origins.recordDefinition(AppPlugin, __filename);
+  origins.recordDefinition(AppResolver, __filename);
+  /** A module class built at run time, as Vendure hosts a plugin's resolvers: no origin of its own. */
+  const hostOf = (plugin: Function) => {
+    const metatype = { [`${plugin.name}ApiModule`]: class {} }[`${plugin.name}ApiModule`];
+    return { name: metatype.name, metatype, imports: new Set([{ name: plugin.name, metatype: plugin }]) };
+  };
+
+  it("speaks for the application's plugin that a run-time module imports", () => {
+    const host = hostOf(AppPlugin);
+    expect(isFrameworkWrapper({ token: host.metatype, metatype: host.metatype, host }, origins)).toBe(false);
+    expect(isFrameworkWrapper({ token: AppResolver, metatype: AppResolver, host }, origins)).toBe(false);
+    // a library class the application's plugin hosts stays the application's choice
+    expect(isFrameworkWrapper({ token: LibResolver, metatype: LibResolver, host }, origins)).toBe(false);
+  });
+
+  it("counts a run-time module that imports only a library's plugin, and the library's beans in it, as the framework's", () => {
+    const host = hostOf(LibPlugin);
+    expect(isFrameworkWrapper({ token: host.metatype, metatype: host.metatype, host }, origins)).toBe(true);
+    expect(isFrameworkWrapper({ token: LibResolver, metatype: LibResolver, host }, origins)).toBe(true);
+    expect(isFrameworkWrapper({ token: AppResolver, metatype: AppResolver, host }, origins)).toBe(false);
+  });
+
+  it('decides a bean Nest gives no host (middleware) by the module that lists it', () => {
+    const mixin = class {};
+    expect(isFrameworkWrapper({ token: mixin, metatype: mixin }, origins, { name: 'LibPlugin', metatype: LibPlugin })).toBe(true);
+    expect(isFrameworkWrapper({ token: mixin, metatype: mixin }, origins, { name: 'AppPlugin', metatype: AppPlugin })).toBe(false);
   });
 });
