@@ -4,8 +4,12 @@ import type { InversifyObserver, InversifyPatcher } from './container-observer';
 /** InversifyJS majors the hooks are written for: 6 through its Container, 7 and 8 through @inversifyjs/core. */
 export const SUPPORTED_INVERSIFY_6 = ['>=6.0.0 <7'];
 export const SUPPORTED_INVERSIFY_7 = ['>=7.0.0 <9'];
-/** The @inversifyjs/core releases with `BindingService#set` and `getClassMetadata` as tested: 9 (InversifyJS 7.11) and 15 (8.2). */
-export const SUPPORTED_INVERSIFY_CORE = ['>=9.0.0 <16'];
+/**
+ * The @inversifyjs/core releases InversifyJS 7 and 8 are built on: 4 (InversifyJS 7.0.0) through 9 (7.11) and 10
+ * through 15 (8.x). All have `BindingService#set`, bindings that `resolveBindingActivations` reads `onActivation`
+ * from at each activation, and `getClassMetadata`; tested on 4, 9 and 15.
+ */
+export const SUPPORTED_INVERSIFY_CORE = ['>=4.0.0 <16'];
 
 type Exports = Record<string, unknown>;
 
