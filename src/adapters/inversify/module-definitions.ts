@@ -7,9 +7,11 @@ export const SUPPORTED_INVERSIFY_7 = ['>=7.0.0 <9'];
 /**
  * The @inversifyjs/core releases InversifyJS 7 and 8 are built on: 4 (InversifyJS 7.0.0) through 9 (7.11) and 10
  * through 15 (8.x). All have `BindingService#set`, bindings that `resolveBindingActivations` reads `onActivation`
- * from at each activation, and `getClassMetadata`; tested on 4, 9 and 15.
+ * from at each activation, and `getClassMetadata`; tested on 4 (7.0.0), 7 (7.8.1), 9 (7.11.0) and 15 (8.2.3).
  */
 export const SUPPORTED_INVERSIFY_CORE = ['>=4.0.0 <16'];
+/** What InversifyJS 6.1 and 6.2 load: @inversifyjs/core 1, for its metadata only. */
+export const INVERSIFY_6_CORE = ['>=1.0.0 <2'];
 
 type Exports = Record<string, unknown>;
 
@@ -43,5 +45,8 @@ export function inversifyModuleDefinitions(observer: () => InversifyObserver, pa
       },
       () => observer().unpatch(patcher),
     ),
+    // Nothing to patch (InversifyJS 6 is observed through its Container): named so that loading it is expected,
+    // not an unsupported @inversifyjs/core to warn about
+    new InstrumentationNodeModuleDefinition('@inversifyjs/core', INVERSIFY_6_CORE),
   ];
 }
