@@ -56,10 +56,14 @@ const TARGETS = [
 
 /**
  * Folders of test/fixtures whose node_modules hold another major of a container than the root's, and the
- * example built into each: InversifyJS 6 and 8 (ESM-only) beside the root's 7, awilix 10, 11 and 12 beside 13.
+ * example built into each: InversifyJS 6, 7.0 (the oldest 7, on @inversifyjs/core 4), 7.8 (core 7) and 8 (ESM-only)
+ * beside the root's 7.11 (core 9), awilix 10, 11 and 12 beside 13; and InversifyJS 5, which no hook supports.
  */
 const OTHER_MAJORS = [
+  { folder: 'inversify5', example: 'inversify', formats: ['cjs', 'esm'] },
   { folder: 'inversify6', example: 'inversify', formats: ['cjs', 'esm'] },
+  { folder: 'inversify7-0', example: 'inversify', formats: ['cjs', 'esm'] },
+  { folder: 'inversify7-8', example: 'inversify', formats: ['cjs'] },
   { folder: 'inversify8', example: 'inversify', formats: ['esm'] },
   { folder: 'awilix10', example: 'awilix', formats: ['cjs'] },
   { folder: 'awilix11', example: 'awilix', formats: ['cjs'] },

@@ -31,6 +31,8 @@ type LoadListener = (module: CjsModule, filename: string) => void;
 let listeners: readonly LoadListener[] = [];
 let installedLoad: Load | undefined;
 let originalLoad: Load | undefined;
+/** `name@version` of every hooked package already checked against its definitions' ranges, for the process. */
+const versionsChecked = new Set<string>();
 
 function moduleProto(): { load: Load } {
   return (Module as unknown as { prototype: { load: Load } }).prototype;
@@ -116,6 +118,8 @@ export class ModuleHooks {
   private readonly byPackage = new Map<string, InstrumentationModuleDefinition[]>();
   /** The files the definitions patch (`@nestjs/core/injector/injector.js`): every other file of a hooked package is passed by. */
   private readonly hookedFiles = new Set<string>();
+  /** Every range a package's definitions and their files name: a version outside all of them is said once. */
+  private readonly rangesByPackage = new Map<string, string[]>();
   private readonly versions = new Map<string, string | undefined>();
   private readonly mains = new Map<string, string | undefined>();
   private enabled = false;
@@ -128,6 +132,11 @@ export class ModuleHooks {
       if (list === undefined) this.byPackage.set(def.name, [def]);
       else list.push(def);
       for (const file of def.files) this.hookedFiles.add(posix(file.name));
+      let ranges = this.rangesByPackage.get(def.name);
+      if (ranges === undefined) this.rangesByPackage.set(def.name, (ranges = []));
+      for (const range of [def.supportedVersions, ...def.files.map((file) => file.supportedVersions)].flat()) {
+        if (!ranges.includes(range)) ranges.push(range);
+      }
     }
   }
 
@@ -172,6 +181,7 @@ export class ModuleHooks {
   /** The definitions of one package applied to a module of it: `name` is the package itself or one of its files. */
   private run(defs: readonly InstrumentationModuleDefinition[], exports: unknown, name: string, version: string | undefined): unknown {
     if (!this.enabled) return exports;
+    this.checkVersion(defs[0]!.name, version);
     let current = exports;
     for (const def of defs) {
       if (name === def.name) {
@@ -202,6 +212,24 @@ export class ModuleHooks {
       safeLog('warn', `patching ${what} failed; that part of the detector is off: ${(err as Error).message}`);
       return undefined;
     }
+  }
+
+  /**
+   * A version outside every range of its package's definitions gets none of their patches, which would leave the
+   * detector quietly blind to that container: said once per package and version, with what is supported.
+   */
+  private checkVersion(packageName: string, version: string | undefined): void {
+    const key = `${packageName}@${version ?? ''}`;
+    if (versionsChecked.has(key)) return;
+    versionsChecked.add(key);
+    const ranges = this.rangesByPackage.get(packageName) ?? [];
+    if (this.supported(packageName, ranges, version)) return;
+    const loaded = version ?? 'of unknown version (no readable package.json)';
+    safeLog(
+      'warn',
+      `${packageName} ${loaded} is outside the versions diag-instrumentation supports (${ranges.join(', ')}): ` +
+        'it is left unpatched and the detector sees nothing of it',
+    );
   }
 
   private supported(what: string, ranges: readonly string[], version: string | undefined): boolean {

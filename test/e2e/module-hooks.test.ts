@@ -18,14 +18,17 @@ function writePackage(dir: string, name: string, version: string, files: Record<
   }
 }
 
-it('patches a package entry and its inner files once loaded, skips unsupported versions, survives a throwing patch, and undoes it all', () => {
+it('patches a package entry and its inner files once loaded, skips unsupported versions (warning once), survives a throwing patch, and undoes it all', () => {
   const dir = tempDir('module-hooks');
   const inner = "class Engine { run() { return 'ran'; } }\nmodule.exports = { Engine };\n";
   writePackage(dir, '@acme/core', '2.1.0', {
     'index.js': "const { Engine } = require('./lib/engine.js');\nmodule.exports = { Engine, hello: () => 'hello' };\n",
     'lib/engine.js': inner,
   });
-  writePackage(dir, 'old-lib', '1.0.0', { 'index.js': 'module.exports = { v: 1 };\n' });
+  writePackage(dir, 'old-lib', '1.0.0', {
+    'index.js': "require('./lib/inner.js');\nmodule.exports = { v: 1 };\n",
+    'lib/inner.js': 'module.exports = {};\n',
+  });
   writePackage(dir, 'early', '3.0.0', { 'index.js': 'module.exports = { early: true };\n' });
   writePackage(dir, 'broken', '1.0.0', { 'index.js': 'module.exports = { fine: true };\n' });
   const script = path.join(dir, 'main.js');
@@ -46,7 +49,9 @@ const hooks = new ModuleHooks([
       return exports;
     }, (exports) => unwrapMethod(exports.Engine.prototype, 'run')),
   ]),
-  new Def('old-lib', ['>=2.0.0'], () => { seen.push('old-lib patched'); }),
+  new Def('old-lib', ['>=2.0.0'], () => { seen.push('old-lib patched'); }, undefined, [
+    new File('old-lib/lib/inner.js', ['>=2.0.0 <3'], () => { seen.push('old-lib inner patched'); }),
+  ]),
   new Def('early', ['*'], (exports) => { exports.late = true; seen.push('early'); return exports; }),
   new Def('broken', ['*'], () => { throw new Error('patch bug'); }),
 ]);
@@ -85,6 +90,10 @@ console.log('RESULT ' + JSON.stringify(result));
     afterDisable: { run: 'ran', seen: ['core unpatched'], loadRestored: true },
   });
   expect(stderr).toContain('patching broken failed; that part of the detector is off: patch bug');
+  // its entry and its hooked file both pass the hook: one warning for the package and version
+  expect(stderr.split('\n').filter((line) => line.includes('old-lib'))).toEqual([
+    '[diag] WARN old-lib 1.0.0 is outside the versions diag-instrumentation supports (>=2.0.0, >=2.0.0 <3): it is left unpatched and the detector sees nothing of it',
+  ]);
 }, 40_000);
 
 it('patches NestJS when the SDK starts after the application already required it, before NestFactory.create', () => {

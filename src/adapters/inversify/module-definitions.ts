@@ -4,8 +4,14 @@ import type { InversifyObserver, InversifyPatcher } from './container-observer';
 /** InversifyJS majors the hooks are written for: 6 through its Container, 7 and 8 through @inversifyjs/core. */
 export const SUPPORTED_INVERSIFY_6 = ['>=6.0.0 <7'];
 export const SUPPORTED_INVERSIFY_7 = ['>=7.0.0 <9'];
-/** The @inversifyjs/core releases with `BindingService#set` and `getClassMetadata` as tested: 9 (InversifyJS 7.11) and 15 (8.2). */
-export const SUPPORTED_INVERSIFY_CORE = ['>=9.0.0 <16'];
+/**
+ * The @inversifyjs/core releases InversifyJS 7 and 8 are built on: 4 (InversifyJS 7.0.0) through 9 (7.11) and 10
+ * through 15 (8.x). All have `BindingService#set`, bindings that `resolveBindingActivations` reads `onActivation`
+ * from at each activation, and `getClassMetadata`; tested on 4 (7.0.0), 7 (7.8.1), 9 (7.11.0) and 15 (8.2.3).
+ */
+export const SUPPORTED_INVERSIFY_CORE = ['>=4.0.0 <16'];
+/** What InversifyJS 6.1 and 6.2 load: @inversifyjs/core 1, for its metadata only. */
+export const INVERSIFY_6_CORE = ['>=1.0.0 <2'];
 
 type Exports = Record<string, unknown>;
 
@@ -39,5 +45,8 @@ export function inversifyModuleDefinitions(observer: () => InversifyObserver, pa
       },
       () => observer().unpatch(patcher),
     ),
+    // Nothing to patch (InversifyJS 6 is observed through its Container): named so that loading it is expected,
+    // not an unsupported @inversifyjs/core to warn about
+    new InstrumentationNodeModuleDefinition('@inversifyjs/core', INVERSIFY_6_CORE),
   ];
 }

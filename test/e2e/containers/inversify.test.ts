@@ -1,20 +1,27 @@
 /**
  * The ghost detector on an InversifyJS application (examples/inversify: Express routes resolving their
  * controller per request), started as a process under the same preload as the Nest apps, on InversifyJS 7 (the
- * root's) and 6 (test/fixtures/inversify6's), CommonJS and ESM, and 8 (test/fixtures/inversify8's, ESM-only): "ready" is the HTTP server listening, the
+ * root's 7.11, test/fixtures/inversify7-0's 7.0.0 and inversify7-8's 7.8.1) and 6 (test/fixtures/inversify6's),
+ * CommonJS and ESM, and 8 (test/fixtures/inversify8's, ESM-only): "ready" is the HTTP server listening, the
  * bindings never resolved by then are the Phase 1 candidates, and with Phase 2 on `neverResolved` shrinks as
  * requests resolve them.
  */
 import { actuatorPort, getJson, waitFor, type LoadingCase, type RunningApp } from '../support/app-process';
 import { expectIdentityPreserved, ghostReportAtExit, startExample } from './example-app';
 
-const CASES: Array<[label: string, loading: LoadingCase, root: string | undefined, major: string]> = [
-  ['InversifyJS 7, CommonJS', 'nest11-cjs', undefined, '7'],
-  ['InversifyJS 7, ESM', 'nest12-esm', undefined, '7'],
-  ['InversifyJS 6, CommonJS', 'nest11-cjs', 'inversify6', '6'],
-  ['InversifyJS 6, ESM', 'nest12-esm', 'inversify6', '6'],
+/** Each case's InversifyJS: the release the report must name (a prefix of its version) and its major. */
+const CASES: Array<[label: string, loading: LoadingCase, root: string | undefined, version: string]> = [
+  ['InversifyJS 7.11, CommonJS', 'nest11-cjs', undefined, '7.11.'],
+  ['InversifyJS 7.11, ESM', 'nest12-esm', undefined, '7.11.'],
+  // the oldest 7 (test/fixtures/inversify7-0): @inversifyjs/core 4, where 7.11 has 9
+  ['InversifyJS 7.0, CommonJS', 'nest11-cjs', 'inversify7-0', '7.0.0'],
+  ['InversifyJS 7.0, ESM', 'nest12-esm', 'inversify7-0', '7.0.0'],
+  // the release issue #34 found silent: core 7, outside the range the adapter had
+  ['InversifyJS 7.8, CommonJS', 'nest11-cjs', 'inversify7-8', '7.8.1'],
+  ['InversifyJS 6, CommonJS', 'nest11-cjs', 'inversify6', '6.'],
+  ['InversifyJS 6, ESM', 'nest12-esm', 'inversify6', '6.'],
   // ESM-only: an ESM application (or require(esm), Node ≥ 22.12) loads it
-  ['InversifyJS 8, ESM', 'nest12-esm', 'inversify8', '8'],
+  ['InversifyJS 8, ESM', 'nest12-esm', 'inversify8', '8.'],
 ];
 
 /**
@@ -25,7 +32,8 @@ const TIME_SOURCE: Record<string, string[]> = { '6': ['TimeSource'], '7': [], '8
 const neverAtReady = (major: string): string[] =>
   ['LegacyExporter', 'Mailer', 'OrdersController', 'OrdersRepository', 'OrdersService', 'ReportBuilder', 'ReportsController', ...TIME_SOURCE[major]!];
 
-describe.each(CASES)('InversifyJS app (%s)', (_label, loading, root, major) => {
+describe.each(CASES)('InversifyJS app (%s)', (_label, loading, root, version) => {
+  const major = version.split('.')[0]!;
   let app: RunningApp;
   let report: any;
 
@@ -39,8 +47,10 @@ describe.each(CASES)('InversifyJS app (%s)', (_label, loading, root, major) => {
   });
 
   it('writes diag-report.json at ready with framework inversify, its version, every binding and the @inject() edges', () => {
+    // every package InversifyJS loads is in a supported range, @inversifyjs/core 1 under InversifyJS 6 included
+    expect(app.stderr()).not.toMatch(/outside the versions/);
     expect(report.framework).toBe('inversify');
-    expect(report.container).toEqual({ name: 'inversify', version: expect.stringMatching(new RegExp(`^${major}\\.`)) });
+    expect(report.container).toEqual({ name: 'inversify', version: expect.stringMatching(new RegExp(`^${version.replaceAll('.', '\\.')}`)) });
     const nodes = Object.fromEntries(report.graph.nodes.map((n: any) => [n.name, n]));
     expect(Object.keys(nodes).sort()).toEqual(['Clock', 'Config', ...neverAtReady('6'), 'OrderEvents', 'StartupCheck'].sort());
     expect(nodes.Clock).toMatchObject({ kind: 'class', scope: 'singleton', resolved: true });
