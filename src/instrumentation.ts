@@ -166,6 +166,7 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
             ...patcher,
             containerClosed: (container) => {
               diag.observer().settle();
+              diag.runtime.writePendingReport();
               diag.runtime.flushGhostReport('close');
               // The report is written: what stays untouched is on record, and the closed application's classes
               // get their methods back rather than keeping its beans alive.

@@ -4,7 +4,7 @@ import { ClassOriginIndex } from './origins/class-origin';
 import type { EntryPointClassifier, Phase1Result } from './ghost/candidates';
 import type * as CandidatesModule from './ghost/candidates';
 import type { BeanGraph } from './ghost/bean-graph';
-import type { DiagReport } from './ghost/reports';
+import type { BeanLookup, DiagReport } from './ghost/reports';
 import type * as ReportsModule from './ghost/reports';
 import type * as GhostReportFileModule from './ghost/ghost-report-file';
 import { GhostTracker } from './ghost/tracker';
@@ -66,6 +66,9 @@ export class DiagRuntime implements GhostSnapshotSource {
   private readonly onExit = (): void => this.flushGhostReport('exit');
   private lastFlushed = '';
   private runIdValue: string | undefined;
+  /** Beans looked up by token after start-up, first lookup each, kept until (and after) the report has them. */
+  private readonly lookups = new Map<string, BeanLookup>();
+  private reportRewrite: NodeJS.Immediate | undefined;
 
   constructor(readonly config: DiagConfig) {
     this.tracker = config.ghostTracking.enabled
@@ -132,7 +135,7 @@ export class DiagRuntime implements GhostSnapshotSource {
       const t0 = performance.now();
       const analysisStart = Date.now();
       const phase1 = candidates().findGhostCandidates(ready.graph, ready.classify);
-      const report = reports().buildDiagReport({
+      const built = reports().buildDiagReport({
         graph: ready.graph,
         phase1,
         framework: ready.framework,
@@ -140,6 +143,8 @@ export class DiagRuntime implements GhostSnapshotSource {
         ...(ready.instantiationMs !== undefined ? { instantiationMs: ready.instantiationMs } : {}),
         analysisMs: performance.now() - t0,
       });
+      // Lookups made while the analysis waited for its turn (an onApplicationBootstrap hook's moduleRef.get).
+      const report = this.lookups.size > 0 ? reports().excludeLookedUp(built, this.lookups) : built;
       this.latest = report;
       this.tracker?.setFramework(ready.framework);
       if (ready.timeline) {
@@ -164,6 +169,55 @@ export class DiagRuntime implements GhostSnapshotSource {
       safeLog('warn', `ghost analysis failed, no report written: ${(err as Error)?.message ?? String(err)}`);
       return undefined;
     }
+  }
+
+  /**
+   * An adapter saw the application look a bean up by token after start-up (`app.get`, `moduleRef.get`…): a
+   * candidate leaves the live report at once and `diag-report.json` is rewritten on the next turn (off the
+   * caller's path). Only the first lookup of each bean is kept; adapters call this for candidates only.
+   */
+  beanLookedUp(name: string, via: string): void {
+    if (this.lookups.has(name)) return;
+    this.lookups.set(name, { via, at: new Date().toISOString() });
+    const latest = this.latest;
+    if (latest === undefined) return; // applied by containerReady
+    try {
+      const updated = reports().excludeLookedUp(latest, this.lookups);
+      if (updated === latest) return;
+      this.latest = updated;
+      safeLog('info', `ghost candidate ${name} was looked up by token (${via}); it is no longer a candidate`);
+      this.reportRewrite ??= setImmediate(() => {
+        this.reportRewrite = undefined;
+        this.rewriteDiagReport();
+      }).unref();
+    } catch (err) {
+      safeLog('debug', `lookup of ${name} not recorded: ${(err as Error)?.message ?? String(err)}`);
+    }
+  }
+
+  /** Writes the current `diag-report.json` and page again (after lookups changed it); a failure is a warning. */
+  private rewriteDiagReport(): void {
+    const report = this.latest;
+    if (report === undefined) return;
+    try {
+      reports().writeJsonAtomic(this.diagReportPath, report);
+    } catch (err) {
+      safeLog('warn', `could not write ${this.diagReportPath}: ${(err as Error).message}`);
+    }
+    this.writeReportPage();
+  }
+
+  /** Writes a rewrite that lookups scheduled, now: the application is closing before the next turn. */
+  writePendingReport(): void {
+    if (this.reportRewrite === undefined) return;
+    clearImmediate(this.reportRewrite);
+    this.reportRewrite = undefined;
+    this.rewriteDiagReport();
+  }
+
+  /** Names of the current candidates, for adapters that watch lookups (empty before the analysis). */
+  ghostCandidateNames(): readonly string[] {
+    return this.latest?.ghostCandidates.beans ?? [];
   }
 
   /** When each bean of the last started container was created, for the actuator's `{base}/startup`. */

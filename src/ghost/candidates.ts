@@ -9,9 +9,11 @@ import type { Bean, BeanGraph } from './bean-graph';
 
 export const GHOST_CANDIDATES_DISCLAIMER =
   'Heuristic, not proof of dead code: a candidate was created at startup, nothing injects it and no entry ' +
-  'point was found in its metadata, but lookups by token (moduleRef.get), reflection and beans collected ' +
-  'by type are invisible to this analysis. Confirm with Phase 2 (diag.ghost-tracking.enabled) over a ' +
-  'realistic run before removing anything.';
+  'point was found in its metadata, but lookups by token made while the application starts (moduleRef.get ' +
+  'in a constructor or factory), reflection and beans collected by type are invisible to this analysis; ' +
+  'a lookup after start-up (app.get, moduleRef.get, moduleRef.resolve) takes its bean off this list when it ' +
+  'happens (lookedUpExcluded). Confirm with Phase 2 (diag.ghost-tracking.enabled) over a realistic run ' +
+  'before removing anything.';
 
 export const LAZY_GHOST_CANDIDATES_DISCLAIMER =
   'Heuristic, not proof of dead code: a candidate is a binding of a lazy container that nothing had resolved ' +
@@ -32,7 +34,9 @@ export type OrphanVerdict =
   | { readonly status: 'candidate'; readonly reason?: string }
   | { readonly status: 'not-instantiated' }
   | { readonly status: 'entry-point'; readonly reasons: readonly string[] }
-  | { readonly status: 'classification-failed'; readonly error: string };
+  | { readonly status: 'classification-failed'; readonly error: string }
+  /** A candidate the application looked up by token after start-up (see `excludeLookedUp` in reports.ts). */
+  | { readonly status: 'looked-up'; readonly via: string; readonly at: string };
 
 /** The `ghostCandidates` section of `diag-report.json`. */
 export interface GhostCandidates {
@@ -44,6 +48,8 @@ export interface GhostCandidates {
   readonly notInstantiatedExcluded: number;
   /** Orphans whose classification threw; excluded rather than listed. */
   readonly classificationFailedExcluded: number;
+  /** Candidates the application looked up by token after start-up: used, though nothing injects them. */
+  readonly lookedUpExcluded: number;
 }
 
 export interface Phase1Result {
@@ -70,7 +76,8 @@ function errorText(err: unknown): string {
 
 /**
  * Applies the Phase 1 rules. Every orphan ends in exactly one bucket, so
- * `orphans.length === count + entryPointsExcluded + notInstantiatedExcluded + classificationFailedExcluded`.
+ * `orphans.length === count + entryPointsExcluded + notInstantiatedExcluded + classificationFailedExcluded`
+ * (`+ lookedUpExcluded` once lookups after start-up have taken candidates off).
  */
 export function findGhostCandidates(graph: BeanGraph, classify: EntryPointClassifier): Phase1Result {
   const orphans: string[] = [];
@@ -132,6 +139,7 @@ export function findGhostCandidates(graph: BeanGraph, classify: EntryPointClassi
       entryPointsExcluded: entryPoints,
       notInstantiatedExcluded: notInstantiated,
       classificationFailedExcluded: failed,
+      lookedUpExcluded: 0,
     },
     verdicts,
     frameworkBeans,

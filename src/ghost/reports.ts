@@ -31,6 +31,16 @@ export interface ReportNode {
   candidateReason?: string;
   entryPoints?: string[];
   classificationError?: string;
+  /** A candidate looked up by token after start-up: how (`app.get`, `moduleRef.resolve`…) and when first. */
+  lookedUp?: BeanLookup;
+}
+
+/** One bean looked up by token after start-up, the first time. */
+export interface BeanLookup {
+  /** `app.get`, `app.resolve`, `moduleRef.get` or `moduleRef.resolve` (an `app.select(…)` context is an app). */
+  readonly via: string;
+  /** ISO time of the first lookup. */
+  readonly at: string;
 }
 
 /** `diag-report.json`: written once the container has created every static instance. */
@@ -132,6 +142,35 @@ export function buildDiagReport(input: DiagReportInput): DiagReport {
     graph: {
       nodes,
       edges: graph.edges().map((e) => ({ from: graph.bean(e.from).name, to: graph.bean(e.to).name, kind: e.kind })),
+    },
+  };
+}
+
+/**
+ * The report with `lookups` applied: each candidate among them leaves `ghostCandidates` (counted in
+ * `lookedUpExcluded`) and its node gets the verdict `looked-up` with how and when. Phase 1 cannot see a lookup
+ * by token; the process can, when it happens. Returns `report` itself when no candidate was looked up.
+ */
+export function excludeLookedUp(report: DiagReport, lookups: ReadonlyMap<string, BeanLookup>): DiagReport {
+  const candidates = report.ghostCandidates;
+  const leaving = candidates.beans.filter((name) => lookups.has(name));
+  if (leaving.length === 0) return report;
+  const left = new Set(leaving);
+  return {
+    ...report,
+    ghostCandidates: {
+      ...candidates,
+      count: candidates.count - leaving.length,
+      beans: candidates.beans.filter((name) => !left.has(name)),
+      lookedUpExcluded: (candidates.lookedUpExcluded ?? 0) + leaving.length,
+    },
+    graph: {
+      ...report.graph,
+      nodes: report.graph.nodes.map((node) => {
+        if (!left.has(node.name)) return node;
+        const { candidateReason: _reason, ...rest } = node;
+        return { ...rest, verdict: 'looked-up', lookedUp: lookups.get(node.name)! };
+      }),
     },
   };
 }

@@ -4,6 +4,7 @@ import { safeLog } from '../../logger';
 import { frameworkOriginsKnown, isFrameworkWrapper, readBeanNames, readContainer, type Instantiation } from './container-reader';
 import { tokenName } from './names';
 import { PassportStrategies } from './passport';
+import { TokenLookups } from './token-lookups';
 import { nestEntryPoints } from './entry-points';
 import {
   NEST_SCOPE,
@@ -107,12 +108,16 @@ export class NestContainerObserver {
   private readonly pendingAnalyses = new Set<() => void>();
   /** Which passport strategies no guard uses; fed `@nestjs/passport`'s exports by the module hooks. */
   readonly passport = new PassportStrategies();
+  /** Lookups by token after start-up, which take a candidate off the list; fed by the resolver's patches. */
+  readonly lookups: TokenLookups;
 
   constructor(
     private readonly runtime: DiagRuntime,
     private readonly containerInfo: () => { name: string; version?: string },
     private readonly beans: BeanObserver = {},
-  ) {}
+  ) {
+    this.lookups = new TokenLookups(runtime);
+  }
 
   wrapCreateInstances(original: AsyncMethod): AsyncMethod {
     const observer = this;
@@ -191,6 +196,7 @@ export class NestContainerObserver {
       created: [],
     };
     this.containers.set(container, state);
+    this.lookups.bootstrapStarted();
     // Unique names before the first instance exists are needed only to track instances under the report's
     // names; without Phase 2 the read is skipped and start-up pays for one read of the container, at the end.
     if (this.runtime.tracker) this.preRead(container, state);
@@ -294,6 +300,8 @@ export class NestContainerObserver {
         }
       }
       beans = this.creations(state, this.reportNames(snapshot));
+      const applicationInstances = this.applicationInstances(snapshot);
+      this.lookups.beforeReport(applicationInstances);
       const unusedStrategies = this.safe(() => this.passport.unused(snapshot.facts.values()), 'passport strategy analysis');
       this.runtime.containerReady({
         graph: snapshot.graph,
@@ -308,6 +316,7 @@ export class NestContainerObserver {
         instantiationMs: endedAt - state.startedAt,
         timeline: timeline(state.startedAt, endedAt, beans),
       });
+      this.lookups.watch(applicationInstances);
     } catch (err) {
       safeLog('warn', `ghost analysis of the NestJS container failed: ${errorMessage(err)}`);
     }
@@ -327,6 +336,18 @@ export class NestContainerObserver {
       nameOf.set(wrapper, { name: bean.name, ...(bean.module !== undefined ? { module: bean.module } : {}) });
     }
     return nameOf;
+  }
+
+  /** Each application bean's instance (objects and functions: what a lookup can be matched by) to its name. */
+  private applicationInstances(snapshot: ReturnType<typeof readContainer>): Map<unknown, string> {
+    const names = new Map<unknown, string>();
+    for (const [id, facts] of snapshot.facts) {
+      const bean = snapshot.graph.bean(id);
+      const instance = facts.instance;
+      if (bean.framework || instance === null || (typeof instance !== 'object' && typeof instance !== 'function')) continue;
+      names.set(instance, bean.name);
+    }
+    return names;
   }
 
   /**

@@ -87,6 +87,20 @@ const FILE_PATCHES: readonly FilePatch[] = [
     wrapper: (p) => (original) => p.observer.wrapCreateInstances(original),
   },
   {
+    file: 'injector/abstract-instance-resolver.js',
+    className: 'AbstractInstanceResolver',
+    // Every lookup by token ends here: `get` of an application context (`app.get`, `app.select(m).get`) and
+    // of a ModuleRef call `find`; their `resolve` calls `resolvePerContext`.
+    method: 'find',
+    wrapper: (p) => (original) => p.observer.lookups.wrapFind(original),
+  },
+  {
+    file: 'injector/abstract-instance-resolver.js',
+    className: 'AbstractInstanceResolver',
+    method: 'resolvePerContext',
+    wrapper: (p) => (original) => p.observer.lookups.wrapResolve(original),
+  },
+  {
     file: 'nest-application-context.js',
     className: 'NestApplicationContext',
     // Both app.close() and the signal handlers of enableShutdownHooks() end with callShutdownHook; the
