@@ -1,0 +1,88 @@
+import { safeLog } from './logger';
+
+/** The ordinary ends of a process: a termination signal, the event loop emptying, `process.exit()`. */
+export type ProcessEnd = 'SIGTERM' | 'SIGINT' | 'SIGHUP' | 'beforeExit' | 'exit';
+
+const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const satisfies readonly ProcessEnd[];
+type EndSignal = (typeof SIGNALS)[number];
+
+/**
+ * Marks the listeners installed here, by every copy of the package a process loads (hence `Symbol.for`): two
+ * instrumentations must not take each other for the application's handler, or neither would end the process.
+ */
+const OURS = Symbol.for('diag-instrumentation.process-end');
+
+/** What `process.on` accepts, the events here passing different arguments. */
+type Listener = ((...args: any[]) => void) & { [OURS]?: true };
+
+function ours(listener: Listener): Listener {
+  listener[OURS] = true;
+  return listener;
+}
+
+/** Whether anything besides this package listens for `signal`, looked up when it arrives. */
+function applicationListens(signal: NodeJS.Signals): boolean {
+  return process.listeners(signal).some((listener) => (listener as Listener)[OURS] !== true);
+}
+
+/** The signal's number, for an exit code like the one Node's default handlers give (128 + n). */
+function signalNumber(signal: NodeJS.Signals): number {
+  const { signals } = require('node:os').constants as typeof import('node:os').constants;
+  return signals[signal] ?? 15;
+}
+
+/**
+ * Calls `write` at each ordinary end of the process, synchronously, without changing how the process ends:
+ * the same exit code, or death by the same signal, as without this package. Returns the function that
+ * removes every listener installed here.
+ *
+ * - SIGTERM, SIGINT, SIGHUP: a listener for one of them takes away Node's default, which is to die by it. So
+ *   when the signal arrives and nothing else listens, `write` runs, the listeners go (the signal's disposition
+ *   is the default again) and the signal is raised anew: the parent sees the process killed by it, as it would
+ *   have been. When the application listens too (its own handler, Nest's `enableShutdownHooks()`, added
+ *   before or after this one), its handler decides what the signal means and nothing is done here: it ends
+ *   the process through `exit`, through a container close, or by raising the signal again once its own
+ *   listener is gone, which then finds this one alone.
+ * - `beforeExit`: the loop is empty, the application has nothing left to do.
+ * - `exit`: `process.exit()` or the end after `beforeExit`; only synchronous work runs there.
+ *
+ * `write` may run at more than one of these (a natural end passes `beforeExit` then `exit`; the application's
+ * handler may exit): it must do nothing when it has nothing new to write. It must not throw; if it does, the
+ * error is logged and the process ends as it would have.
+ */
+export function onProcessEnd(write: (end: ProcessEnd) => void): () => void {
+  const installed: Array<[event: ProcessEnd, listener: Listener]> = [];
+  const remove = (): void => {
+    for (const [event, listener] of installed.splice(0)) process.removeListener(event, listener);
+  };
+  const guardedWrite = (end: ProcessEnd): void => {
+    try {
+      write(end);
+    } catch (err) {
+      safeLog('warn', `writing the reports at ${end} failed: ${(err as Error)?.message ?? String(err)}`);
+    }
+  };
+  // Node passes the signal's name.
+  const onSignal = ours((signal: EndSignal): void => {
+    if (applicationListens(signal)) return;
+    guardedWrite(signal);
+    remove();
+    try {
+      process.kill(process.pid, signal);
+    } catch (err) {
+      // Not seen in practice; dying the way Node's default handler reports it beats staying alive.
+      safeLog('warn', `could not raise ${signal} again (${(err as Error)?.message ?? String(err)}); exiting`);
+      process.exit(128 + signalNumber(signal));
+    }
+  });
+  const on = (event: ProcessEnd, listener: Listener): void => {
+    process.on(event, listener);
+    installed.push([event, listener]);
+  };
+  // Signals reach the main thread only; in a worker, process.kill(process.pid) would end the whole process.
+  const { isMainThread } = require('node:worker_threads') as typeof import('node:worker_threads');
+  if (isMainThread) for (const signal of SIGNALS) on(signal, onSignal);
+  on('beforeExit', ours(() => guardedWrite('beforeExit')));
+  on('exit', ours(() => guardedWrite('exit')));
+  return remove;
+}
