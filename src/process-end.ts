@@ -20,9 +20,23 @@ function ours(listener: Listener): Listener {
   return listener;
 }
 
-/** Whether anything besides this package listens for `signal`, looked up when it arrives. */
+/**
+ * How many listeners per signal signal-exit holds (execa, write-file-atomic, foreground-child… load it): v3 keeps
+ * its count on `process.__signal_exit_emitter__`, v4 on a global symbol. It raises the signal again only when its
+ * listeners are the only ones, so it is no application handler: taken for one, it and this package would each
+ * wait for the other, and the process would never end.
+ */
+function signalExitListeners(): number {
+  const count = (emitter: { count?: unknown } | undefined): number => (typeof emitter?.count === 'number' ? emitter.count : 0);
+  const v3 = (process as { __signal_exit_emitter__?: { count?: unknown } }).__signal_exit_emitter__;
+  const v4 = (globalThis as Record<symbol, { count?: unknown } | undefined>)[Symbol.for('signal-exit emitter')];
+  return count(v3) + count(v4);
+}
+
+/** Whether the application handles `signal`, looked up when it arrives: listeners added after ours count. */
 function applicationListens(signal: NodeJS.Signals): boolean {
-  return process.listeners(signal).some((listener) => (listener as Listener)[OURS] !== true);
+  const others = process.listeners(signal).filter((listener) => (listener as Listener)[OURS] !== true).length;
+  return others > signalExitListeners();
 }
 
 /** The signal's number, for an exit code like the one Node's default handlers give (128 + n). */
@@ -39,8 +53,9 @@ function signalNumber(signal: NodeJS.Signals): number {
  * - SIGTERM, SIGINT, SIGHUP: a listener for one of them takes away Node's default, which is to die by it. So
  *   when the signal arrives and nothing else listens, `write` runs, the listeners go (the signal's disposition
  *   is the default again) and the signal is raised anew: the parent sees the process killed by it, as it would
- *   have been. When the application listens too (its own handler, Nest's `enableShutdownHooks()`, added
- *   before or after this one), its handler decides what the signal means and nothing is done here: it ends
+ *   have been (with signal-exit loaded, the signal reaches its listener, which raises it once more). When the
+ *   application listens too (its own handler, Nest's `enableShutdownHooks()`, added before or after this
+ *   one), its handler decides what the signal means and nothing is done here: it ends
  *   the process through `exit`, through a container close, or by raising the signal again once its own
  *   listener is gone, which then finds this one alone.
  * - `beforeExit`: the loop is empty, the application has nothing left to do.
