@@ -98,6 +98,16 @@ describe('an app with its own SIGTERM handler, added after the instrumentation\'
   });
 });
 
+describe('an app that loads signal-exit, which raises a signal again only when its listeners are alone', () => {
+  it('still dies by SIGTERM, signal-exit\'s callback and the report written', async () => {
+    const ending = await compareSignalEnd('SIGTERM', { app: 'ending-app', touch: '/use', env: { ENDING_SIGNAL_EXIT: '1' } });
+    expect(ending.signal).toBe('SIGTERM');
+    expect(ending.stdout).toContain('SIGNAL-EXIT SIGTERM');
+    expect(ghostReport(ending)).toMatchObject({ touched: ['EndingController', 'UsedService'], untouched: ['IdleService'] });
+    expect(ghostReportWrites(ending)).toHaveLength(1);
+  });
+});
+
 describe('a lazy container (awilix) with no signal handling', () => {
   it('dies by SIGTERM as it does without the instrumentation, leaving the report', async () => {
     const ending = await compareSignalEnd('SIGTERM', { app: 'ending-awilix-app', touch: '/' });
