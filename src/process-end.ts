@@ -1,3 +1,4 @@
+import { constants } from 'node:os';
 import { safeLog } from './logger';
 
 /** The ordinary ends of a process: a termination signal, the event loop emptying, `process.exit()`. */
@@ -39,12 +40,6 @@ function applicationListens(signal: NodeJS.Signals): boolean {
   return others > signalExitListeners();
 }
 
-/** The signal's number, for an exit code like the one Node's default handlers give (128 + n). */
-function signalNumber(signal: NodeJS.Signals): number {
-  const { signals } = require('node:os').constants as typeof import('node:os').constants;
-  return signals[signal] ?? 15;
-}
-
 /**
  * Calls `write` at each ordinary end of the process, synchronously, without changing how the process ends:
  * the same exit code, or death by the same signal, as without this package. Returns the function that
@@ -55,9 +50,9 @@ function signalNumber(signal: NodeJS.Signals): number {
  *   is the default again) and the signal is raised anew: the parent sees the process killed by it, as it would
  *   have been (with signal-exit loaded, the signal reaches its listener, which raises it once more). When the
  *   application listens too (its own handler, Nest's `enableShutdownHooks()`, added before or after this
- *   one), its handler decides what the signal means and nothing is done here: it ends
- *   the process through `exit`, through a container close, or by raising the signal again once its own
- *   listener is gone, which then finds this one alone.
+ *   one), its handler decides what the signal means and nothing is done here: it ends the process through
+ *   `exit`, through a container close, or by raising the signal again once its own listener is gone; when it
+ *   goes, `write` runs and ours goes too, so that the signal does what it would have done.
  * - `beforeExit`: the loop is empty, the application has nothing left to do.
  * - `exit`: `process.exit()` or the end after `beforeExit`; only synchronous work runs there.
  *
@@ -66,9 +61,18 @@ function signalNumber(signal: NodeJS.Signals): number {
  * error is logged and the process ends as it would have.
  */
 export function onProcessEnd(write: (end: ProcessEnd) => void): () => void {
-  const installed: Array<[event: ProcessEnd, listener: Listener]> = [];
+  const installed: Array<[event: ProcessEnd | 'removeListener', listener: Listener]> = [];
+  const on = (event: ProcessEnd | 'removeListener', listener: Listener): void => {
+    process.on(event, listener);
+    installed.push([event, listener]);
+  };
+  const off = (event: ProcessEnd | 'removeListener', listener: Listener): void => {
+    const at = installed.findIndex(([e, l]) => e === event && l === listener);
+    if (at >= 0) installed.splice(at, 1);
+    process.removeListener(event, listener);
+  };
   const remove = (): void => {
-    for (const [event, listener] of installed.splice(0)) process.removeListener(event, listener);
+    for (const [event, listener] of [...installed]) off(event, listener);
   };
   const guardedWrite = (end: ProcessEnd): void => {
     try {
@@ -77,23 +81,43 @@ export function onProcessEnd(write: (end: ProcessEnd) => void): () => void {
       safeLog('warn', `writing the reports at ${end} failed: ${(err as Error)?.message ?? String(err)}`);
     }
   };
+
+  /**
+   * Signals whose arrival the application's handler took over. Once its last listener for one is gone, it is
+   * about to raise the signal again (Nest's `enableShutdownHooks()` does, after its close) or has given it its
+   * default back: ours must go too. Node's signal watchers do not keep the event loop alive, so a signal
+   * raised while ours alone listened could be lost in a loop that has just emptied, and the process would
+   * exit 0 instead of dying by it.
+   */
+  const takenOver = new Set<EndSignal>();
+  const onRemoved = ours((event: string | symbol, listener: Listener): void => {
+    const signal = event as EndSignal;
+    if (!takenOver.has(signal) || listener[OURS] === true || applicationListens(signal)) return;
+    takenOver.delete(signal);
+    guardedWrite(signal);
+    off(signal, onSignal);
+    if (takenOver.size === 0) off('removeListener', onRemoved);
+  });
+
   // Node passes the signal's name.
   const onSignal = ours((signal: EndSignal): void => {
-    if (applicationListens(signal)) return;
+    if (applicationListens(signal)) {
+      if (takenOver.size === 0) on('removeListener', onRemoved);
+      takenOver.add(signal);
+      return;
+    }
     guardedWrite(signal);
     remove();
     try {
       process.kill(process.pid, signal);
     } catch (err) {
-      // Not seen in practice; dying the way Node's default handler reports it beats staying alive.
+      // Windows cannot raise SIGHUP (ENOSYS): exit with the code Node's default handlers give (128 + n)
+      // rather than stay alive.
       safeLog('warn', `could not raise ${signal} again (${(err as Error)?.message ?? String(err)}); exiting`);
-      process.exit(128 + signalNumber(signal));
+      process.exit(128 + constants.signals[signal]);
     }
   });
-  const on = (event: ProcessEnd, listener: Listener): void => {
-    process.on(event, listener);
-    installed.push([event, listener]);
-  };
+
   // Signals reach the main thread only; in a worker, process.kill(process.pid) would end the whole process.
   const { isMainThread } = require('node:worker_threads') as typeof import('node:worker_threads');
   if (isMainThread) for (const signal of SIGNALS) on(signal, onSignal);
