@@ -79,12 +79,19 @@ describe('a NestJS app without enableShutdownHooks()', () => {
 
 describe('a NestJS app with enableShutdownHooks()', () => {
   it('ends by SIGTERM through Nest\'s own handler; the close writes the report and nothing writes it again', async () => {
-    const ending = await compareSignalEnd('SIGTERM', { app: 'ending-app', touch: '/use', env: { ENDING_SHUTDOWN_HOOKS: '1' } });
-    expect(ending.signal).toBe('SIGTERM');
-    expect(ghostReport(ending)).toMatchObject({ touched: ['EndingController', 'UsedService'], untouched: ['IdleService'] });
-    const writes = ghostReportWrites(ending);
-    expect(writes).toHaveLength(1);
-    expect(writes[0]).toMatch(/\(close\)$/);
+    const options = { app: 'ending-app', touch: '/use', env: { ENDING_SHUTDOWN_HOOKS: '1' } };
+    const bare = await endBySignal('SIGTERM', { ...options, bare: true });
+    expect(bare.signal).toBe('SIGTERM');
+    // Nest raises the signal again after its close, into a loop that may have just emptied: a listener of ours
+    // left behind could catch it there and let the process exit 0 (it did, more often than not), so try thrice.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const ending = await endBySignal('SIGTERM', options);
+      expect({ code: ending.code, signal: ending.signal }).toEqual({ code: bare.code, signal: bare.signal });
+      expect(ghostReport(ending)).toMatchObject({ touched: ['EndingController', 'UsedService'], untouched: ['IdleService'] });
+      const writes = ghostReportWrites(ending);
+      expect(writes).toHaveLength(1);
+      expect(writes[0]).toMatch(/\(close\)$/);
+    }
   });
 });
 
