@@ -149,7 +149,7 @@ describe('an app that ends without a signal', () => {
 });
 
 describe('the process listeners', () => {
-  const spec = launchSpec('nest11-cjs');
+  const spec = launchSpec(LOADING);
   const count = `['SIGTERM', 'SIGINT', 'SIGHUP', 'beforeExit', 'exit'].map((e) => process.listenerCount(e)).join(',')`;
   const script = `
     const instr = globalThis.__diagInstrumentation;
