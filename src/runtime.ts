@@ -10,6 +10,7 @@ import type * as GhostReportFileModule from './ghost/ghost-report-file';
 import { GhostTracker } from './ghost/tracker';
 import type { GhostReport, GhostSnapshotSource, GhostTrackingDisabled } from './ghost/types';
 import { safeLog } from './logger';
+import { onProcessEnd, type ProcessEnd } from './process-end';
 import type * as TrackingDisabledModule from './ghost/tracking-disabled';
 import type { StartupTimeline } from './ghost/startup-timeline';
 import type { PageData } from './report-page';
@@ -63,8 +64,9 @@ export class DiagRuntime implements GhostSnapshotSource {
   private timeline: StartupTimeline | undefined;
   private readonly listeners = new Set<RuntimeListener>();
   private flushTimer: NodeJS.Timeout | undefined;
-  private readonly onExit = (): void => this.flushGhostReport('exit');
-  private lastFlushed = '';
+  private stopWritingAtEnd: (() => void) | undefined;
+  /** The tracker's version at the last write attempt: see flushGhostReport. */
+  private lastFlushedVersion = -1;
   private runIdValue: string | undefined;
   /** Beans looked up by token after start-up, first lookup each, kept until (and after) the report has them. */
   private readonly lookups = new Map<string, BeanLookup>();
@@ -107,7 +109,10 @@ export class DiagRuntime implements GhostSnapshotSource {
     return path.join(this.config.report.dir, reports().GHOST_REPORT_FILE);
   }
 
-  /** Starts the periodic ghost report rewrite and the last write at exit (Phase 2 only). */
+  /**
+   * Starts the periodic ghost report rewrite and the last write at the end of the process, whichever way it
+   * ends (Phase 2 only). That write is skipped when a container close already wrote what there is.
+   */
   start(): void {
     if (!this.tracker) return;
     const every = this.config.report.flushIntervalMs;
@@ -115,13 +120,14 @@ export class DiagRuntime implements GhostSnapshotSource {
       this.flushTimer = setInterval(() => this.flushGhostReport('interval', true), every);
       this.flushTimer.unref();
     }
-    process.on('exit', this.onExit);
+    this.stopWritingAtEnd ??= onProcessEnd((end) => this.flushGhostReport(end, true));
   }
 
   stop(): void {
     if (this.flushTimer) clearInterval(this.flushTimer);
     this.flushTimer = undefined;
-    process.removeListener('exit', this.onExit);
+    this.stopWritingAtEnd?.();
+    this.stopWritingAtEnd = undefined;
   }
 
   addListener(listener: RuntimeListener): () => void {
@@ -235,21 +241,23 @@ export class DiagRuntime implements GhostSnapshotSource {
   }
 
   /**
-   * Writes `diag-ghost-report.json` (merged with other processes of the same run). A failure is a warning;
-   * `skipUnchanged` lets the periodic rewrite do nothing when no bean was touched since the last write.
+   * Writes `diag-ghost-report.json` (merged with other processes of the same run). A failure is a warning.
+   * `skipUnchanged` does nothing when the snapshot has not changed since the last attempt: the periodic
+   * rewrite when no bean was touched, the end of the process after a container close wrote it. A failed
+   * attempt counts too: it would most likely fail again, and say so twice.
    */
-  flushGhostReport(reason: 'close' | 'interval' | 'exit', skipUnchanged = false): void {
+  flushGhostReport(reason: 'close' | 'interval' | ProcessEnd, skipUnchanged = false): void {
     const tracker = this.tracker;
     if (!tracker) return;
     try {
-      const snapshot = tracker.snapshot();
-      const state = `${snapshot.trackedCount}/${snapshot.touchedCount}/${snapshot.untrackableCount}`;
-      if (skipUnchanged && state === this.lastFlushed) return;
+      const version = tracker.version;
+      if (skipUnchanged && version === this.lastFlushedVersion) return;
+      this.lastFlushedVersion = version;
       const { writeGhostReport, defaultRunId } = ghostReportFile();
-      writeGhostReport(this.ghostReportPath, snapshot, (this.runIdValue ??= defaultRunId(this.config.report.runId)));
-      this.lastFlushed = state;
-      if (reason !== 'exit') this.writeReportPage();
-      if (reason === 'close') safeLog('info', `ghost report written to ${this.ghostReportPath}`);
+      writeGhostReport(this.ghostReportPath, tracker.snapshot(), (this.runIdValue ??= defaultRunId(this.config.report.runId)));
+      // The page (half a megabyte) stays off the end of the process, where the write must be quick.
+      if (reason === 'close' || reason === 'interval') this.writeReportPage();
+      safeLog(reason === 'close' ? 'info' : 'debug', `ghost report written to ${this.ghostReportPath} (${reason})`);
     } catch (err) {
       safeLog('warn', `could not write ${this.ghostReportPath} (${reason}): ${(err as Error)?.message ?? String(err)}`);
     }

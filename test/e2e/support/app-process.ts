@@ -162,7 +162,7 @@ export async function startApp(loading: LoadingCase, options: StartOptions = {})
 export async function runToExit(
   loading: LoadingCase,
   options: StartOptions = {},
-): Promise<{ code: number | null; stdout: string; stderr: string; reportDir: string }> {
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; reportDir: string }> {
   const spec = launchSpec(loading, options.app, options.preload, options.root);
   const reportDir = options.reportDir ?? tempDir('report');
   const args = options.bare ? spec.args.slice(2) : spec.args;
@@ -178,7 +178,7 @@ export async function runToExit(
   const timer = setTimeout(() => proc.kill('SIGKILL'), options.timeoutMs ?? 30_000);
   const code = await new Promise<number | null>((resolve) => proc.once('exit', (c) => resolve(c)));
   clearTimeout(timer);
-  return { code, stdout, stderr, reportDir };
+  return { code, signal: proc.signalCode, stdout, stderr, reportDir };
 }
 
 /** The side actuator's port, from the line the package logs once it listens (start with MANAGEMENT_SERVER_PORT=0). */
