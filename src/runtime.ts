@@ -120,7 +120,10 @@ export class DiagRuntime implements GhostSnapshotSource {
       this.flushTimer = setInterval(() => this.flushGhostReport('interval', true), every);
       this.flushTimer.unref();
     }
-    this.stopWritingAtEnd ??= onProcessEnd((end) => this.flushGhostReport(end, true));
+    this.stopWritingAtEnd ??= onProcessEnd((end) => {
+      this.writePendingReport();
+      this.flushGhostReport(end, true);
+    });
   }
 
   stop(): void {
