@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { actuatorPort, getJson, startApp, tempDir, type RunningApp } from './support/app-process';
+import { actuatorPort, getJson, startApp, tempDir, type LoadingCase, type RunningApp } from './support/app-process';
 
 // @nestjs/platform-fastify and the contrib NestJS instrumentation (0.70, Nest < 12) are the root's own.
 const LOADING = 'nest11-cjs';
@@ -223,41 +223,107 @@ describe('beside @opentelemetry/instrumentation-http and -nestjs-core in one Nod
 });
 
 describe("under the application's own instrument.instanceDecorator (NestJS >= 11.1.4)", () => {
-  async function run(mode: 'mark' | 'proxy', bareRun = false) {
-    const app = await startApp(LOADING, {
-      app: 'decorated-app',
-      bare: bareRun,
-      env: { APP_DECORATOR: mode, DIAG_GHOST_TRACKING_ENABLED: 'true' },
-    });
+  // decorated-app and observe-app add to the orders beans a controller that reports what the decorator did and
+  // a `useValue` bean it calls (both touched), and a bean whose factory builds it as a Proxy (never tracked,
+  // whatever the decorator).
+  const TOUCHED = [...EXPECTED_TOUCHED, 'GreetingService', 'InspectController'].sort();
+  const UNTOUCHED = EXPECTED_UNTOUCHED;
+
+  interface DecoratedRun {
+    answers: Record<string, unknown>;
+    identity: any;
+    inspect: any;
+    ghost: any;
+  }
+
+  async function run(loading: LoadingCase, app: string, env: NodeJS.ProcessEnv, bareRun = false): Promise<DecoratedRun> {
+    const running = await startApp(loading, { app, bare: bareRun, env: { ...env, DIAG_GHOST_TRACKING_ENABLED: 'true' } });
     try {
-      const answers = await exercise(app);
-      const identity = (await getJson(app.port, '/orders/identity')).body;
-      await app.stop('SIGTERM');
-      const ghost = bareRun ? undefined : app.readReport('diag-ghost-report.json');
-      return { answers, identity, ghost };
+      const answers = await exercise(running);
+      const identity = (await getJson(running.port, '/orders/identity')).body;
+      const inspect = (await getJson(running.port, '/inspect')).body;
+      await running.stop('SIGTERM');
+      const ghost = bareRun ? undefined : running.readReport('diag-ghost-report.json');
+      return { answers, identity, inspect, ghost };
     } finally {
-      await app.stop('SIGKILL');
+      await running.stop('SIGKILL');
     }
   }
 
+  /** The same app with and without the instrumentation. */
+  const tracedAndBare = (loading: LoadingCase, app: string, env: NodeJS.ProcessEnv = {}) =>
+    Promise.all([run(loading, app, env), run(loading, app, env, true)]);
+
+  /** The application's own beans: what the verdicts below are about. */
+  const APPLICATION_BEANS = [...TOUCHED, ...UNTOUCHED, 'FactoryProxiedService'];
+  const ownBeans = (names: Iterable<string>) => [...names].filter((n) => APPLICATION_BEANS.includes(n)).sort();
+
+  /** What a decorator returning a Proxy of every application bean must leave as it was, and the verdicts it must allow. */
+  function expectTrackedThroughProxies(tracked: DecoratedRun, bare: DecoratedRun): void {
+    expect(tracked.answers).toEqual(EXPECTED_ANSWERS);
+    // Dependents and the container hold exactly the Proxy the application's decorator returned, which ran
+    // once per instance (Nest itself hands its Reflector over twice), as without the instrumentation.
+    expect(tracked.identity).toEqual(bare.identity);
+    expect(tracked.inspect).toEqual(bare.inspect);
+    expect(tracked.inspect).toMatchObject({
+      heldIsTheContainers: true,
+      heldIsWhatTheDecoratorReturned: true,
+      heldIsProxy: true,
+      heldIsOrdersService: true,
+      heldConstructor: 'OrdersService',
+      factoryProxiedIsProxy: true,
+      ping: 'pong',
+      valueIsWhatTheDecoratorReturned: true,
+      valueIsProxy: true,
+      greeting: 'hello',
+    });
+    expect(tracked.inspect.handed).toEqual(expect.arrayContaining(APPLICATION_BEANS));
+    expect(ownBeans(tracked.inspect.handedMoreThanOnce)).toEqual([]);
+    // Each bean called through its Proxy is touched, the uncalled ones are not; the Proxy its own factory
+    // built is not tracked.
+    expect(ownBeans(tracked.ghost.touched)).toEqual(TOUCHED);
+    expect(ownBeans(tracked.ghost.untouched)).toEqual(UNTOUCHED);
+    expect(Object.entries(tracked.ghost.untrackable).filter(([, reason]) => reason === 'already-proxied')).toEqual([
+      ['FactoryProxiedService', 'already-proxied'],
+    ]);
+  }
+
   it('composes with a decorator that returns the instance: both see every bean, identity and behaviour unchanged', async () => {
-    const [tracked, bare] = await Promise.all([run('mark'), run('mark', true)]);
+    const [tracked, bare] = await tracedAndBare(LOADING, 'decorated-app', { APP_DECORATOR: 'mark' });
     expect(tracked.answers).toEqual(EXPECTED_ANSWERS);
     expect(tracked.identity).toEqual(bare.identity);
+    expect(tracked.inspect).toEqual(bare.inspect);
     expect(tracked.identity).toMatchObject({ sameInstance: true, isOrdersService: true, constructorName: 'OrdersService', decoratedMark: 'marked' });
     expect(tracked.identity.decorated).toEqual(expect.arrayContaining(['OrdersController', 'OrdersService', 'PriceService', 'UnusedService']));
-    expect([...tracked.ghost.touched].sort()).toEqual(EXPECTED_TOUCHED);
-    expect([...tracked.ghost.untouched].sort()).toEqual(EXPECTED_UNTOUCHED);
+    expect(tracked.inspect).toMatchObject({ heldIsProxy: false, heldIsWhatTheDecoratorReturned: true });
+    expect([...tracked.ghost.touched].sort()).toEqual(TOUCHED);
+    expect([...tracked.ghost.untouched].sort()).toEqual(UNTOUCHED);
+    expect(tracked.ghost.untrackable).toMatchObject({ FactoryProxiedService: 'already-proxied' });
   }, 60_000);
 
-  it("leaves a Proxy the app's decorator returns alone (already-proxied) and tracks the rest", async () => {
-    const [tracked, bare] = await Promise.all([run('proxy'), run('proxy', true)]);
-    expect(tracked.answers).toEqual(EXPECTED_ANSWERS);
-    expect(tracked.identity).toEqual(bare.identity);
-    expect(tracked.identity).toMatchObject({ sameInstance: true, isOrdersService: true, constructorName: 'OrdersService' });
-    expect(tracked.identity.decoratedMark).toMatch(/^proxy:\d+$/);
-    expect(tracked.ghost.untrackable).toMatchObject({ OrdersService: 'already-proxied' });
-    expect([...tracked.ghost.touched].sort()).toEqual(EXPECTED_TOUCHED.filter((n) => n !== 'OrdersService'));
-    expect([...tracked.ghost.untouched].sort()).toEqual(EXPECTED_UNTOUCHED);
+  it("tracks each bean behind the Proxy the app's decorator returns, and leaves a Proxy built by a factory alone", async () => {
+    const [tracked, bare] = await tracedAndBare(LOADING, 'decorated-app', { APP_DECORATOR: 'proxy' });
+    expectTrackedThroughProxies(tracked, bare);
+    expect([...tracked.ghost.touched].sort()).toEqual(TOUCHED);
+    expect([...tracked.ghost.untouched].sort()).toEqual(UNTOUCHED);
+    // The Proxy counted every call made through it, as it does without the instrumentation.
+    expect(tracked.identity.decoratedMark).toMatch(/^proxy:[1-9]\d*$/);
   }, 60_000);
+
+  // @nestjs/observe supports Nest 11 and 12; Nest 12 is ESM-only, loaded by an ESM app or through require(esm).
+  it.each<LoadingCase>(['nest11-cjs', 'nest12-esm', 'nest12-cjs'])(
+    'tracks the beans @nestjs/observe hands back as Proxies (%s)',
+    async (loading) => {
+      const [tracked, bare] = await tracedAndBare(loading, 'observe-app');
+      expectTrackedThroughProxies(tracked, bare);
+      // Its own providers are a library's: counted, never tracked. (Not yet where a CommonJS app requires Nest
+      // 12: ObserveModule is a class createObserveModule() makes, which no loader export names there.)
+      expect(tracked.ghost.frameworkSkipped).toBeGreaterThan(0);
+      if (loading !== 'nest12-cjs') {
+        expect([...tracked.ghost.touched].sort()).toEqual(TOUCHED);
+        expect([...tracked.ghost.untouched].sort()).toEqual(UNTOUCHED);
+      }
+    },
+    60_000,
+  );
 });

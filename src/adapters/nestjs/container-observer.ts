@@ -1,3 +1,4 @@
+import { types } from 'node:util';
 import type { DiagRuntime } from '../../runtime';
 import type { StartupTimeline } from '../../ghost/startup-timeline';
 import { safeLog } from '../../logger';
@@ -10,6 +11,7 @@ import {
   NEST_SCOPE,
   NEST_STATIC_CONTEXT_ID,
   type NestContainer,
+  type NestInjector,
   type NestInstanceWrapper,
 } from './nest-types';
 
@@ -98,9 +100,10 @@ function timeline(startedAt: number, endedAt: number, beans: readonly BeanCreati
  * - `InstanceLoader.prototype.createInstancesOfDependencies`: the span of bootstrap; when it resolves every
  *   static instance exists, so Phase 1 runs and `diag-report.json` is written;
  * - `Injector.prototype.instantiateClass`: each bean's creation, timed; with Phase 2 on, the new instance is
- *   tracked right here, before any dependent receives it, and after Nest's own `instanceDecorator` (ours is
- *   applied last).
- * Neither wrapper changes what the original returns or throws.
+ *   tracked right here, before any dependent receives it, and after the application's `instanceDecorator`
+ *   (through the Proxy that decorator may return: see `observeDecorator`);
+ * and, with Phase 2 on, reads what `Module.prototype.addCustomValue` stored (see `wrapAddCustomValue`).
+ * No wrapper changes what the original returns or throws.
  */
 export class NestContainerObserver {
   private readonly containers = new WeakMap<object, ContainerState>();
@@ -110,6 +113,14 @@ export class NestContainerObserver {
   readonly passport = new PassportStrategies();
   /** Lookups by token after start-up, which take a candidate off the list; fed by the resolver's patches. */
   readonly lookups: TokenLookups;
+  /**
+   * A Proxy the application's `instanceDecorator` returned → the instance it was handed, from the decorator's
+   * call until the bean is tracked (weakly held: a request-scoped one is never tracked, and goes with its Proxy).
+   * Filled only with Phase 2 on.
+   */
+  private readonly undecorated = new WeakMap<object, object>();
+  /** The injectors' decorators as `observeDecorator` left them, so that each is wrapped once. */
+  private readonly observedDecorators = new WeakSet<Function>();
 
   constructor(
     private readonly runtime: DiagRuntime,
@@ -156,13 +167,14 @@ export class NestContainerObserver {
       const container = wrapper?.host?.container;
       const state = container ? observer.containers.get(container) : undefined;
       if (!state) return original.apply(this, args);
+      const tracker = observer.runtime.tracker;
+      if (tracker !== undefined) observer.observeDecorator(this as NestInjector | null);
       const start = performance.now();
       const result = original.apply(this, args);
       const creation: Creation | undefined = state.bootstrapping
         ? { wrapper: wrapper!, context: args[3], start, end: wrapper!.inject == null ? performance.now() : NaN }
         : undefined;
       if (creation !== undefined) state.created.push(creation);
-      const tracker = observer.runtime.tracker;
       const awaitsEnd = creation !== undefined && Number.isNaN(creation.end);
       if (tracker === undefined && !awaitsEnd) return result;
       // Registered beside Nest's own await rather than in front of it: this reaction runs before Nest's
@@ -181,6 +193,78 @@ export class NestContainerObserver {
         return instance;
       });
     };
+  }
+
+  /**
+   * An application that passes `instrument.instanceDecorator` (`@nestjs/observe` does, for every provider) may
+   * get a Proxy back for each instance, and its dependents receive that Proxy; a Proxy is never tracked (its
+   * traps are user code: `already-proxied`). Tracking does not need the bean itself, though: it puts its
+   * wrappers on the class prototype, and a call through the Proxy reaches them, whether the trap calls the
+   * method on the instance or on the Proxy. So the instance the decorator was handed is what gets tracked.
+   *
+   * Nest (>= 11.1.4, and 12) applies the decorator only inside `instantiateClass`, as `this.instanceDecorator`,
+   * an own property its constructor sets on each injector. This wraps that property, on the injector, at its
+   * first instantiation with Phase 2 on: no method patched beyond `instantiateClass` itself, nothing of the
+   * application's options object changed (wrapping the option instead would mean patching
+   * `NestFactory.create`, `createApplicationContext` and `createMicroservice`, each with its own argument
+   * shapes, and handing Nest a copy of the caller's options), and the wrapper returns exactly what the
+   * application's decorator returned, which runs once per instance as before. Nest 10 and early 11 have no such
+   * property: nothing changes there. `useValue` providers are decorated outside any injector (see
+   * `wrapAddCustomValue`). A Proxy the application built another way (a factory's) reaches the decorator as the
+   * instance, and stays `already-proxied`.
+   */
+  private observeDecorator(injector: NestInjector | null): void {
+    try {
+      const decorate = injector?.instanceDecorator;
+      if (typeof decorate !== 'function' || this.observedDecorators.has(decorate)) return;
+      const undecorated = this.undecorated;
+      const observed = function instanceDecorator(this: unknown, instance: unknown): unknown {
+        const decorated: unknown = Reflect.apply(decorate, this, arguments);
+        if (decorated !== instance && types.isProxy(decorated) && typeof instance === 'object' && instance !== null) {
+          undecorated.set(decorated as object, instance);
+        }
+        return decorated;
+      };
+      this.observedDecorators.add(observed);
+      injector!.instanceDecorator = observed;
+    } catch (err) {
+      safeLog('debug', `the injector's instanceDecorator is not observed: ${errorMessage(err)}`);
+    }
+  }
+
+  /**
+   * A `useValue` provider is decorated while the modules are scanned: `Module.prototype.addCustomValue` hands
+   * the provider's value to the application's option itself, outside any injector, and stores what it returns.
+   * The value is the provider's own `useValue`, so what was decorated is known without going near the
+   * decorator: when the stored instance is a Proxy in its place, the analysis tracks the value instead (as
+   * `observeDecorator` does for classes and factories).
+   */
+  wrapAddCustomValue(original: (this: unknown, ...args: unknown[]) => unknown): (this: unknown, ...args: unknown[]) => unknown {
+    const observer = this;
+    return function addCustomValue(this: unknown, ...args: unknown[]) {
+      const result = original.apply(this, args);
+      if (observer.runtime.tracker !== undefined) observer.noteDecoratedValue(args[0], args[1]);
+      return result;
+    };
+  }
+
+  private noteDecoratedValue(provider: unknown, collection: unknown): void {
+    try {
+      const { provide, useValue } = provider as { provide?: unknown; useValue?: unknown };
+      if (useValue === null || typeof useValue !== 'object' || !(collection instanceof Map)) return;
+      const stored = (collection.get(provide) as NestInstanceWrapper | undefined)?.instance;
+      if (stored !== useValue && types.isProxy(stored)) this.undecorated.set(stored as object, useValue);
+    } catch (err) {
+      safeLog('debug', `a useValue provider's decoration not recorded: ${errorMessage(err)}`);
+    }
+  }
+
+  /** What the application's decorator was handed, when it returned a Proxy of it; `instance` otherwise. */
+  private undecoratedOf(instance: unknown): unknown {
+    const undecorated = this.undecorated.get(instance as object);
+    if (undecorated === undefined) return instance;
+    this.undecorated.delete(instance as object);
+    return undecorated;
   }
 
   private beginBootstrap(container: NestContainer): ContainerState | undefined {
@@ -223,7 +307,7 @@ export class NestContainerObserver {
     try {
       if (!isStaticContext(context) || !isSingleton(wrapper)) return;
       const { name, framework } = this.beanOf(state, wrapper);
-      this.runtime.tracker?.track(name, instance, { scope: 'singleton', framework, owner: container });
+      this.runtime.tracker?.track(name, this.undecoratedOf(instance), { scope: 'singleton', framework, owner: container });
     } catch (err) {
       safeLog('debug', `instantiation of a bean not recorded: ${errorMessage(err)}`);
     }
@@ -293,7 +377,8 @@ export class NestContainerObserver {
           if (bean.scope !== 'singleton') {
             tracker.track(bean.name, undefined, { scope: bean.scope, framework: bean.framework });
           } else if (bean.kind === 'value') {
-            tracker.track(bean.name, snapshot.facts.get(id)?.instance, { framework: bean.framework, owner: container });
+            const value = this.undecoratedOf(snapshot.facts.get(id)?.instance);
+            tracker.track(bean.name, value, { framework: bean.framework, owner: container });
           } else if (!instantiations.has(wrapper) && bean.framework) {
             tracker.track(bean.name, undefined, { framework: true });
           }

@@ -81,6 +81,13 @@ const FILE_PATCHES: readonly FilePatch[] = [
     wrapper: (p) => (original) => p.observer.wrapInstantiateClass(original),
   },
   {
+    // useValue providers: the application's instanceDecorator (Nest >= 11.1.4) is applied here, not in an injector.
+    file: 'injector/module.js',
+    className: 'Module',
+    method: 'addCustomValue',
+    wrapper: (p) => (original) => p.observer.wrapAddCustomValue(original),
+  },
+  {
     file: 'injector/instance-loader.js',
     className: 'InstanceLoader',
     method: 'createInstancesOfDependencies',

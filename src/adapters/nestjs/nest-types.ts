@@ -31,6 +31,15 @@ export interface NestModule {
   readonly middlewares?: Map<unknown, NestInstanceWrapper>;
 }
 
+/**
+ * `Injector` of `@nestjs/core`: from 11.1.4 on, `instanceDecorator` is an own property set in its constructor
+ * (the identity, or the application's `instrument.instanceDecorator` behind Nest's try/catch), called inside
+ * `instantiateClass` on each new instance and factory value; earlier versions have none.
+ */
+export interface NestInjector {
+  instanceDecorator?: unknown;
+}
+
 export interface NestContainer {
   getModules(): Map<string, NestModule>;
 }
