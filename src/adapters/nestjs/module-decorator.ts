@@ -8,9 +8,13 @@
  * evaluate a decorator's factory there). Plugin frameworks break that: Vendure's `@VendurePlugin()` calls
  * `Module()` from inside `@vendure/core` when it is applied, so the caller is the library for the
  * application's own plugins as much as for the framework's. Then the class is defined by the module whose
- * evaluation applied the decorator: the innermost frame of a module still loading.
+ * evaluation applied the decorator, the innermost frame of a module still loading, provided that module's
+ * source declares a class of that name: a library factory the application calls while it loads
+ * (`@nestjs/observe`'s `createObserveModule()`) decorates a class of its own, and the library stays its origin.
  */
+import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { callSites } from '../../origins/call-sites';
 import type { ClassOriginIndex } from '../../origins/class-origin';
 
@@ -42,8 +46,9 @@ export function wrapModuleDecorator(original: ModuleFactory, origins: ClassOrigi
     return function decorateModule(this: unknown, ...targetArgs: unknown[]): unknown {
       try {
         // Read while the decorator is applied: that stack holds the module that defines the class.
-        const file = libraryCaller ? definingModule(decorateModule, caller) : caller;
-        if (file !== undefined) origins.recordDefinition(targetArgs[0], file);
+        const target = targetArgs[0];
+        const file = libraryCaller ? definingModule(decorateModule, caller, target) : caller;
+        if (file !== undefined) origins.recordDefinition(target, file);
       } catch {
         /* the application's decorator must never fail because of us */
       }
@@ -64,17 +69,32 @@ function isLibraryFile(file: string): boolean {
  * building a module class at run time): the analysis's `require.cache` scan answers for it then, from the
  * module that exports it.
  */
-function definingModule(below: Function, decoratorFile: string): string | undefined {
+function definingModule(below: Function, decoratorFile: string, target: unknown): string | undefined {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const cache = require.cache;
   for (const site of callSites(below, LIBRARY_DECORATOR_DEPTH)) {
     const file = site.getFileName();
     if (file === undefined || file === null || file.startsWith('node:')) continue;
-    if (file.startsWith('file:')) {
-      if (file !== decoratorFile) return file;
-    } else if (cache[file]?.loaded === false) {
-      return file;
-    }
+    const loading = file.startsWith('file:') ? file !== decoratorFile : cache[file]?.loaded === false;
+    if (!loading) continue;
+    return isLibraryFile(file) || declaresClass(file, target) ? file : decoratorFile;
   }
   return undefined;
+}
+
+/**
+ * Whether the source of `file` declares a class named as `target` is (`class GreetingPlugin`, in TypeScript as
+ * in what a compiler made of it). Read only when a library's decorator is applied while an application module
+ * loads: once per plugin class. An unreadable source gives the application the benefit of the doubt.
+ */
+function declaresClass(file: string, target: unknown): boolean {
+  const name = typeof target === 'function' ? target.name : '';
+  if (!/^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name)) return false;
+  let source: string;
+  try {
+    source = fs.readFileSync(file.startsWith('file:') ? fileURLToPath(file) : file, 'utf8');
+  } catch {
+    return true;
+  }
+  return new RegExp(`\\bclass\\s+${name.replace(/\$/g, '\\$')}\\b`, 'u').test(source);
 }
