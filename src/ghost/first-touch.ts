@@ -686,7 +686,9 @@ function methodsDefinedOn(holder: object, target: object, ignore: ReadonlySet<st
     // The closest definition is the one a call reaches.
     if (definedBelow(target, holder, key)) continue;
     const desc = Object.getOwnPropertyDescriptor(holder, key);
-    if (typeof desc?.value === 'function') (found ??= []).push({ key, desc: desc as Candidate['desc'], holder });
+    // A Proxy of a function (an injected proxy provider the bean keeps in a field) is not a method of the bean,
+    // and making its wrapper would read its name, length and properties through traps that are not ours to run.
+    if (typeof desc?.value === 'function' && !types.isProxy(desc.value)) (found ??= []).push({ key, desc: desc as Candidate['desc'], holder });
   }
   return found;
 }

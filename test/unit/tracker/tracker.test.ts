@@ -70,6 +70,33 @@ describe('skip reasons', () => {
     expect(tracker.isTouched('open')).toBe(true);
   });
 
+  it('a Proxy of a function kept in a field is not taken for a method, and none of its traps run', () => {
+    const trapped: string[] = [];
+    const handler: ProxyHandler<() => string> = {};
+    for (const trap of ['apply', 'get', 'has', 'ownKeys', 'getOwnPropertyDescriptor', 'getPrototypeOf', 'defineProperty'] as const) {
+      (handler as Record<string, unknown>)[trap] = () => {
+        trapped.push(trap);
+        throw new Error(`${trap} refused`);
+      };
+    }
+    const injected = new Proxy(() => 'proxied', handler);
+    class Holder {
+      constructor(readonly provider: () => string) {}
+      run(): string {
+        return 'ran';
+      }
+    }
+    const holder = new Holder(injected);
+    const tracker = new GhostTracker();
+    const { result, warnings } = captureLogs(() => tracker.track('holder', holder));
+    expect(result).toMatchObject({ status: 'tracked', methods: 1 });
+    expect(warnings).toEqual([]);
+    expect(trapped).toEqual([]);
+    expect(holder.provider).toBe(injected);
+    holder.run();
+    expect(tracker.isTouched('holder')).toBe(true);
+  });
+
   it('a Proxy is already-proxied and none of its traps run', () => {
     const trapped: string[] = [];
     const handler: ProxyHandler<Service> = {};
