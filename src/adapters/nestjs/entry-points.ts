@@ -159,7 +159,8 @@ export function nestEntryPoints(facts: NestBeanFacts, origins: ClassOriginIndex)
       for (const name of Object.getOwnPropertyNames(proto)) {
         if (name === 'constructor') continue;
         const d = Object.getOwnPropertyDescriptor(proto, name);
-        if (!d || !('value' in d) || typeof d.value !== 'function') continue;
+        // An own field may hold an injected Proxy of a function: not a method, and its metadata is read through traps.
+        if (!d || !('value' in d) || typeof d.value !== 'function' || !inspectable(d.value)) continue;
         const duckTyped = DUCK_TYPED.get(name);
         if (duckTyped) reasons.add(duckTyped);
         for (const key of metadataKeys(d.value)) {
