@@ -106,6 +106,7 @@ describe.each(LOADING_CASES)('precision corpus (%s)', (loading) => {
       FrozenRates: 'frozen-prototype',
       HOSTILE_VALUE: 'already-proxied',
       HOSTILE_FACTORY: 'already-proxied',
+      HOSTILE_FUNCTION: 'factory-bean', // a value that is a function, whatever it is made of
       UNUSED_PROXY: 'already-proxied',
       CURRENT_USER: 'already-proxied', // the application's alias of a nestjs-cls proxy provider
       SLUGIFY: 'factory-bean',
