@@ -616,6 +616,7 @@ export function installFirstTouch(target: object, options: FirstTouchOptions, co
   const inherited = inheritedMethods(target, options);
   const methods = own.length + inherited.length;
   if (methods === 0) return { methods: 0, pending: false, onPrototype: false, context, end: () => undefined };
+  if (inherited.length > 0 && refusesWrappers(getPrototypeOf(target)!, inherited)) throw new LockedPrototypeError();
 
   const state = new FirstTouch(target, methods, options, context);
   try {
@@ -625,6 +626,32 @@ export function installFirstTouch(target: object, options: FirstTouchOptions, co
     throw err;
   }
   return state;
+}
+
+/**
+ * Thrown by {@link installFirstTouch}, before anything was changed, when the object's prototype will not take
+ * the wrappers: it was frozen, sealed or made non-extensible (`Object.freeze(Cls.prototype)`), which the
+ * application may rely on, so it is reported rather than worked around.
+ */
+export class LockedPrototypeError extends Error {
+  constructor() {
+    super("the class's prototype is frozen, sealed or not extensible");
+    this.name = 'LockedPrototypeError';
+  }
+}
+
+/**
+ * Whether `proto` would refuse a wrapper for one of `methods`: a method it does not hold itself needs a new
+ * property, one it holds needs a value change. Only a non-extensible prototype is examined, so that an ordinary
+ * class costs one check on the start-up path.
+ */
+function refusesWrappers(proto: object, methods: readonly Candidate[]): boolean {
+  if (Object.isExtensible(proto)) return false;
+  for (let i = 0; i < methods.length; i++) {
+    const own = Object.getOwnPropertyDescriptor(proto, methods[i]!.key);
+    if (own === undefined || (own.configurable !== true && own.writable !== true)) return true;
+  }
+  return false;
 }
 
 /*
@@ -659,7 +686,9 @@ function methodsDefinedOn(holder: object, target: object, ignore: ReadonlySet<st
     // The closest definition is the one a call reaches.
     if (definedBelow(target, holder, key)) continue;
     const desc = Object.getOwnPropertyDescriptor(holder, key);
-    if (typeof desc?.value === 'function') (found ??= []).push({ key, desc: desc as Candidate['desc'], holder });
+    // A Proxy of a function (an injected proxy provider the bean keeps in a field) is not a method of the bean,
+    // and making its wrapper would read its name, length and properties through traps that are not ours to run.
+    if (typeof desc?.value === 'function' && !types.isProxy(desc.value)) (found ??= []).push({ key, desc: desc as Candidate['desc'], holder });
   }
   return found;
 }

@@ -146,6 +146,8 @@ export class GhostTracker implements GhostSnapshotSource {
     try {
       handle = this.firstTouch.installFirstTouch(instance, this.touchOptions, name satisfies BeanNames);
     } catch (err) {
+      // Nothing was changed; the prototype's lock is the application's choice, reported, not a failure.
+      if (err instanceof this.firstTouch.LockedPrototypeError) return this.skip(name, 'frozen-prototype');
       return this.fail(name, err);
     }
     if (handle.methods === 0) return this.skip(name, 'no-methods');

@@ -8,6 +8,8 @@ export type UntrackableReason =
   | 'already-proxied'
   | 'factory-bean'
   | 'final-class'
+  /** The class's prototype is frozen, sealed or not extensible: the wrappers live there (an addition to SPEC 3). */
+  | 'frozen-prototype'
   | 'non-singleton'
   | 'excluded'
   | 'no-methods'

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { types } from 'node:util';
 import { safeLog } from '../logger';
 
 /**
@@ -162,6 +163,9 @@ export class ClassOriginIndex {
       if (!mod || this.scannedModules.has(mod)) continue;
       this.scannedModules.add(mod);
       if (exportsNoFunctions(file)) continue;
+      // Exports that are a Proxy (a lazy loader's) list their keys through traps, the module's own code. The
+      // namespaces hooks hand in are Proxies too, import-in-the-middle's, and are read: their traps are the loader's.
+      if (types.isProxy(mod.exports)) continue;
       const origin: ClassOrigin = file.includes(NODE_MODULES) ? 'library' : 'app';
       forEachExportedFunction(mod.exports, (fn) => this.record(fn, origin, origin === 'app' ? file : undefined));
     }

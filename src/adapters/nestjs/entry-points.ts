@@ -1,5 +1,6 @@
 import type { ClassOriginIndex } from '../../origins/class-origin';
 import type { BeanRole } from '../../ghost/bean-graph';
+import { dataProperty, inspectable } from './inert-read';
 import { className } from './names';
 
 /**
@@ -125,9 +126,11 @@ export function nestEntryPoints(facts: NestBeanFacts, origins: ClassOriginIndex)
 
   const classes = new Set<object>();
   if (typeof facts.metatype === 'function') classes.add(facts.metatype);
-  const instance = facts.instance;
-  if (instance !== null && typeof instance === 'object') {
-    const ctor = (instance as { constructor?: unknown }).constructor;
+  // A Proxy is not looked into (its traps are the application's code, and may throw or resolve a request's
+  // context), nor is a getter run: the bean is then judged by its role, token and class alone.
+  const instance = typeof facts.instance === 'object' && inspectable(facts.instance) ? facts.instance : undefined;
+  if (instance !== undefined) {
+    const ctor = dataProperty(instance, 'constructor');
     if (typeof ctor === 'function' && ctor !== Object) classes.add(ctor);
   }
 
@@ -144,19 +147,20 @@ export function nestEntryPoints(facts: NestBeanFacts, origins: ClassOriginIndex)
   // Methods along the whole prototype chain: a @Cron on an inherited method is still registered by Nest.
   const seenProtos = new Set<object>();
   const starts: object[] = [];
-  if (instance !== null && typeof instance === 'object') starts.push(instance);
+  if (instance !== undefined) starts.push(instance);
   for (const cls of classes) {
-    const proto = (cls as { prototype?: unknown }).prototype;
+    const proto = dataProperty(cls, 'prototype');
     if (proto && typeof proto === 'object') starts.push(proto);
   }
   for (const start of starts) {
-    for (let proto: object | null = start; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (let proto: object | null = start; proto && proto !== Object.prototype && inspectable(proto); proto = Object.getPrototypeOf(proto)) {
       if (seenProtos.has(proto)) break;
       seenProtos.add(proto);
       for (const name of Object.getOwnPropertyNames(proto)) {
         if (name === 'constructor') continue;
         const d = Object.getOwnPropertyDescriptor(proto, name);
-        if (!d || !('value' in d) || typeof d.value !== 'function') continue;
+        // An own field may hold an injected Proxy of a function: not a method, and its metadata is read through traps.
+        if (!d || !('value' in d) || typeof d.value !== 'function' || !inspectable(d.value)) continue;
         const duckTyped = DUCK_TYPED.get(name);
         if (duckTyped) reasons.add(duckTyped);
         for (const key of metadataKeys(d.value)) {

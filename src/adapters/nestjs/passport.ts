@@ -11,6 +11,7 @@
  */
 import { originalOf } from '../../ghost/originals';
 import { safeLog } from '../../logger';
+import { dataProperty, inspectable } from './inert-read';
 import { className } from './names';
 
 /** The part of a `@nestjs/passport` strategy instance this module reads. */
@@ -25,17 +26,19 @@ export interface PassportBeanFacts {
   readonly instance: unknown;
 }
 
-function isStrategy(instance: unknown): instance is StrategyInstance {
-  return (
-    typeof instance === 'object' &&
-    instance !== null &&
-    typeof (instance as Partial<StrategyInstance>).getPassportInstance === 'function'
-  );
+/**
+ * The strategy's `getPassportInstance` when `instance` is a `@nestjs/passport` strategy. Every bean of the
+ * container is asked, library ones included, so the question runs no getter and no Proxy trap.
+ */
+function passportInstanceGetter(instance: unknown): StrategyInstance['getPassportInstance'] | undefined {
+  if (typeof instance !== 'object' || instance === null) return undefined;
+  const method = dataProperty(instance, 'getPassportInstance');
+  return typeof method === 'function' ? (method as StrategyInstance['getPassportInstance']) : undefined;
 }
 
 /** The class and every class it extends. */
 function lineage(cls: unknown, into: Set<unknown>): void {
-  for (let c = cls; typeof c === 'function' && c !== Function.prototype; c = Object.getPrototypeOf(c)) into.add(c);
+  for (let c = cls; typeof c === 'function' && c !== Function.prototype && inspectable(c); c = Object.getPrototypeOf(c)) into.add(c);
 }
 
 export class PassportStrategies {
@@ -57,12 +60,13 @@ export class PassportStrategies {
     const all = [...beans];
     const strategies = new Map<object, string[]>();
     for (const { instance } of all) {
-      if (!isStrategy(instance)) continue;
+      const getPassportInstance = passportInstanceGetter(instance);
+      if (getPassportInstance === undefined) continue;
       // Through the original: the analysis asking must not count as the application touching the strategy.
-      const registry = originalOf(instance.getPassportInstance).call(instance)?._strategies ?? {};
+      const registry = originalOf(getPassportInstance).call(instance)?._strategies ?? {};
       const names = Object.keys(registry).filter((name) => registry[name] === instance);
       if (names.length === 0) return undefined;
-      strategies.set(instance, names);
+      strategies.set(instance as object, names);
     }
     if (strategies.size === 0) return new Set();
     const authGuard = this.authGuard;
@@ -71,7 +75,7 @@ export class PassportStrategies {
     const present = new Set<unknown>();
     for (const { metatype, instance } of all) {
       lineage(metatype, present);
-      if (typeof instance === 'object' && instance !== null) lineage((instance as { constructor?: unknown }).constructor, present);
+      if (typeof instance === 'object' && instance !== null) lineage(dataProperty(instance, 'constructor'), present);
     }
 
     const identified = new Set<unknown>();
@@ -108,7 +112,7 @@ export class PassportStrategies {
     for (const { token, instance } of beans) {
       // PassportModule.register(options) provides the options object under the AuthModuleOptions class.
       if (typeof token !== 'function' || token.name !== 'AuthModuleOptions') continue;
-      const value = (instance as { defaultStrategy?: unknown } | null)?.defaultStrategy;
+      const value = dataProperty(instance, 'defaultStrategy');
       if (typeof value === 'string') return [value];
       if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
     }

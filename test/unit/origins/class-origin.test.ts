@@ -53,6 +53,26 @@ describe('ClassOriginIndex', () => {
     expect(index.originOf(FromEsm)).toBe('library');
   });
 
+  it('never looks into a module in require.cache whose exports are a Proxy: none of its traps runs', () => {
+    // A fresh process: jest's require.cache is not the one the index reads. The module is a lazy loader's, as
+    // some libraries have them: its keys come from its traps, code of its own.
+    const script = `
+      const { ClassOriginIndex } = require(process.env.CLASS_ORIGIN);
+      const trapped = [];
+      const handler = {};
+      for (const trap of ['get', 'has', 'ownKeys', 'getOwnPropertyDescriptor', 'getPrototypeOf']) {
+        handler[trap] = () => { trapped.push(trap); throw new Error(trap + ' refused'); };
+      }
+      class Lazy {}
+      require.cache[require('node:path').join(process.cwd(), 'lazy-exports.js')] = { exports: new Proxy({ Lazy }, handler) };
+      const index = new ClassOriginIndex();
+      index.scanRequireCache();
+      console.log(JSON.stringify({ trapped, lazy: index.originOf(Lazy) }));`;
+    const classOrigin = path.join(__dirname, '..', '..', '..', 'dist', 'origins', 'class-origin.js');
+    const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, CLASS_ORIGIN: classOrigin } });
+    expect(JSON.parse(out)).toEqual({ trapped: [], lazy: 'unknown' });
+  });
+
   it('reads a namespace registered while modules load only when first asked, then knows its classes', () => {
     const index = new ClassOriginIndex();
     class Base {}

@@ -27,6 +27,76 @@ describe('skip reasons', () => {
     expect(tracker.isTracked('frozen')).toBe(false);
   });
 
+  it('a class whose prototype is frozen, sealed or closed is frozen-prototype, reported without a warning and unchanged', () => {
+    class Base {
+      inherited(): string {
+        return 'base';
+      }
+    }
+    const lock: Record<string, (o: object) => unknown> = { frozen: Object.freeze, sealed: Object.seal, closed: Object.preventExtensions };
+    const tracker = new GhostTracker();
+    for (const [name, how] of Object.entries(lock)) {
+      // A fresh class per lock: the wrappers would live on its prototype.
+      class Locked extends Base {
+        own(): string {
+          return 'own';
+        }
+      }
+      how(Locked.prototype);
+      const before = Object.getOwnPropertyDescriptors(Locked.prototype);
+      const bean = new Locked();
+      const { result, warnings } = captureLogs(() => tracker.track(name, bean));
+      expect(result).toEqual({ status: 'untrackable', name, reason: 'frozen-prototype' });
+      expect(warnings).toEqual([]);
+      expect(Object.getOwnPropertyDescriptors(Locked.prototype)).toEqual(before);
+      expect(Reflect.ownKeys(bean)).toEqual([]);
+      expect([bean.own(), bean.inherited()]).toEqual(['own', 'base']);
+    }
+    expect(tracker.snapshot()).toMatchObject({ trackedCount: 0, untrackable: { frozen: 'frozen-prototype', sealed: 'frozen-prototype', closed: 'frozen-prototype' } });
+  });
+
+  it('a frozen base class does not stop its subclass from being tracked', () => {
+    class FrozenBase {
+      inherited(): string {
+        return 'base';
+      }
+    }
+    Object.freeze(FrozenBase.prototype);
+    class Open extends FrozenBase {}
+    const tracker = new GhostTracker();
+    const bean = new Open();
+    expect(tracker.track('open', bean)).toMatchObject({ status: 'tracked', methods: 1 });
+    expect(bean.inherited()).toBe('base');
+    expect(tracker.isTouched('open')).toBe(true);
+  });
+
+  it('a Proxy of a function kept in a field is not taken for a method, and none of its traps run', () => {
+    const trapped: string[] = [];
+    const handler: ProxyHandler<() => string> = {};
+    for (const trap of ['apply', 'get', 'has', 'ownKeys', 'getOwnPropertyDescriptor', 'getPrototypeOf', 'defineProperty'] as const) {
+      (handler as Record<string, unknown>)[trap] = () => {
+        trapped.push(trap);
+        throw new Error(`${trap} refused`);
+      };
+    }
+    const injected = new Proxy(() => 'proxied', handler);
+    class Holder {
+      constructor(readonly provider: () => string) {}
+      run(): string {
+        return 'ran';
+      }
+    }
+    const holder = new Holder(injected);
+    const tracker = new GhostTracker();
+    const { result, warnings } = captureLogs(() => tracker.track('holder', holder));
+    expect(result).toMatchObject({ status: 'tracked', methods: 1 });
+    expect(warnings).toEqual([]);
+    expect(trapped).toEqual([]);
+    expect(holder.provider).toBe(injected);
+    holder.run();
+    expect(tracker.isTouched('holder')).toBe(true);
+  });
+
   it('a Proxy is already-proxied and none of its traps run', () => {
     const trapped: string[] = [];
     const handler: ProxyHandler<Service> = {};
