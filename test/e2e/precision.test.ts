@@ -59,6 +59,7 @@ describe.each(LOADING_CASES)('precision corpus (%s)', (loading) => {
   let bareAnswers: Answer[];
   let bareReads: Record<string, number>;
   let phase1: any;
+  let phase1AfterRun: any;
   let ghosts: any;
   let namesAgain: string[];
 
@@ -75,6 +76,7 @@ describe.each(LOADING_CASES)('precision corpus (%s)', (loading) => {
       reads = await hostileReads(first.port);
       await first.stop('SIGTERM');
       ghosts = first.readReport('diag-ghost-report.json');
+      phase1AfterRun = first.readReport();
       // A second process of the same application: every name must come back the same.
       second = await startApp(loading, { app: 'precision-app', env: { DIAG_GHOST_TRACKING_ENABLED: 'true' } });
       namesAgain = second.readReport().graph.nodes.map((n: { name: string }) => n.name);
@@ -138,6 +140,13 @@ describe.each(LOADING_CASES)('precision corpus (%s)', (loading) => {
     expect(s.falsePositives).toEqual(['LazyReportService']);
     // A bean injected but never called has a dependent: only Phase 2 sees it.
     expect(s.missed).toEqual(['LegacyNotifier']);
+  });
+
+  it('Phase 1 after the driven run: the lookup by token took its bean off, with how', () => {
+    const s = score(phase1AfterRun.ghostCandidates.beans, TRULY_DEAD);
+    expect(s).toMatchObject({ precision: 1, falsePositives: [], missed: ['LegacyNotifier'] });
+    const node = phase1AfterRun.graph.nodes.find((n: { name: string }) => n.name === 'LazyReportService');
+    expect(node).toMatchObject({ verdict: 'looked-up', lookedUp: { via: 'moduleRef.get' } });
   });
 
   it('a passport strategy is a candidate exactly when no guard authenticates with its name', () => {
