@@ -260,7 +260,9 @@ export class DiagRuntime implements GhostSnapshotSource {
       writeGhostReport(this.ghostReportPath, tracker.snapshot(), (this.runIdValue ??= defaultRunId(this.config.report.runId)));
       // The page (half a megabyte) stays off the end of the process, where the write must be quick.
       if (reason === 'close' || reason === 'interval') this.writeReportPage();
-      safeLog(reason === 'close' ? 'info' : 'debug', `ghost report written to ${this.ghostReportPath} (${reason})`);
+      // Said at every end (a close, a signal, the loop emptying, exit), so that an operator sees the report
+      // survived the pod's SIGTERM; the periodic rewrite stays quiet.
+      safeLog(reason === 'interval' ? 'debug' : 'info', `ghost report written to ${this.ghostReportPath} (${reason})`);
     } catch (err) {
       safeLog('warn', `could not write ${this.ghostReportPath} (${reason}): ${(err as Error)?.message ?? String(err)}`);
     }

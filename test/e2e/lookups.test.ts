@@ -30,15 +30,15 @@ describe.each(LOADING_CASES)('lookups by token after start-up (%s)', (loading) =
 
   it('lists the beans that only lookups use as candidates until a lookup happens, and says it could not see them', () => {
     const report: Report = app.readReport();
-    expect(report.ghostCandidates.beans).toEqual(['CsvExporter', 'NeverLookedUp', 'ReportService', 'TOKEN_PLUGIN']);
+    expect(report.ghostCandidates.beans).toEqual(['CsvExporter', 'LATE_FLAG', 'NeverLookedUp', 'ReportService', 'TOKEN_PLUGIN']);
     expect(report.ghostCandidates.lookedUpExcluded).toBe(0);
     expect(report.ghostCandidates.disclaimer).toMatch(/lookups by token made while the application starts/);
   });
 
   it('takes each candidate off at its first lookup, in the live report and in diag-report.json, with how', async () => {
-    const asked = { report: '/lookup/report', export: '/lookup/export', plugin: '/lookup/plugin' };
+    const asked = { report: '/lookup/report', export: '/lookup/export', plugin: '/lookup/plugin', flag: '/lookup/flag' };
     for (const path of Object.values(asked)) expect((await getJson(app.port, path)).status).toBe(200);
-    await waitFor(async () => (app.readReport() as Report).ghostCandidates.lookedUpExcluded === 3);
+    await waitFor(async () => (app.readReport() as Report).ghostCandidates.lookedUpExcluded === 4);
 
     const written: Report = app.readReport();
     const live: Report = (await getJson(actuatorPort(app), '/actuator/diag')).body;
@@ -48,6 +48,7 @@ describe.each(LOADING_CASES)('lookups by token after start-up (%s)', (loading) =
       expect(node(report, 'ReportService')).toMatchObject({ verdict: 'looked-up', lookedUp: { via: 'moduleRef.get' } });
       expect(node(report, 'CsvExporter')).toMatchObject({ verdict: 'looked-up', lookedUp: { via: 'moduleRef.resolve' } });
       expect(node(report, 'TOKEN_PLUGIN')).toMatchObject({ verdict: 'looked-up', lookedUp: { via: 'moduleRef.get' } });
+      expect(node(report, 'LATE_FLAG')).toMatchObject({ verdict: 'looked-up', lookedUp: { via: 'moduleRef.get' } });
       expect(node(report, 'NeverLookedUp')).toMatchObject({ verdict: 'candidate' });
       expect(Date.parse(node(report, 'ReportService')!.lookedUp!.at)).toBeGreaterThan(Date.now() - 60_000);
     }
@@ -64,11 +65,11 @@ describe.each(LOADING_CASES)('lookups by token after start-up (%s)', (loading) =
 
 describe.each(LOADING_CASES)('a standalone application context used through app.get (%s)', (loading) => {
   it('never lists the beans main.ts looks up, and keeps the one it does not', async () => {
-    const app = await startApp(loading, { app: 'standalone-app' });
+    const app = await startApp(loading, { app: 'standalone-app', env: { DIAG_GHOST_TRACKING_ENABLED: 'true' } });
     let report: Report;
     try {
-      expect(app.stdout()).toContain('RESULTS hello,dynamic');
-      await waitFor(async () => (app.readReport() as Report).ghostCandidates.lookedUpExcluded === 2);
+      expect(app.stdout()).toContain('RESULTS [f],hello,dynamic,hi');
+      await waitFor(async () => (app.readReport() as Report).ghostCandidates.lookedUpExcluded === 4);
     } finally {
       expect(await app.stop('SIGTERM')).toBe(0);
     }
@@ -76,5 +77,11 @@ describe.each(LOADING_CASES)('a standalone application context used through app.
     expect(report.ghostCandidates.beans).toEqual(['UnusedService']);
     expect(node(report, 'AppService')).toMatchObject({ verdict: 'looked-up', lookedUp: { via: 'app.get' } });
     expect(node(report, 'MyDynamicProvider')).toMatchObject({ verdict: 'looked-up', lookedUp: { via: 'app.get' } });
+    expect(node(report, 'GREETING')).toMatchObject({ verdict: 'looked-up', lookedUp: { via: 'app.get' } });
+    // Phase 2: a value provider called on the line after create() was already tracked, so the call touched it.
+    const ghost = app.readReport('diag-ghost-report.json');
+    expect(ghost.touched).toEqual(expect.arrayContaining(['AppService', 'FORMATTER']));
+    expect(ghost.untouched).toEqual(['UnusedService']);
+    expect(app.stdout()).toMatch(/ghost report written to .*diag-ghost-report\.json \(close\)/);
   });
 });

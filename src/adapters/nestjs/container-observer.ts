@@ -2,10 +2,10 @@ import { types } from 'node:util';
 import type { DiagRuntime } from '../../runtime';
 import type { StartupTimeline } from '../../ghost/startup-timeline';
 import { safeLog } from '../../logger';
-import { frameworkOriginsKnown, isFrameworkWrapper, readBeanNames, readContainer, type Instantiation } from './container-reader';
+import { frameworkOriginsKnown, isFrameworkWrapper, kindOf, readBeanNames, readContainer, type Instantiation } from './container-reader';
 import { tokenName } from './names';
 import { PassportStrategies } from './passport';
-import { TokenLookups } from './token-lookups';
+import { TokenLookups, type ApplicationBeans } from './token-lookups';
 import { nestEntryPoints } from './entry-points';
 import {
   NEST_SCOPE,
@@ -64,6 +64,8 @@ interface ContainerState {
   startedAt: number;
   /** Every instantiation while bootstrapping, in order; read once by the analysis. */
   readonly created: Creation[];
+  /** `useValue` providers tracked at the end of bootstrap (Phase 2), which the analysis need not track again. */
+  readonly valuesTracked: WeakSet<NestInstanceWrapper>;
 }
 
 /** Nest 11+ passes a resolution context `{ contextId }`; Nest 10 passes the context id itself. */
@@ -278,6 +280,7 @@ export class NestContainerObserver {
       beans: new Map(),
       startedAt: performance.now(),
       created: [],
+      valuesTracked: new WeakSet(),
     };
     this.containers.set(container, state);
     this.lookups.bootstrapStarted();
@@ -348,6 +351,7 @@ export class NestContainerObserver {
   private endBootstrap(container: NestContainer, state: ContainerState): void {
     state.bootstrapping = false;
     const endedAt = performance.now();
+    if (this.runtime.tracker) this.trackValues(container, state);
     const analyse = (): void => {
       if (!this.pendingAnalyses.delete(analyse)) return;
       clearImmediate(timer);
@@ -355,6 +359,27 @@ export class NestContainerObserver {
     };
     this.pendingAnalyses.add(analyse);
     const timer = setImmediate(analyse);
+  }
+
+  /**
+   * Phase 2: `useValue` providers never pass through `instantiateClass`, and the application may call them as
+   * soon as `create()` returns (a standalone context's `app.get('CONFIG').load()` on the next line), before the
+   * analysis's turn: they are tracked here, under the pre-read names, before Nest's continuation runs.
+   */
+  private trackValues(container: NestContainer, state: ContainerState): void {
+    try {
+      for (const mod of container.getModules().values()) {
+        const providers = mod.providers;
+        if (!(providers instanceof Map)) continue;
+        for (const wrapper of providers.values()) {
+          if (!wrapper || state.valuesTracked.has(wrapper) || kindOf(wrapper) !== 'value') continue;
+          state.valuesTracked.add(wrapper);
+          this.track(container, state, wrapper, undefined, this.undecoratedOf(wrapper.instance));
+        }
+      }
+    } catch (err) {
+      safeLog('debug', `value providers not tracked at the end of bootstrap: ${errorMessage(err)}`);
+    }
   }
 
   /** Runs every scheduled analysis now: an application closed (or a report asked for) before they ran. */
@@ -376,7 +401,7 @@ export class NestContainerObserver {
           const bean = snapshot.graph.bean(id);
           if (bean.scope !== 'singleton') {
             tracker.track(bean.name, undefined, { scope: bean.scope, framework: bean.framework });
-          } else if (bean.kind === 'value') {
+          } else if (bean.kind === 'value' && !state.valuesTracked.has(wrapper)) {
             const value = this.undecoratedOf(snapshot.facts.get(id)?.instance);
             tracker.track(bean.name, value, { framework: bean.framework, owner: container });
           } else if (!instantiations.has(wrapper) && bean.framework) {
@@ -423,16 +448,23 @@ export class NestContainerObserver {
     return nameOf;
   }
 
-  /** Each application bean's instance (objects and functions: what a lookup can be matched by) to its name. */
-  private applicationInstances(snapshot: ReturnType<typeof readContainer>): Map<unknown, string> {
-    const names = new Map<unknown, string>();
+  /** The application's beans by instance, and those whose value is a primitive by token: what lookups return. */
+  private applicationInstances(snapshot: ReturnType<typeof readContainer>): ApplicationBeans {
+    const byInstance = new Map<unknown, string>();
+    const byValueToken = new Map<unknown, string[]>();
     for (const [id, facts] of snapshot.facts) {
       const bean = snapshot.graph.bean(id);
+      if (bean.framework) continue;
       const instance = facts.instance;
-      if (bean.framework || instance === null || (typeof instance !== 'object' && typeof instance !== 'function')) continue;
-      names.set(instance, bean.name);
+      if (instance !== null && (typeof instance === 'object' || typeof instance === 'function')) {
+        byInstance.set(instance, bean.name);
+      } else if (bean.kind === 'value') {
+        const names = byValueToken.get(facts.token);
+        if (names === undefined) byValueToken.set(facts.token, [bean.name]);
+        else names.push(bean.name);
+      }
     }
-    return names;
+    return { byInstance, byValueToken };
   }
 
   /**

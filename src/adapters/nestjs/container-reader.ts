@@ -25,7 +25,7 @@ export interface ContainerSnapshot {
   readonly wrappers: ReadonlyMap<number, NestInstanceWrapper>;
 }
 
-function kindOf(wrapper: NestInstanceWrapper): BeanKind {
+export function kindOf(wrapper: NestInstanceWrapper): BeanKind {
   if (wrapper.isAlias) return 'alias';
   if (wrapper.inject !== undefined && wrapper.inject !== null) return 'factory';
   if (typeof wrapper.metatype !== 'function') return 'value';

@@ -19,6 +19,11 @@ export class TokenLookups {
   /** The candidates' instances, watched until their first lookup. */
   private readonly watched = new Map<unknown, string>();
   /**
+   * Candidates whose value is a string, a number or a boolean (`useValue: 'foobar'`): no instance identifies
+   * them, so their token does (`app.get('MyDynamicProvider')`). Each token's candidates, until its first lookup.
+   */
+  private readonly watchedTokens = new Map<unknown, string[]>();
+  /**
    * Instances looked up while a container bootstraps and before its analysis can name them (an
    * `onApplicationBootstrap` hook's `moduleRef.get`), with how; handed to the analysis, then dropped.
    */
@@ -30,7 +35,7 @@ export class TokenLookups {
     const lookups = this;
     return function find(this: unknown, ...args: unknown[]) {
       const found = original.apply(this, args);
-      if (lookups.watched.size > 0 || lookups.early !== undefined) lookups.seen(this, 'get', found);
+      if (lookups.watched.size > 0 || lookups.watchedTokens.size > 0 || lookups.early !== undefined) lookups.seen(this, 'get', args[0], found);
       return found;
     };
   }
@@ -39,11 +44,12 @@ export class TokenLookups {
     const lookups = this;
     return function resolvePerContext(this: unknown, ...args: unknown[]) {
       const resolved = original.apply(this, args);
-      if ((lookups.watched.size > 0 || lookups.early !== undefined) && resolved instanceof Promise) {
+      if ((lookups.watched.size > 0 || lookups.watchedTokens.size > 0 || lookups.early !== undefined) && resolved instanceof Promise) {
         // Observed beside the caller's own await: the caller gets Nest's very promise.
         const resolver = this;
+        const token = args[0];
         resolved.then(
-          (instance) => lookups.seen(resolver, 'resolve', instance),
+          (instance) => lookups.seen(resolver, 'resolve', token, instance),
           () => undefined,
         );
       }
@@ -58,27 +64,41 @@ export class TokenLookups {
 
   /**
    * The analysis has named the beans: lookups made before it go to the runtime (before the report is built),
-   * `names` maps each application bean's instance to its name.
    */
-  beforeReport(names: ReadonlyMap<unknown, string>): void {
+  beforeReport(beans: ApplicationBeans): void {
     const early = this.early;
     this.early = undefined;
     if (early === undefined) return;
-    for (const [instance, via] of early) {
-      const name = names.get(instance);
-      if (name !== undefined) this.runtime.beanLookedUp(name, via);
+    for (const [key, how] of early) {
+      const name = beans.byInstance.get(key);
+      if (name !== undefined) this.runtime.beanLookedUp(name, how);
+      for (const named of beans.byValueToken.get(key) ?? []) this.runtime.beanLookedUp(named, how);
     }
   }
 
-  /** After the report: the candidates' instances (`names` maps every bean's instance to its name). */
-  watch(names: ReadonlyMap<unknown, string>): void {
+  /** After the report: the candidates are watched, by instance or, for a plain value, by token. */
+  watch(beans: ApplicationBeans): void {
     const candidates = new Set(this.runtime.ghostCandidateNames());
     if (candidates.size === 0) return;
-    for (const [instance, name] of names) if (candidates.has(name)) this.watched.set(instance, name);
+    for (const [instance, name] of beans.byInstance) if (candidates.has(name)) this.watched.set(instance, name);
+    for (const [token, names] of beans.byValueToken) {
+      const watched = names.filter((name) => candidates.has(name));
+      if (watched.length > 0) this.watchedTokens.set(token, watched);
+    }
   }
 
-  private seen(resolver: unknown, method: 'get' | 'resolve', found: unknown): void {
+  private seen(resolver: unknown, method: 'get' | 'resolve', token: unknown, found: unknown): void {
     try {
+      if (this.early !== undefined) {
+        // Before the analysis, by instance and by token alike: it tells which names they stand for.
+        if (!this.early.has(token)) this.early.set(token, via(resolver, method));
+      } else {
+        const names = this.watchedTokens.get(token);
+        if (names !== undefined) {
+          this.watchedTokens.delete(token);
+          for (const name of names) this.runtime.beanLookedUp(name, via(resolver, method));
+        }
+      }
       // `{ each: true }` returns every instance of the token.
       const instances = Array.isArray(found) ? found : [found];
       for (const instance of instances) {
@@ -96,6 +116,14 @@ export class TokenLookups {
       safeLog('debug', `a lookup by token was not recorded: ${String(err)}`);
     }
   }
+}
+
+/** The application's beans as a lookup can find them, from the analysis's read of the container. */
+export interface ApplicationBeans {
+  /** Each bean's instance (an object or a function) to its name. */
+  readonly byInstance: ReadonlyMap<unknown, string>;
+  /** The token of each bean whose value is a string, a number, a boolean (…) to the names it stands for. */
+  readonly byValueToken: ReadonlyMap<unknown, readonly string[]>;
 }
 
 /** How the application asked: an application context (`app`, or one `app.select()` returned) or a ModuleRef. */
