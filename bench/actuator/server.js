@@ -31,7 +31,7 @@ async function main() {
   let port;
   if (mode === 'actuator' || mode === 'actuator-versioned') {
     const { startActuator, actuatorSources } = require(dist);
-    const { setLogger } = require(path.resolve(__dirname, '../../dist/logger'));
+    const { setLogger } = require(path.resolve(__dirname, '../../dist/shared/logger'));
     setLogger(null);
     const handle = await startActuator(
       { include: ['diag', 'health'], exclude: [], basePath: '/actuator', port: 0, address: '127.0.0.1', authToken: undefined },

@@ -61,7 +61,7 @@ function decorate(cls, name, decorator) {
 }
 
 function perCall() {
-  const { setLogger } = require(path.join(root, 'dist', 'logger.js'));
+  const { setLogger } = require(path.join(root, 'dist', 'shared', 'logger.js'));
   setLogger(null);
   const { SketchLimit, SketchRegistry } = require(path.join(root, 'dist', 'sketch'));
   const registry = new SketchRegistry();
@@ -104,7 +104,7 @@ async function serve(kind) {
   require('reflect-metadata');
   const { Controller, Get, Module, Req, UseGuards } = require('@nestjs/common');
   const { NestFactory } = require('@nestjs/core');
-  const { setLogger } = require(path.join(root, 'dist', 'logger.js'));
+  const { setLogger } = require(path.join(root, 'dist', 'shared', 'logger.js'));
   setLogger(null);
 
   class Ctrl {

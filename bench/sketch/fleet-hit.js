@@ -22,7 +22,7 @@ const OPS = arg('ops', 2_000_000);
 const KEYS = arg('keys', 100_000);
 
 if (process.argv.includes('--child')) {
-  const { setLogger } = require(path.join(root, 'dist', 'logger.js'));
+  const { setLogger } = require(path.join(root, 'dist', 'shared', 'logger.js'));
   setLogger(null);
   const { WindowedCountMinSketch } = require(path.join(root, 'dist', 'sketch'));
   const { FleetSketch } = require(path.join(root, 'dist', 'sketch', 'stores', 'redis', 'fleet-sketch.js'));

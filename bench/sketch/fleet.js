@@ -47,7 +47,7 @@ async function child() {
   const port = arg('port', 0);
   const offset = arg('offset', 0);
   const Redis = require('ioredis');
-  const { setLogger } = require(path.join(root, 'dist', 'logger.js'));
+  const { setLogger } = require(path.join(root, 'dist', 'shared', 'logger.js'));
   setLogger(null);
   const sketch = require(path.join(root, 'dist', 'sketch'));
   const windowMs = phase === 'hot' ? HOT.windowMs : 60_000;

@@ -18,7 +18,7 @@ const { keysFor, median, arg } = require('./workload');
 const root = path.resolve(__dirname, '..', '..');
 
 function child() {
-  require(path.join(root, 'dist', 'logger.js')).setLogger(null);
+  require(path.join(root, 'dist', 'shared', 'logger.js')).setLogger(null);
   const { WindowedCountMinSketch } = require(path.join(root, 'dist', 'sketch'));
   const { PureJsWindowedCms, UnrolledPureJsWindowedCms } = require('./pure-js-cms');
   const rounds = arg('rounds', 60);

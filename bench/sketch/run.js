@@ -28,7 +28,7 @@ if (process.argv.includes('--memory-child')) {
   return;
 }
 
-const { setLogger } = require(path.join(root, 'dist', 'logger.js'));
+const { setLogger } = require(path.join(root, 'dist', 'shared', 'logger.js'));
 setLogger(null);
 const { WindowedCountMinSketch, nativeLibrary } = require(dist);
 const { PureJsWindowedCms } = require('./pure-js-cms');
@@ -177,7 +177,7 @@ async function main() {
 }
 
 async function memoryChild(which) {
-  const { setLogger: quiet } = require(path.join(root, 'dist', 'logger.js'));
+  const { setLogger: quiet } = require(path.join(root, 'dist', 'shared', 'logger.js'));
   quiet(null);
   const N = 1_000_000;
   const keyOf = (i) => 'user:' + i;

@@ -128,7 +128,7 @@ function websocketModule(limiter) {
 async function serveTransport(kind) {
   require('reflect-metadata');
   const { NestFactory } = require('@nestjs/core');
-  const { setLogger } = require(path.join(root, 'dist', 'logger.js'));
+  const { setLogger } = require(path.join(root, 'dist', 'shared', 'logger.js'));
   setLogger(null);
   const [transport, limiter] = kind.split(':');
   const module = transport === 'gql' ? graphqlModule(limiter) : websocketModule(limiter);

@@ -104,9 +104,9 @@ for (const tree of [false, true]) {
   printSides(`NestJS start-up, ${PROVIDERS} providers${tree ? ', large dependency tree' : ''} (${r.modules} modules), ${RUNS} alternating runs, medians:`, r);
 }
 
-const { BeanGraph } = require(path.join(root, 'dist', 'ghost', 'bean-graph.js'));
-const { findGhostCandidates } = require(path.join(root, 'dist', 'ghost', 'candidates.js'));
-const { buildDiagReport } = require(path.join(root, 'dist', 'ghost', 'reports.js'));
+const { BeanGraph } = require(path.join(root, 'dist', 'ghost', 'analysis', 'bean-graph.js'));
+const { findGhostCandidates } = require(path.join(root, 'dist', 'ghost', 'analysis', 'candidates.js'));
+const { buildDiagReport } = require(path.join(root, 'dist', 'ghost', 'reports', 'diag-report.js'));
 const times = [];
 for (let r = 0; r < RUNS; r++) {
   let seed = 7;

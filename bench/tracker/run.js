@@ -10,20 +10,20 @@
 // interleaved inside each round, and the medians over rounds are compared, because the machine is shared.
 require('reflect-metadata'); // NestJS apps load it; the tracker then copies metadata, which is part of the cost.
 const path = require('node:path');
-const { GhostTracker } = require(path.resolve(__dirname, '../../dist/ghost/tracker'));
-const { DiagRuntime } = require(path.resolve(__dirname, '../../dist/runtime'));
+const { GhostTracker } = require(path.resolve(__dirname, '../../dist/ghost/tracking/tracker'));
+const { GhostDetector } = require(path.resolve(__dirname, '../../dist/ghost/detector'));
 const { DiagTelemetry } = require(path.resolve(__dirname, '../../dist/telemetry'));
 const { resolveConfig } = require(path.resolve(__dirname, '../../dist/config/properties'));
 const { MeterProvider } = require('@opentelemetry/sdk-metrics');
 const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = require('@opentelemetry/sdk-trace-base');
 
 /**
- * A tracker as the instrumentation runs it: owned by a DiagRuntime whose telemetry has live SDK instruments
+ * A tracker as the instrumentation runs it: owned by a GhostDetector whose telemetry has live SDK instruments
  * and a tracer with a span processor, so a first touch emits the span event and metrics are observable. After
  * the first touch none of that may cost anything per call.
  */
 function trackerWithTelemetry() {
-  const runtime = new DiagRuntime(resolveConfig({ ghostTracking: { enabled: true }, report: { flushIntervalMs: 0 } }, {}));
+  const runtime = new GhostDetector(resolveConfig({ ghostTracking: { enabled: true }, report: { flushIntervalMs: 0 } }, {}));
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())] });
   const telemetry = new DiagTelemetry(runtime, () => tracerProvider.getTracer('bench'), () => undefined);
   telemetry.updateMetricInstruments(new MeterProvider().getMeter('bench'));

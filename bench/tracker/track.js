@@ -12,7 +12,7 @@ const root = path.resolve(__dirname, '..', '..');
 
 function child() {
   require('reflect-metadata');
-  const { GhostTracker } = require(path.join(root, 'dist', 'ghost', 'tracker.js'));
+  const { GhostTracker } = require(path.join(root, 'dist', 'ghost', 'tracking', 'tracker.js'));
   const beans = Number(process.env.BEANS);
   const methods = Number(process.env.METHODS);
   const objects = [];

@@ -1,4 +1,4 @@
-import { DiagError } from '../errors';
+import { DiagError } from '../shared/errors';
 
 /**
  * The actuator could not listen (port in use, address not available, permission denied). It is logged as a

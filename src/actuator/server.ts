@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import type * as HttpTerminator from 'http-terminator';
-import { safeLog } from '../logger';
+import { safeLog } from '../shared/logger';
 import { ActuatorListenError } from './errors';
 import { ENDPOINT_IDS, resolveExposure } from './exposure';
 import { ActuatorRouter, type ActuatorResponse } from './routes';
 import type { ActuatorConfig, ActuatorHandle, ActuatorOptions, ActuatorSources } from './types';
-import { markInternalServer } from '../ready';
+import { markOwnServer } from '../shared/own-servers';
 
 const DEFAULTS = {
   headersTimeoutMs: 10_000,
@@ -101,7 +101,7 @@ async function start(
     (req, res) => onRequest(router, req, res),
   );
   // its listening is not the application's: a lazy container's "ready" waits for the application's server
-  markInternalServer(server);
+  markOwnServer(server);
   server.keepAliveTimeout = opts.keepAliveTimeoutMs;
   server.timeout = opts.idleSocketTimeoutMs;
   server.maxConnections = opts.maxConnections;

@@ -1,8 +1,8 @@
-import { ghostTrackingDisabled } from '../ghost/tracking-disabled';
-import type { GhostReport, GhostSnapshotSource, GhostTrackingDisabled } from '../ghost/types';
+import { ghostTrackingDisabled } from '../ghost/tracking/tracking-disabled';
+import type { GhostReport, GhostSnapshotSource, GhostTrackingDisabled } from '../ghost/tracking/types';
 import type { SketchRegistryView } from '../sketch/types';
-import { toSpringStartup, type StartupTimeline } from '../ghost/startup-timeline';
-import { pageAssets, reportPageHtml, type PageData } from '../report-page';
+import { toSpringStartup, type StartupTimeline } from '../ghost/reports/startup-timeline';
+import { pageAssets, reportPageHtml, type PageData } from '../ghost/page';
 import type { ActuatorSources } from './types';
 
 export { ghostTrackingDisabled };

@@ -1,5 +1,5 @@
 import type { DiagConfig } from '../config/properties';
-import type { GhostReport, GhostTrackingDisabled } from '../ghost/types';
+import type { GhostReport, GhostTrackingDisabled } from '../ghost/tracking/types';
 import type { SketchRegistryView } from '../sketch/types';
 import type { EndpointId } from './exposure';
 

@@ -1,5 +1,6 @@
+import type { SketchRedisSettings } from '../sketch/stores/from-settings';
 import path from 'node:path';
-import { safeLog } from '../logger';
+import { safeLog } from '../shared/logger';
 
 /**
  * Every setting has three spellings: a Spring-style property name (the contract's), a field of the
@@ -35,18 +36,8 @@ export interface DiagConfig {
     /** `diag.telemetry.bean-spans`: one child span per bean instantiation under the start-up span. */
     readonly beanSpans: boolean;
   };
-  readonly sketchRedis: {
-    /** `diag.sketch.redis.url`: `redis://` or `rediss://` URL of the fleet store; unset = sketches stay in this process. */
-    readonly url: string | undefined;
-    /** `diag.sketch.redis.sync-interval-ms`: how often each sketch syncs with Redis. */
-    readonly syncIntervalMs: number;
-    /** `diag.sketch.redis.timeout-ms`: a sync with no answer after this long switches to local-fallback. */
-    readonly timeoutMs: number;
-    /** `diag.sketch.redis.fail-mode`: `open` admits threshold ÷ nodes locally while Redis is away; `closed` rejects. */
-    readonly failMode: 'open' | 'closed';
-    /** `diag.sketch.redis.key-prefix`: prefix of every key the store writes. */
-    readonly keyPrefix: string;
-  };
+  /** `diag.sketch.redis.*` (declared by the sketches, which read them). */
+  readonly sketchRedis: SketchRedisSettings;
   readonly actuator: {
     /** `management.endpoints.web.exposure.include`: exposed endpoint ids (lower-cased), `*` for all; unset = no server. */
     readonly include: readonly string[] | undefined;

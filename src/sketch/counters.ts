@@ -1,4 +1,4 @@
-import { DiagError } from '../errors';
+import { DiagError } from '../shared/errors';
 import type { NativeBindings, NativeSketchHandle } from './native/bindings';
 import * as hash from './native/hash';
 import { nativeLibrary, type NativeLibrary } from './native/loader';

@@ -35,7 +35,7 @@ export {
   type RedisSketchStoreOptions,
 } from './stores/redis/store';
 export type { RedisPipelineClient } from './stores/redis/connection';
-export { SketchKeys } from './decorators/keys';
+export { SketchKeys } from './nestjs/keys';
 export {
   SketchLimit,
   SketchShield,
@@ -72,7 +72,7 @@ export {
   type SketchThresholdDetails,
   type ArgumentsHostLike,
   type RateLimitHeaders,
-} from './decorators';
+} from './nestjs';
 export {
   loadNativeLibrary,
   nativeLibrary,

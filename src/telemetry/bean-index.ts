@@ -1,4 +1,4 @@
-import type { DiagReport } from '../ghost/reports';
+import type { DiagReport } from '../ghost/reports/diag-report';
 
 /** What telemetry attaches to a bean name: where it lives and whether Phase 1 flagged it. */
 export interface BeanFacts {

@@ -1,6 +1,6 @@
 import type { Meter, Tracer } from '@opentelemetry/api';
-import type { DiagRuntime } from '../runtime';
-import type { BeanObserver } from '../adapters/nestjs/container-observer';
+import type { GhostDetector } from '../ghost/detector';
+import type { BeanObserver } from '../ghost/reports/startup-timeline';
 import type { SketchRegistryView } from '../sketch/types';
 import { DiagMetrics } from './metrics';
 import { StartupSpans } from './spans';
@@ -19,16 +19,16 @@ export class DiagTelemetry {
   private readonly spans: StartupSpans;
 
   /**
-   * @param runtime the ghost detector whose state is reported
+   * @param detector the ghost detector whose state is reported
    * @param tracer the instrumentation's tracer, read at each use (the TracerProvider may be set later)
    * @param sketches the sketch registry, when sketches are in use
    */
-  constructor(runtime: DiagRuntime, tracer: () => Tracer, sketches: () => SketchRegistryView | undefined) {
-    const ghosts = () => runtime.tracker?.snapshot();
-    const report = () => runtime.diagReport();
+  constructor(detector: GhostDetector, tracer: () => Tracer, sketches: () => SketchRegistryView | undefined) {
+    const ghosts = () => detector.tracker?.snapshot();
+    const report = () => detector.diagReport();
     this.metrics = new DiagMetrics({ report, ghosts, sketches });
-    this.spans = new StartupSpans({ tracer, beanSpans: runtime.config.telemetry.beanSpans, ghosts, report });
-    runtime.addListener({
+    this.spans = new StartupSpans({ tracer, beanSpans: detector.config.telemetry.beanSpans, ghosts, report });
+    detector.addListener({
       containerReady: (r) => this.spans.reportReady(r),
       // The tracker calls this once per bean, inside the first call only; later calls never reach telemetry.
       beanTouched: (name) => this.spans.firstTouch(name),

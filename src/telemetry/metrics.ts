@@ -1,8 +1,8 @@
 import type { Attributes, BatchObservableCallback, BatchObservableResult, Histogram, Meter, Observable } from '@opentelemetry/api';
-import type { DiagReport } from '../ghost/reports';
-import type { GhostReport } from '../ghost/types';
+import type { DiagReport } from '../ghost/reports/diag-report';
+import type { GhostReport } from '../ghost/tracking/types';
 import type { SketchRegistryView } from '../sketch/types';
-import { safeLog } from '../logger';
+import { safeLog } from '../shared/logger';
 import { beanIndex } from './bean-index';
 import { ATTRIBUTES, METRICS } from './names';
 
@@ -40,7 +40,7 @@ function options(spec: Spec): { unit: string; description: string } {
 
 /**
  * The ghost detector's and the sketches' metrics. Every instrument is asynchronous (observable) and one batch
- * callback reads the runtime when the SDK collects: nothing here runs on an application call, which is what
+ * callback reads the detector when the SDK collects: nothing here runs on an application call, which is what
  * lets Phase 2 promise that a call after the first touch costs the same as an untracked one.
  */
 export class DiagMetrics {

@@ -1,8 +1,8 @@
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type HrTime, type Span, type Tracer } from '@opentelemetry/api';
-import type { BeanCreation, BeanObserver } from '../adapters/nestjs/container-observer';
-import type { DiagReport } from '../ghost/reports';
-import type { GhostReport } from '../ghost/types';
-import { safeLog } from '../logger';
+import type { BeanObserver, TimelineBean } from '../ghost/reports/startup-timeline';
+import type { DiagReport } from '../ghost/reports/diag-report';
+import type { GhostReport } from '../ghost/tracking/types';
+import { safeLog } from '../shared/logger';
 import { beanIndex } from './bean-index';
 import { ATTRIBUTES, EVENTS, SPANS } from './names';
 
@@ -53,7 +53,7 @@ export class StartupSpans {
    * application's boot path.
    */
   private readonly open = new WeakMap<object, Span>();
-  // The runtime announces the report synchronously just before the adapter's bootstrapFinished for the same
+  // The detector announces the report synchronously just before the adapter's bootstrapFinished for the same
   // container, so one slot is enough to hand it over.
   private pendingReport: DiagReport | undefined;
 
@@ -67,7 +67,7 @@ export class StartupSpans {
     };
   }
 
-  /** The runtime's containerReady: the report whose counts the next finished start-up span carries. */
+  /** The detector's containerReady: the report whose counts the next finished start-up span carries. */
   reportReady(report: DiagReport): void {
     this.pendingReport = report;
   }
@@ -96,7 +96,7 @@ export class StartupSpans {
     this.open.set(container, span);
   }
 
-  private beanSpans(beans: readonly BeanCreation[], parent: Span): void {
+  private beanSpans(beans: readonly TimelineBean[], parent: Span): void {
     const tracer = this.sources.tracer();
     const parentContext = trace.setSpan(context.active(), parent);
     for (const bean of beans) {
@@ -114,7 +114,7 @@ export class StartupSpans {
     }
   }
 
-  private finished(container: object, error?: unknown, beans?: readonly BeanCreation[]): void {
+  private finished(container: object, error?: unknown, beans?: readonly TimelineBean[]): void {
     const span = this.open.get(container);
     const report = this.pendingReport;
     this.pendingReport = undefined;

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startApp, tempDir } from './support/app-process';
 
-const BIN = path.resolve(__dirname, '..', '..', 'dist', 'cli', 'index.js');
+const BIN = path.resolve(__dirname, '..', '..', 'dist', 'ghost', 'cli', 'index.js');
 
 function check(...args: string[]): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [BIN, 'check', ...args], { encoding: 'utf8' });

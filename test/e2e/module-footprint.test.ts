@@ -46,10 +46,10 @@ describe("the package's modules loaded by start-up", () => {
   it('Phase 1 runs the NestJS adapter, passport included, without the first-touch machinery', () => {
     const loaded = loadedAtReady(false);
     expect(loaded).toEqual(expect.arrayContaining(['index.js', 'adapters/nestjs/container-observer.js', 'adapters/nestjs/passport.js']));
-    expect(loaded).not.toContain('ghost/first-touch.js');
+    expect(loaded).not.toContain('ghost/tracking/first-touch.js');
   });
 
   it('Phase 2 loads it', () => {
-    expect(loadedAtReady(true)).toContain('ghost/first-touch.js');
+    expect(loadedAtReady(true)).toContain('ghost/tracking/first-touch.js');
   });
 });

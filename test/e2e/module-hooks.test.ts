@@ -36,8 +36,8 @@ it('patches a package entry and its inner files once loaded, skips unsupported v
     script,
     `const Module = require('node:module');
 const { InstrumentationNodeModuleDefinition: Def, InstrumentationNodeModuleFile: File } = require('@opentelemetry/instrumentation');
-const { ModuleHooks } = require(${JSON.stringify(path.join(root, 'dist', 'hooks', 'module-hooks.js'))});
-const { wrapMethod, unwrapMethod } = require(${JSON.stringify(path.join(root, 'dist', 'hooks', 'wrap.js'))});
+const { ModuleHooks } = require(${JSON.stringify(path.join(root, 'dist', 'patching', 'module-hooks.js'))});
+const { wrapMethod, unwrapMethod } = require(${JSON.stringify(path.join(root, 'dist', 'patching', 'wrap.js'))});
 const seen = [];
 const early = require('early'); // loaded before the hooks exist
 const pristineLoad = Module.prototype.load;

@@ -7,7 +7,7 @@ import { scriptResult, tempDir } from './support/app-process';
 it('names a cluster worker by its primary and a standalone process by its pid and start', () => {
   const dir = tempDir('run-id');
   const script = path.join(dir, 'main.js');
-  const module = path.resolve(__dirname, '..', '..', 'dist', 'ghost', 'ghost-report-file.js');
+  const module = path.resolve(__dirname, '..', '..', 'dist', 'ghost', 'reports', 'ghost-report-file.js');
   fs.writeFileSync(
     script,
     `const cluster = require('node:cluster');

@@ -1,4 +1,4 @@
-import { setLogger, type DiagLogger } from '../../src/logger';
+import { setLogger, type DiagLogger } from '../../src/shared/logger';
 
 /** Lines the package logged while a capture was installed. */
 export interface CapturedLogs {

@@ -1,7 +1,7 @@
 import { types } from 'node:util';
-import type { DiagRuntime } from '../../runtime';
-import type { StartupTimeline } from '../../ghost/startup-timeline';
-import { safeLog } from '../../logger';
+import type { GhostDetector } from '../../ghost/detector';
+import type { BeanObserver, StartupTimeline, TimelineBean as BeanCreation } from '../../ghost/reports/startup-timeline';
+import { safeLog } from '../../shared/logger';
 import { frameworkOriginsKnown, isFrameworkWrapper, kindOf, readBeanNames, readContainer, type Instantiation } from './container-reader';
 import { tokenName } from './names';
 import { PassportStrategies } from './passport';
@@ -16,22 +16,6 @@ import {
 } from './nest-types';
 
 type AsyncMethod = (this: unknown, ...args: unknown[]) => Promise<unknown>;
-
-/** One bean's creation during a bootstrap, `performance.now()` times. */
-export interface BeanCreation {
-  readonly name: string;
-  readonly module?: string;
-  readonly scope: string;
-  readonly startTime: number;
-  readonly endTime: number;
-}
-
-/** Bootstrap-level events the telemetry side turns into spans. */
-export interface BeanObserver {
-  bootstrapStarted?(container: object): void;
-  /** `beans`: what the bootstrap created, in order, under the report's names (handed over at the end, in one go). */
-  bootstrapFinished?(container: object, error?: unknown, beans?: readonly BeanCreation[]): void;
-}
 
 interface BeanEntry {
   readonly name: string;
@@ -125,11 +109,11 @@ export class NestContainerObserver {
   private readonly observedDecorators = new WeakSet<Function>();
 
   constructor(
-    private readonly runtime: DiagRuntime,
+    private readonly detector: GhostDetector,
     private readonly containerInfo: () => { name: string; version?: string },
     private readonly beans: BeanObserver = {},
   ) {
-    this.lookups = new TokenLookups(runtime);
+    this.lookups = new TokenLookups(detector);
   }
 
   wrapCreateInstances(original: AsyncMethod): AsyncMethod {
@@ -169,7 +153,7 @@ export class NestContainerObserver {
       const container = wrapper?.host?.container;
       const state = container ? observer.containers.get(container) : undefined;
       if (!state) return original.apply(this, args);
-      const tracker = observer.runtime.tracker;
+      const tracker = observer.detector.tracker;
       if (tracker !== undefined) observer.observeDecorator(this as NestInjector | null);
       const start = performance.now();
       const result = original.apply(this, args);
@@ -245,7 +229,7 @@ export class NestContainerObserver {
     const observer = this;
     return function addCustomValue(this: unknown, ...args: unknown[]) {
       const result = original.apply(this, args);
-      if (observer.runtime.tracker !== undefined) observer.noteDecoratedValue(args[0], args[1]);
+      if (observer.detector.tracker !== undefined) observer.noteDecoratedValue(args[0], args[1]);
       return result;
     };
   }
@@ -286,14 +270,14 @@ export class NestContainerObserver {
     this.lookups.bootstrapStarted();
     // Unique names before the first instance exists are needed only to track instances under the report's
     // names; without Phase 2 the read is skipped and start-up pays for one read of the container, at the end.
-    if (this.runtime.tracker) this.preRead(container, state);
+    if (this.detector.tracker) this.preRead(container, state);
     this.safe(() => this.beans.bootstrapStarted?.(container));
     return state;
   }
 
   private preRead(container: NestContainer, state: ContainerState): void {
     try {
-      const origins = this.runtime.origins;
+      const origins = this.detector.origins;
       // Usually known already (modules record where they were decorated): the scan then waits for the analysis.
       if (!frameworkOriginsKnown(container, origins)) origins.scanRequireCache();
       for (const [wrapper, bean] of readBeanNames(container, origins)) this.remember(state, wrapper, bean);
@@ -310,7 +294,7 @@ export class NestContainerObserver {
     try {
       if (!isStaticContext(context) || !isSingleton(wrapper)) return;
       const { name, framework } = this.beanOf(state, wrapper);
-      this.runtime.tracker?.track(name, this.undecoratedOf(instance), { scope: 'singleton', framework, owner: container });
+      this.detector.tracker?.track(name, this.undecoratedOf(instance), { scope: 'singleton', framework, owner: container });
     } catch (err) {
       safeLog('debug', `instantiation of a bean not recorded: ${errorMessage(err)}`);
     }
@@ -351,7 +335,7 @@ export class NestContainerObserver {
   private endBootstrap(container: NestContainer, state: ContainerState): void {
     state.bootstrapping = false;
     const endedAt = performance.now();
-    if (this.runtime.tracker) this.trackValues(container, state);
+    if (this.detector.tracker) this.trackValues(container, state);
     const analyse = (): void => {
       if (!this.pendingAnalyses.delete(analyse)) return;
       clearImmediate(timer);
@@ -390,11 +374,11 @@ export class NestContainerObserver {
   private analyse(container: NestContainer, state: ContainerState, endedAt: number): void {
     let beans: BeanCreation[] | undefined;
     try {
-      const origins = this.runtime.origins;
+      const origins = this.detector.origins;
       origins.scanRequireCache();
       const instantiations = this.instantiations(state);
       const snapshot = readContainer(container, instantiations, origins);
-      const tracker = this.runtime.tracker;
+      const tracker = this.detector.tracker;
       if (tracker) {
         // What instantiateClass never saw: useValue providers, and non-singletons (reported, not wrapped).
         for (const [id, wrapper] of snapshot.wrappers) {
@@ -413,7 +397,7 @@ export class NestContainerObserver {
       const applicationInstances = this.applicationInstances(snapshot);
       this.lookups.beforeReport(applicationInstances);
       const unusedStrategies = this.safe(() => this.passport.unused(snapshot.facts.values()), 'passport strategy analysis');
-      this.runtime.containerReady({
+      this.detector.containerReady({
         graph: snapshot.graph,
         classify: (bean) => {
           const facts = snapshot.facts.get(bean.id);
@@ -475,10 +459,10 @@ export class NestContainerObserver {
     const known = state.beans.get(wrapper.host)?.get(wrapper.token);
     if (known !== undefined) return known;
     const token = tokenName(wrapper.token ?? wrapper.name);
-    const tracked = this.runtime.tracker !== undefined;
+    const tracked = this.detector.tracker !== undefined;
     return this.remember(state, wrapper, {
       name: tracked && wrapper.host?.name ? `${wrapper.host.name}/${token}` : token,
-      framework: tracked && isFrameworkWrapper(wrapper, this.runtime.origins),
+      framework: tracked && isFrameworkWrapper(wrapper, this.detector.origins),
     });
   }
 

@@ -1,5 +1,5 @@
-import { BeanGraph, uniqueBeanNames, type BeanKind, type BeanRole, type BeanScope } from '../../ghost/bean-graph';
-import type { ClassOrigin, ClassOriginIndex } from '../../origins/class-origin';
+import { BeanGraph, uniqueBeanNames, type BeanKind, type BeanRole, type BeanScope } from '../../ghost/analysis/bean-graph';
+import type { ClassOrigin, ClassOriginIndex } from '../../ghost/origins/class-origin';
 import type { NestBeanFacts } from './entry-points';
 import { className, tokenName } from './names';
 import {

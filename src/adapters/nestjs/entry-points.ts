@@ -1,5 +1,5 @@
-import type { ClassOriginIndex } from '../../origins/class-origin';
-import type { BeanRole } from '../../ghost/bean-graph';
+import type { ClassOriginIndex } from '../../ghost/origins/class-origin';
+import type { BeanRole } from '../../ghost/analysis/bean-graph';
 import { dataProperty, inspectable } from './inert-read';
 import { className } from './names';
 

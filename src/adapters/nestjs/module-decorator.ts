@@ -15,8 +15,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { callSites } from '../../origins/call-sites';
-import type { ClassOriginIndex } from '../../origins/class-origin';
+import { callSites } from '../../ghost/origins/call-sites';
+import type { ClassOriginIndex } from '../../ghost/origins/class-origin';
 
 type Decorator = (...args: unknown[]) => unknown;
 type ModuleFactory = (this: unknown, ...args: unknown[]) => unknown;

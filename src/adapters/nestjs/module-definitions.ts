@@ -4,8 +4,8 @@ import {
   InstrumentationNodeModuleFile,
   isWrapped,
 } from '@opentelemetry/instrumentation';
-import { safeLog } from '../../logger';
-import type { ClassOriginIndex } from '../../origins/class-origin';
+import { safeLog } from '../../shared/logger';
+import type { ClassOriginIndex } from '../../ghost/origins/class-origin';
 import type { NestContainerObserver } from './container-observer';
 import { wrapModuleDecorator } from './module-decorator';
 

@@ -9,8 +9,8 @@
  * the very class the application's `AuthGuard(name)` made, if it made one. The reference to `AuthGuard` comes
  * from the package's exports as the application loads it (read, never patched).
  */
-import { originalOf } from '../../ghost/originals';
-import { safeLog } from '../../logger';
+import { originalOf } from '../../ghost/tracking/originals';
+import { safeLog } from '../../shared/logger';
 import { dataProperty, inspectable } from './inert-read';
 import { className } from './names';
 

@@ -1,5 +1,5 @@
-import type { DiagRuntime } from '../../runtime';
-import { safeLog } from '../../logger';
+import type { GhostDetector } from '../../ghost/detector';
+import { safeLog } from '../../shared/logger';
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 
@@ -9,7 +9,7 @@ type Method = (this: unknown, ...args: unknown[]) => unknown;
  * way (a standalone application context's `main.ts`, a plugin framework calling its resolvers) was a false
  * candidate. The process sees them when they happen: Nest's `AbstractInstanceResolver#find` (every `get`) and
  * `#resolvePerContext` (every `resolve`) return the instance, and a candidate's instance returned there takes the
- * bean off the candidates with the reason recorded (`DiagRuntime.beanLookedUp`).
+ * bean off the candidates with the reason recorded (`GhostDetector.beanLookedUp`).
  *
  * Lookups can sit on a request path, so once the analysis has run a lookup costs one call and a map look-up
  * (a `size` test when nothing is a candidate); what is watched is the candidates' instances alone, each
@@ -29,7 +29,7 @@ export class TokenLookups {
    */
   private early: Map<unknown, string> | undefined = new Map();
 
-  constructor(private readonly runtime: DiagRuntime) {}
+  constructor(private readonly detector: GhostDetector) {}
 
   wrapFind(original: Method): Method {
     const lookups = this;
@@ -63,7 +63,7 @@ export class TokenLookups {
   }
 
   /**
-   * The analysis has named the beans: lookups made before it go to the runtime (before the report is built),
+   * The analysis has named the beans: lookups made before it go to the detector (before the report is built),
    */
   beforeReport(beans: ApplicationBeans): void {
     const early = this.early;
@@ -71,14 +71,14 @@ export class TokenLookups {
     if (early === undefined) return;
     for (const [key, how] of early) {
       const name = beans.byInstance.get(key);
-      if (name !== undefined) this.runtime.beanLookedUp(name, how);
-      for (const named of beans.byValueToken.get(key) ?? []) this.runtime.beanLookedUp(named, how);
+      if (name !== undefined) this.detector.beanLookedUp(name, how);
+      for (const named of beans.byValueToken.get(key) ?? []) this.detector.beanLookedUp(named, how);
     }
   }
 
   /** After the report: the candidates are watched, by instance or, for a plain value, by token. */
   watch(beans: ApplicationBeans): void {
-    const candidates = new Set(this.runtime.ghostCandidateNames());
+    const candidates = new Set(this.detector.ghostCandidateNames());
     if (candidates.size === 0) return;
     for (const [instance, name] of beans.byInstance) if (candidates.has(name)) this.watched.set(instance, name);
     for (const [token, names] of beans.byValueToken) {
@@ -96,7 +96,7 @@ export class TokenLookups {
         const names = this.watchedTokens.get(token);
         if (names !== undefined) {
           this.watchedTokens.delete(token);
-          for (const name of names) this.runtime.beanLookedUp(name, via(resolver, method));
+          for (const name of names) this.detector.beanLookedUp(name, via(resolver, method));
         }
       }
       // `{ each: true }` returns every instance of the token.
@@ -110,7 +110,7 @@ export class TokenLookups {
         const name = this.watched.get(instance);
         if (name === undefined) continue;
         this.watched.delete(instance);
-        this.runtime.beanLookedUp(name, via(resolver, method));
+        this.detector.beanLookedUp(name, via(resolver, method));
       }
     } catch (err) {
       safeLog('debug', `a lookup by token was not recorded: ${String(err)}`);

@@ -1,4 +1,4 @@
-import { DiagError } from '../../errors';
+import { DiagError } from '../../shared/errors';
 
 /** Which cause the loader detected. Each maps to one stable `code`. */
 export type UnsatisfiedLinkReason =

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type * as Koffi from 'koffi';
 
-import { safeLog } from '../../logger';
+import { safeLog } from '../../shared/logger';
 import { inspectBinary, expectedFormat } from './binary-header';
 import { bind, EXPECTED_ABI_VERSION, type NativeBindings, type NativeLibraryHandle } from './bindings';
 import { UnsatisfiedLinkError } from './errors';

@@ -6,8 +6,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { reportPageHtml } from '../../../src/report-page';
-import type { PageData } from '../../../src/report-page/types';
+import { reportPageHtml } from '../../../src/ghost/page';
+import type { PageData } from '../../../src/ghost/page/types';
 import { describeWithService } from '../../support/services';
 import { actuatorPort, getJson, startApp, tempDir, type RunningApp } from '../support/app-process';
 

@@ -51,7 +51,7 @@ describe('native library in a real process', () => {
   it('frees sketches dropped without close() (FinalizationRegistry backstop): 600 × 1 MiB stay far below 600 MB', () => {
     const script = `
       const { CountMinSketch } = require(${JSON.stringify(entry)});
-      require(${JSON.stringify(path.join(root, 'dist', 'logger.js'))}).setLogger(null);
+      require(${JSON.stringify(path.join(root, 'dist', 'shared', 'logger.js'))}).setLogger(null);
       const base = process.memoryUsage().rss;
       const tick = () => new Promise((r) => setImmediate(r));
       (async () => {

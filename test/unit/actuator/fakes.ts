@@ -1,4 +1,4 @@
-import type { GhostReport } from '../../../src/ghost/types';
+import type { GhostReport } from '../../../src/ghost/tracking/types';
 import type { SketchInfo, SketchPlacement, SketchRegistryView } from '../../../src/sketch/types';
 import type { ActuatorSources } from '../../../src/actuator';
 import { ghostTrackingDisabled } from '../../../src/actuator';

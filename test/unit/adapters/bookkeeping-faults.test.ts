@@ -7,9 +7,9 @@
  */
 import 'reflect-metadata';
 import { resolveConfig } from '../../../src/config/properties';
-import { setLogger } from '../../../src/logger';
-import { unwrapMethod, wrapMethod } from '../../../src/hooks/wrap';
-import { DiagRuntime } from '../../../src/runtime';
+import { setLogger } from '../../../src/shared/logger';
+import { unwrapMethod, wrapMethod } from '../../../src/patching/wrap';
+import { GhostDetector } from '../../../src/ghost/detector';
 import { recordingLogger } from '../../support/logs';
 import { tempDir } from '../../support/temp';
 
@@ -27,13 +27,13 @@ beforeEach(() => {
 // The ledgers wait for ready with Node's Server#listen wrapped: fire it here, and let their analyses finish (on
 // the turns after; they meet the same hostile names, and log it), so nothing of this file outlives it.
 afterAll(async () => {
-  (require('../../../src/ready') as typeof import('../../../src/ready')).diagReady();
+  (require('../../../src/adapters/lazy/ready') as typeof import('../../../src/adapters/lazy/ready')).diagReady();
   for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
   setLogger(original);
 });
 
-function runtime(): DiagRuntime {
-  return new DiagRuntime(resolveConfig({ report: { dir: tempDir('faults') } }));
+function detector(): GhostDetector {
+  return new GhostDetector(resolveConfig({ report: { dir: tempDir('faults') } }));
 }
 
 /** Reading any of our own symbols off `target` throws; everything else is the target's. */
@@ -65,9 +65,9 @@ function expectOneFaultLogged(framework: string): void {
 }
 
 it('awilix: register and resolve answer as usual when the bookkeeping of a registration throws', () => {
-  const { AwilixObserver } = require('../../../src/adapters/awilix/container-observer') as typeof import('../../../src/adapters/awilix/container-observer');
+  const { AwilixObserver } = require('../../../src/adapters/lazy/awilix/container-observer') as typeof import('../../../src/adapters/lazy/awilix/container-observer');
   const awilix = { ...(require('awilix') as Record<string, unknown>) };
-  const observer = new AwilixObserver(runtime());
+  const observer = new AwilixObserver(detector());
   observer.patchResolvers(awilix, '13.0.0', patcher);
   observer.patchContainer(awilix, '13.0.0', patcher);
   try {
@@ -83,9 +83,9 @@ it('awilix: register and resolve answer as usual when the bookkeeping of a regis
 });
 
 it('tsyringe: register and resolve answer as usual when the bookkeeping of a registration throws', () => {
-  const { TsyringeObserver } = require('../../../src/adapters/tsyringe/container-observer') as typeof import('../../../src/adapters/tsyringe/container-observer');
+  const { TsyringeObserver } = require('../../../src/adapters/lazy/tsyringe/container-observer') as typeof import('../../../src/adapters/lazy/tsyringe/container-observer');
   const tsyringe = require('tsyringe') as typeof import('tsyringe');
-  const observer = new TsyringeObserver(runtime());
+  const observer = new TsyringeObserver(detector());
   // the module the hooks hand it: the container's file, whose `instance` is the global container
   observer.patch(require('tsyringe/dist/cjs/dependency-container'), '4.10.0', patcher);
   try {
@@ -101,8 +101,8 @@ it('tsyringe: register and resolve answer as usual when the bookkeeping of a reg
 });
 
 it('InversifyJS: bind and get answer as usual when the bookkeeping of a binding throws', () => {
-  const { InversifyObserver } = require('../../../src/adapters/inversify/container-observer') as typeof import('../../../src/adapters/inversify/container-observer');
-  const observer = new InversifyObserver(runtime());
+  const { InversifyObserver } = require('../../../src/adapters/lazy/inversify/container-observer') as typeof import('../../../src/adapters/lazy/inversify/container-observer');
+  const observer = new InversifyObserver(detector());
   // InversifyJS 7+ adds its bindings through @inversifyjs/core's BindingService, the copy it loads itself
   observer.patchCore7(require(require.resolve('@inversifyjs/core', { paths: [require.resolve('inversify')] })), patcher, () => '7.0.0');
   try {

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import * as path from 'node:path';
 
-import { inversifyEntryPoints } from '../../../src/adapters/inversify/entry-points';
+import { inversifyEntryPoints } from '../../../src/adapters/lazy/inversify/entry-points';
 
 /**
  * Entry points of InversifyJS web layers, read from the metadata the real decorators write:

@@ -1,4 +1,4 @@
-import { BeanGraph, uniqueBeanNames } from '../../../src/ghost/bean-graph';
+import { BeanGraph, uniqueBeanNames } from '../../../src/ghost/analysis/bean-graph';
 
 describe('uniqueBeanNames', () => {
   it('keeps a unique token, qualifies clashing ones by module, and numbers what still clashes, in input order', () => {

@@ -1,5 +1,5 @@
-import { BeanGraph, type BeanInput } from '../../../src/ghost/bean-graph';
-import { GHOST_CANDIDATES_DISCLAIMER, LAZY_GHOST_CANDIDATES_DISCLAIMER, findGhostCandidates } from '../../../src/ghost/candidates';
+import { BeanGraph, type BeanInput } from '../../../src/ghost/analysis/bean-graph';
+import { GHOST_CANDIDATES_DISCLAIMER, LAZY_GHOST_CANDIDATES_DISCLAIMER, findGhostCandidates } from '../../../src/ghost/analysis/candidates';
 
 const bean = (token: string, extra: Partial<BeanInput> = {}): BeanInput => ({
   token,

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BeanGraph } from '../../../src/ghost/bean-graph';
-import { findGhostCandidates } from '../../../src/ghost/candidates';
-import { buildDiagReport, writeJsonAtomic } from '../../../src/ghost/reports';
-import { writeGhostReport } from '../../../src/ghost/ghost-report-file';
-import { GhostTracker } from '../../../src/ghost/tracker';
+import { BeanGraph } from '../../../src/ghost/analysis/bean-graph';
+import { findGhostCandidates } from '../../../src/ghost/analysis/candidates';
+import { buildDiagReport, writeJsonAtomic } from '../../../src/ghost/reports/diag-report';
+import { writeGhostReport } from '../../../src/ghost/reports/ghost-report-file';
+import { GhostTracker } from '../../../src/ghost/tracking/tracker';
 import { tempDir } from '../../support/temp';
 
 const tmp = (): string => tempDir('unit');
@@ -77,8 +77,8 @@ describe('diag-ghost-report.json shared by several processes', () => {
     fs.writeFileSync(
       script,
       
-        `const { writeGhostReport } = require(${JSON.stringify(path.join(src, '..', 'dist', 'ghost', 'ghost-report-file.js'))});
-         const { GhostTracker } = require(${JSON.stringify(path.join(src, '..', 'dist', 'ghost', 'tracker.js'))});
+        `const { writeGhostReport } = require(${JSON.stringify(path.join(src, '..', 'dist', 'ghost', 'reports', 'ghost-report-file.js'))});
+         const { GhostTracker } = require(${JSON.stringify(path.join(src, '..', 'dist', 'ghost', 'tracking', 'tracker.js'))});
          const me = process.argv[2];
          const t = new GhostTracker();
          const names = Array.from({ length: 8 }, (_, i) => 'Bean' + i);
@@ -86,7 +86,7 @@ describe('diag-ghost-report.json shared by several processes', () => {
          beans[Number(me)].go();
          for (let i = 0; i < 20; i++) writeGhostReport(${JSON.stringify(file)}, t.snapshot(), 'shared-run');`,
     );
-    if (!fs.existsSync(path.join(src, '..', 'dist', 'ghost', 'ghost-report-file.js'))) {
+    if (!fs.existsSync(path.join(src, '..', 'dist', 'ghost', 'reports', 'ghost-report-file.js'))) {
       throw new Error('dist/ is missing: run the global setup (npm test) first');
     }
     const children = Array.from({ length: 8 }, (_, i) => fork(script, [String(i)], { stdio: 'ignore' }));

@@ -1,4 +1,4 @@
-import { STARTUP_STEPS, toSpringStartup } from '../../../src/ghost/startup-timeline';
+import { STARTUP_STEPS, toSpringStartup } from '../../../src/ghost/reports/startup-timeline';
 
 describe("the start-up timeline in Spring Boot's shape", () => {
   const t0 = Date.UTC(2026, 10, 23, 8, 0, 0);

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as ts from 'typescript';
 
 import { SketchRegistry } from '../../../src/sketch/registry';
-import { SketchThresholdError } from '../../../src/sketch/decorators';
+import { SketchThresholdError } from '../../../src/sketch/nestjs';
 import { captureLogs } from '../../support/logs';
 import { testLibrary } from './helpers';
 
@@ -11,7 +11,7 @@ import { testLibrary } from './helpers';
  * The same decorators under TypeScript 5's standard (TC39) decorators: the fixture below is type-checked and
  * compiled by the TypeScript API with `experimentalDecorators` off, as a project without it would be, and run.
  */
-const decoratorsPath = path.resolve(__dirname, '../../../src/sketch/decorators/index.ts');
+const decoratorsPath = path.resolve(__dirname, '../../../src/sketch/nestjs/index.ts');
 const fixturePath = path.resolve(__dirname, '__standard_fixture__.ts');
 
 const FIXTURE = `

@@ -14,7 +14,7 @@ import {
   SketchThresholdError,
   SketchThresholdFilter,
   defineSketchDecorator,
-} from '../../../src/sketch/decorators';
+} from '../../../src/sketch/nestjs';
 import { SketchConfigError } from '../../../src/sketch/counters';
 import { SketchRegistry } from '../../../src/sketch/registry';
 import { captureLogs, withCapturedLogs } from '../../support/logs';

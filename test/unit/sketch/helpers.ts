@@ -1,4 +1,4 @@
-import { setLogger, type DiagLogger } from '../../../src/logger';
+import { setLogger, type DiagLogger } from '../../../src/shared/logger';
 import { recordingLogger } from '../../support/logs';
 import { loadNativeLibrary, type NativeLibrary } from '../../../src/sketch/native/loader';
 

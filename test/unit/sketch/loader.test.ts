@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { setLogger } from '../../../src/logger';
+import { setLogger } from '../../../src/shared/logger';
 import { inspectBinary } from '../../../src/sketch/native/binary-header';
 import { EXPECTED_ABI_VERSION } from '../../../src/sketch/native/bindings';
 import { UnsatisfiedLinkError } from '../../../src/sketch/native/errors';

@@ -3,8 +3,8 @@ import type { Tracer } from '@opentelemetry/api';
 import { MeterProvider, MetricReader, type MetricData } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { resolveConfig, type DiagOptions } from '../../../src/config/properties';
-import { BeanGraph, type BeanInput } from '../../../src/ghost/bean-graph';
-import { DiagRuntime } from '../../../src/runtime';
+import { BeanGraph, type BeanInput } from '../../../src/ghost/analysis/bean-graph';
+import { GhostDetector } from '../../../src/ghost/detector';
 import { DiagTelemetry } from '../../../src/telemetry';
 import type { SketchRegistryView } from '../../../src/sketch/types';
 import { captureLogs } from '../../support/logs';
@@ -79,7 +79,7 @@ const bean = (input: Partial<BeanInput> & { token: string }): BeanInput => ({
 });
 
 /**
- * A real runtime (Phase 2 on unless told otherwise) with telemetry attached, fed as the NestJS adapter would:
+ * A real ghost detector (Phase 2 on unless told otherwise) with telemetry attached, fed as the NestJS adapter would:
  * each instance tracked as it is created, then the finished graph handed to containerReady.
  */
 export function harness(options: DiagOptions = {}, sketches?: SketchRegistryView) {
@@ -89,17 +89,17 @@ export function harness(options: DiagOptions = {}, sketches?: SketchRegistryView
     ...options,
     report: { dir, flushIntervalMs: 0, ...options.report },
   });
-  const runtime = new DiagRuntime(config);
+  const detector = new GhostDetector(config);
   const exporter = new InMemorySpanExporter();
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   let tracer: Tracer = tracerProvider.getTracer('diag-test');
-  const telemetry = new DiagTelemetry(runtime, () => tracer, () => sketches);
+  const telemetry = new DiagTelemetry(detector, () => tracer, () => sketches);
   const reader = new TestReader();
   const meterProvider = new MeterProvider({ readers: [reader] });
   telemetry.updateMetricInstruments(meterProvider.getMeter('diag-test'));
   return {
     dir,
-    runtime,
+    detector,
     telemetry,
     exporter,
     reader,
@@ -117,7 +117,7 @@ export function harness(options: DiagOptions = {}, sketches?: SketchRegistryView
 }
 
 /** Creates the app's instances, tracks them and reports the container ready, as the adapter does. */
-export function startApp(runtime: DiagRuntime): App {
+export function startApp(detector: GhostDetector): App {
   const graph = new BeanGraph();
   const ids = {
     prices: graph.addBean(bean({ token: 'PriceCalculator', module: 'UsersModule' })),
@@ -135,7 +135,7 @@ export function startApp(runtime: DiagRuntime): App {
   const users = new UsersService(prices);
   const legacy = new LegacyReportService();
   const controller = new UsersController(users);
-  const tracker = runtime.tracker;
+  const tracker = detector.tracker;
   if (tracker) {
     tracker.track('PriceCalculator', prices);
     tracker.track('UsersService', users);
@@ -144,7 +144,7 @@ export function startApp(runtime: DiagRuntime): App {
     tracker.track('FrozenThing', Object.freeze(new FrozenThing()));
     tracker.track('ModuleRef', {}, { framework: true });
   }
-  runtime.containerReady({
+  detector.containerReady({
     graph,
     classify: (b) => (b.role === 'controller' ? ['controller'] : []),
     framework: 'nestjs',

@@ -46,18 +46,18 @@ it('does no metric or span work on a tracked call after the first touch', async 
   const h = harness();
   const calls: string[] = [];
   try {
-    // A second telemetry on the same runtime, whose meter and tracer count every call made on them.
+    // A second telemetry on the same detector, whose meter and tracer count every call made on them.
     const meter = counted<Meter>(h.meterProvider.getMeter('counted'), calls, 'meter');
     const tracer = counted<Tracer>(h.tracerProvider.getTracer('counted'), calls, 'tracer');
-    const telemetry = new DiagTelemetry(h.runtime, () => tracer, () => undefined);
+    const telemetry = new DiagTelemetry(h.detector, () => tracer, () => undefined);
     telemetry.updateMetricInstruments(meter);
     const observer = telemetry.beanObserver();
     const container = {};
     observer.bootstrapStarted!(container);
-    const app = startApp(h.runtime);
+    const app = startApp(h.detector);
     observer.bootstrapFinished!(container);
     const touches: string[] = [];
-    h.runtime.addListener({ beanTouched: (name) => touches.push(name) });
+    h.detector.addListener({ beanTouched: (name) => touches.push(name) });
 
     const requestSpan = h.tracerProvider.getTracer('app').startSpan('GET /users');
     const addEvent = jest.spyOn(requestSpan, 'addEvent');

@@ -12,7 +12,7 @@ describe('ghost metrics', () => {
   it('reports every count as a gauge with its unit, read from the live tracker at each collection', async () => {
     const h = harness();
     try {
-      const app = startApp(h.runtime);
+      const app = startApp(h.detector);
       let metrics = await collect(h.reader);
       for (const spec of [
         METRICS.ghostCandidates,
@@ -28,7 +28,7 @@ describe('ghost metrics', () => {
         expect(m.descriptor.description).toBe(spec.description);
       }
       // LegacyReportService is the only orphan without an entry point; the controller is an entry point.
-      expect(h.runtime.diagReport()!.ghostCandidates.beans).toEqual(['LegacyReportService']);
+      expect(h.detector.diagReport()!.ghostCandidates.beans).toEqual(['LegacyReportService']);
       expect(value(metrics, METRICS.ghostCandidates.name)).toBe(1);
       expect(value(metrics, METRICS.ghostTracked.name)).toBe(4);
       expect(value(metrics, METRICS.ghostTouched.name)).toBe(0);
@@ -40,7 +40,7 @@ describe('ghost metrics', () => {
       metrics = await collect(h.reader);
       expect(value(metrics, METRICS.ghostTouched.name)).toBe(3);
       expect(value(metrics, METRICS.ghostUntouched.name)).toBe(1);
-      const snapshot = h.runtime.tracker!.snapshot();
+      const snapshot = h.detector.tracker!.snapshot();
       expect(value(metrics, METRICS.ghostTracked.name)).toBe(snapshot.trackedCount);
       expect(value(metrics, METRICS.ghostTouched.name)).toBe(snapshot.touchedCount);
     } finally {
@@ -51,7 +51,7 @@ describe('ghost metrics', () => {
   it('reports each tracked bean as 0 or 1 with its name, module and candidate flag', async () => {
     const h = harness();
     try {
-      const app = startApp(h.runtime);
+      const app = startApp(h.detector);
       app.users.list();
       const m = metric(await collect(h.reader), METRICS.beanTouched.name);
       expect(m.dataPointType).toBe(DataPointType.GAUGE);
@@ -74,7 +74,7 @@ describe('ghost metrics', () => {
     const h = harness({ ghostTracking: { enabled: false } });
     try {
       expect(await collect(h.reader)).toEqual([]);
-      startApp(h.runtime);
+      startApp(h.detector);
       const metrics = await collect(h.reader);
       expect(metrics.map((m) => m.descriptor.name)).toEqual([METRICS.ghostCandidates.name]);
       expect(value(metrics, METRICS.ghostCandidates.name)).toBe(1);
@@ -83,12 +83,12 @@ describe('ghost metrics', () => {
     }
   });
 
-  it('moves to a new meter without leaving the old one reading the runtime', async () => {
+  it('moves to a new meter without leaving the old one reading the detector', async () => {
     const h = harness();
     const reader2 = new TestReader();
     const provider2 = new MeterProvider({ readers: [reader2] });
     try {
-      startApp(h.runtime);
+      startApp(h.detector);
       h.telemetry.updateMetricInstruments(provider2.getMeter('second'));
       expect(await collect(h.reader)).toEqual([]);
       expect(value(await collect(reader2), METRICS.ghostTracked.name)).toBe(4);
@@ -146,7 +146,7 @@ describe('sketch metrics', () => {
       const names = (await collect(plain.reader)).map((m) => m.descriptor.name);
       expect(names).toContain(METRICS.sketchMemory.name);
       expect(names).not.toContain(METRICS.sketchHits.name);
-      startApp(broken.runtime);
+      startApp(broken.detector);
       const metrics = await collect(broken.reader);
       expect(value(metrics, METRICS.ghostTracked.name)).toBe(4);
       expect(metrics.map((m) => m.descriptor.name)).not.toContain(METRICS.sketchMemory.name);

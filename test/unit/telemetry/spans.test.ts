@@ -20,7 +20,7 @@ afterAll(() => {
 beforeEach(() => (logs = quietLogs()));
 afterEach(() => logs.restore());
 
-/** Drives the adapter's hooks the way NestContainerObserver does, around a real runtime's containerReady. */
+/** Drives the adapter's hooks the way NestContainerObserver does, around a real ghost detector's containerReady. */
 function bootstrap(h: ReturnType<typeof harness>, opts: { fail?: Error } = {}) {
   const container = {};
   const observer = h.telemetry.beanObserver();
@@ -32,7 +32,7 @@ function bootstrap(h: ReturnType<typeof harness>, opts: { fail?: Error } = {}) {
     { name: 'UsersService', module: 'UsersModule', scope: 'singleton', startTime: t0 + 2.5, endTime: t0 + 7.25 },
     { name: 'LegacyReportService', scope: 'singleton', startTime: t0 + 7.25, endTime: t0 + 7.5 },
   ];
-  const app = opts.fail ? undefined : startApp(h.runtime);
+  const app = opts.fail ? undefined : startApp(h.detector);
   // The fabricated creation times end at t0 + 7.5 ms: let them be in the past, as real ones are, by the end.
   while (performance.now() < t0 + 8) {
     /* spin */
@@ -178,7 +178,7 @@ describe('first-touch event', () => {
       expect(trace.getActiveSpan()).toBeUndefined();
       app!.users.list();
       expect(h.exporter.getFinishedSpans()).toEqual([]);
-      expect(h.runtime.tracker!.isTouched('UsersService')).toBe(true);
+      expect(h.detector.tracker!.isTouched('UsersService')).toBe(true);
     } finally {
       void h.cleanup();
     }

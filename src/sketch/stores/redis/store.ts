@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { safeLog } from '../../../logger';
+import { safeLog } from '../../../shared/logger';
 import { SketchConfigError } from '../../counters';
 import type { WindowedCountMinSketch, WindowedSketchOptions } from '../../window';
 import type { FleetStatus, SketchStore, SyncEvent } from '../types';

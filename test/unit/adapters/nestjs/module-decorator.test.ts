@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { frameworkOriginsKnown, isFrameworkWrapper } from '../../../../src/adapters/nestjs/container-reader';
 import { wrapModuleDecorator } from '../../../../src/adapters/nestjs/module-decorator';
-import { ClassOriginIndex } from '../../../../src/origins/class-origin';
+import { ClassOriginIndex } from '../../../../src/ghost/origins/class-origin';
 
 /** Stands in for @nestjs/common's factory: validates, then returns the decorator that defines metadata. */
 function nestLikeModule(metadata: Record<string, unknown>): ClassDecorator {

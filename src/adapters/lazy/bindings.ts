@@ -1,0 +1,262 @@
+/**
+ * What every lazy container's adapter (InversifyJS, tsyringe, awilix) needs beside its own hooks: the
+ * bindings it saw registered, which of them were resolved, and at "ready" (the first HTTP server listening, or
+ * `diagReady()`) the graph handed to the detector, whose Phase 1 lists the bindings never resolved so far. From
+ * then on the Phase 2 tracker keeps `neverResolved` current and first touches of the resolved instances.
+ *
+ * Knows no container: an adapter names its bindings by a key of its own (a token, a registration object).
+ */
+import { BeanGraph, type Bean, type BeanInput, type EdgeKind } from '../../ghost/analysis/bean-graph';
+import { safeLog } from '../../shared/logger';
+import { whenReady } from './ready';
+import type { GhostDetector } from '../../ghost/detector';
+
+const warned = new Set<string>();
+
+/**
+ * Runs an adapter's bookkeeping inside the application's own call (a resolve, a register) so that a fault of
+ * ours never reaches it: the call's result stands, and the fault is logged once per framework.
+ */
+export function bookkeeping(framework: string, fn: () => void): void {
+  try {
+    fn();
+  } catch (err) {
+    bookkeepingFailed(framework, err);
+  }
+}
+
+/** What {@link bookkeeping} does with a fault, for a hot path that catches inline rather than allocate a closure. */
+export function bookkeepingFailed(framework: string, err: unknown): void {
+  if (warned.has(framework)) return;
+  warned.add(framework);
+  safeLog('warn', `${framework}: ghost bookkeeping failed, the container's answer is unchanged: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+/** A token as the user wrote it: a class's name, the string, or the symbol's description. */
+export function tokenName(token: unknown): string {
+  if (typeof token === 'function') return token.name || 'anonymous class';
+  if (typeof token === 'string') return token;
+  if (typeof token === 'symbol') return token.description ?? token.toString();
+  return String(token);
+}
+
+/** What an adapter knows of one binding (everything a bean is, but when it was created and whether it was). */
+export type LazyBinding = Omit<BeanInput, 'eager' | 'resolved' | 'instantiationMs'> & {
+  /**
+   * The class or function whose origin makes the binding the framework's (a library's, or a builtin's) and
+   * whose file is its `source`, looked up when the ledger first needs them: at ready, not inside the
+   * application's register or resolve calls, since the first origin lookup indexes every module loaded so far.
+   * `framework: true` given by the adapter stands whatever the origin says.
+   */
+  readonly definedBy?: Function;
+};
+
+/**
+ * An application binding as an adapter describes it at registration. Built with plain assignments: these run
+ * once per registration in code the engine has not optimised yet, where copying spread objects is a runtime
+ * call each (bench/startup/instructions.js).
+ */
+export function lazyBinding(
+  token: string,
+  kind: BeanInput['kind'],
+  scope: BeanInput['scope'],
+  framework: boolean,
+  definedBy: Function | undefined,
+  className: string | undefined,
+): LazyBinding {
+  const binding: { -readonly [K in keyof LazyBinding]: LazyBinding[K] } = { token, kind, scope, role: 'provider', framework };
+  if (definedBy !== undefined) binding.definedBy = definedBy;
+  if (className !== undefined) binding.className = className;
+  return binding;
+}
+
+/** Why the framework calls into a binding on its own (a controller of the web layer), empty when it does not. */
+export type LazyEntryPoints<K> = (key: K, binding: LazyBinding) => readonly string[];
+
+export interface LazyLedgerOptions<K> {
+  /** `inversify`, `tsyringe`, `awilix`: the reports' `framework`. */
+  readonly framework: string;
+  readonly container: () => { name: string; version?: string };
+  readonly detector: GhostDetector;
+  readonly entryPoints: LazyEntryPoints<K>;
+  /** Runs first at ready: the adapter adds what it only finds by looking (classes decorated but never registered). */
+  readonly collect?: () => void;
+}
+
+interface Entry {
+  binding: LazyBinding;
+  resolved: boolean;
+  /** A resolved singleton's instance, held until ready to be tracked then (the container holds it anyway). */
+  instance?: unknown;
+  hasInstance: boolean;
+  /** Name in the report, once ready. */
+  name?: string;
+  entryPoint: boolean;
+}
+
+export class LazyContainerLedger<K> {
+  private readonly entries = new Map<K, Entry>();
+  private readonly edges: Array<{ from: K; to: K; kind: EdgeKind }> = [];
+  private isReady = false;
+  /** While the adapter's collect runs: its bindings and edges still belong to the report. */
+  private collecting = false;
+
+  constructor(private readonly options: LazyLedgerOptions<K>) {
+    // after the turn that made the process ready: the application's own `listening` callbacks run first
+    whenReady(() => void setImmediate(() => this.ready()));
+  }
+
+  /** Whether the application is ready (Phase 1 written). */
+  get readyDone(): boolean {
+    return this.isReady;
+  }
+
+  has(key: K): boolean {
+    return this.entries.has(key);
+  }
+
+  /** Records a binding; registering the same key again updates what it is and keeps whether it was resolved. */
+  bind(key: K, binding: LazyBinding): void {
+    const known = this.entries.get(key);
+    if (known !== undefined) {
+      known.binding = binding;
+      if (this.isReady) this.settle(known);
+      return;
+    }
+    const entry: Entry = { binding, resolved: false, hasInstance: false, entryPoint: false };
+    this.entries.set(key, entry);
+    if (this.isReady) this.lateBinding(key, entry);
+  }
+
+  /** `from` needs `to` (a constructor parameter, an injected property, an alias's target). */
+  dependsOn(from: K, to: K, kind: EdgeKind): void {
+    if (!this.isReady) this.edges.push({ from, to, kind });
+  }
+
+  /**
+   * The container handed out `key`'s value. Cheap when it already was (a lookup): this runs on every resolve.
+   * Returns false for a key never bound, which the adapter binds and reports again.
+   */
+  resolved(key: K, value: unknown): boolean {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return false;
+    if (entry.resolved) return true;
+    entry.resolved = true;
+    if (!this.isReady) {
+      if (this.options.detector.tracker !== undefined && entry.binding.scope === 'singleton') {
+        entry.instance = value;
+        entry.hasInstance = true;
+      }
+      return true;
+    }
+    this.firstResolution(entry, value);
+    return true;
+  }
+
+  /** Phase 1 over the bindings seen so far; then Phase 2 follows the resolutions. Never throws. */
+  ready(): void {
+    if (this.isReady || this.collecting) return;
+    this.collecting = true;
+    try {
+      this.options.collect?.();
+    } catch (err) {
+      safeLog('warn', `${this.options.framework}: reading its bindings failed: ${(err as Error)?.message ?? String(err)}`);
+    }
+    this.isReady = true;
+    // CommonJS modules say where their classes come from only through `require.cache`, read here, after the
+    // application is listening (ESM namespaces were noted as they loaded).
+    this.options.detector.origins.scanRequireCache();
+    const graph = new BeanGraph();
+    const ids = new Map<K, number>();
+    const byId: Entry[] = [];
+    for (const [key, entry] of this.entries) {
+      this.settle(entry);
+      entry.entryPoint = this.entryPointsOf(key, entry).length > 0;
+      const id = graph.addBean({ ...entry.binding, eager: false, resolved: entry.resolved });
+      ids.set(key, id);
+      byId[id] = entry;
+    }
+    for (const { from, to, kind } of this.edges) {
+      const a = ids.get(from);
+      const b = ids.get(to);
+      if (a !== undefined && b !== undefined && a !== b) graph.addEdge(a, b, kind);
+    }
+    this.edges.length = 0;
+    for (const bean of graph.beans()) byId[bean.id]!.name = bean.name;
+    const keyOf = new Map<number, K>();
+    for (const [key, id] of ids) keyOf.set(id, key);
+    this.options.detector.containerReady({
+      graph,
+      classify: (bean: Bean) => this.entryPointsOf(keyOf.get(bean.id)!, byId[bean.id]!),
+      framework: this.options.framework,
+      container: this.options.container(),
+    });
+    const tracker = this.options.detector.tracker;
+    if (tracker === undefined) return;
+    tracker.setFramework(this.options.framework);
+    const unresolved: string[] = [];
+    for (const entry of this.entries.values()) {
+      if (!entry.resolved && this.counts(entry)) unresolved.push(entry.name!);
+    }
+    tracker.expectResolution(unresolved);
+    for (const entry of this.entries.values()) {
+      if (!entry.hasInstance) continue;
+      const instance = entry.instance;
+      entry.instance = undefined;
+      entry.hasInstance = false;
+      this.track(entry, instance);
+    }
+  }
+
+  private entryPointsOf(key: K, entry: Entry): readonly string[] {
+    try {
+      return this.options.entryPoints(key, entry.binding);
+    } catch {
+      return [];
+    }
+  }
+
+  /** Whether a binding belongs in `neverResolved`: the application's own, and not called by the framework. */
+  private counts(entry: Entry): boolean {
+    return !entry.binding.framework && !entry.entryPoint;
+  }
+
+  /** Gives the binding its origin-dependent fields (see {@link LazyBinding.definedBy}), once. */
+  private settle(entry: Entry): void {
+    const { definedBy, ...binding } = entry.binding;
+    if (definedBy === undefined) return;
+    const origins = this.options.detector.origins;
+    const origin = origins.originOf(definedBy);
+    const source = origins.fileOf(definedBy);
+    entry.binding = {
+      ...binding,
+      framework: binding.framework || origin === 'library' || origin === 'builtin',
+      ...(source !== undefined ? { source } : {}),
+    };
+  }
+
+  /** A binding registered after ready: named by its token, expected to be resolved like the others. */
+  private lateBinding(key: K, entry: Entry): void {
+    this.settle(entry);
+    entry.name = entry.binding.token;
+    entry.entryPoint = this.entryPointsOf(key, entry).length > 0;
+    if (this.counts(entry)) this.options.detector.tracker?.expectResolution([entry.name]);
+  }
+
+  private firstResolution(entry: Entry, value: unknown): void {
+    const tracker = this.options.detector.tracker;
+    if (tracker === undefined || entry.name === undefined) return;
+    tracker.noteResolved(entry.name);
+    this.track(entry, value);
+  }
+
+  private track(entry: Entry, instance: unknown): void {
+    const tracker = this.options.detector.tracker!;
+    const { binding } = entry;
+    tracker.track(entry.name!, instance, {
+      scope: binding.scope,
+      framework: binding.framework,
+      infrastructure: binding.kind === 'factory' && (typeof instance !== 'object' || instance === null),
+    });
+  }
+}

@@ -1,0 +1,302 @@
+/**
+ * InversifyJS's container, observed through its binding objects. Every binding passes one method when it is
+ * added (InversifyJS 6: `Container#_bind`, which `bind`, `rebind` and container modules all call; 7: the
+ * `BindingService#set` of @inversifyjs/core), and every value InversifyJS creates for a binding passes the
+ * binding's own activation handler (`binding.onActivation`, read when the value is created: once for a
+ * singleton). So the binding's `onActivation` becomes an accessor: until the first activation it hands out a
+ * handler that notes the resolution and then calls the application's own, if it set one; from then on it hands
+ * out the application's handler, or none, as if nothing had been there.
+ */
+import path from 'node:path';
+import { CODE_ROOT } from '../../../shared/package-root';
+
+import type { BeanKind, BeanScope } from '../../../ghost/analysis/bean-graph';
+import { LazyContainerLedger, bookkeepingFailed, lazyBinding, tokenName, type LazyBinding } from '../bindings';
+import { callSites } from '../../../ghost/origins/call-sites';
+import type { GhostDetector } from '../../../ghost/detector';
+import { inversifyEntryPoints } from './entry-points';
+
+/** The fields InversifyJS 6 and 7 bindings share. */
+interface InversifyBinding {
+  serviceIdentifier: unknown;
+  /** InversifyJS 7's `toService()`: the service this binding redirects to. */
+  targetServiceIdentifier?: unknown;
+  type?: string;
+  scope?: string;
+  implementationType?: unknown;
+  onActivation?: unknown;
+}
+
+type Activation = (context: unknown, value: unknown) => unknown;
+type AnyFunction = (...args: any[]) => any;
+
+/** Reads a class's constructor and property injections: InversifyJS 7's getClassMetadata, or 6's metadata keys. */
+type DependenciesOf = (cls: Function) => unknown[];
+
+/** The wrap and unwrap the observer patches through (`src/hooks/wrap.ts`). */
+export interface InversifyPatcher {
+  wrap(target: object, name: string, wrapper: (original: never) => unknown): void;
+  unwrap(target: object, name: string): void;
+}
+
+export class InversifyObserver {
+  private ledger: LazyContainerLedger<InversifyBinding> | undefined;
+  private version: string | undefined;
+  private dependenciesOf: DependenciesOf | undefined;
+  /** InversifyJS 7's own version (the hook is on @inversifyjs/core, whose version differs). */
+  private inversifyVersion: (() => string | undefined) | undefined;
+  private readonly patched: Array<{ proto: object; name: string }> = [];
+  /** Bindings whose activation accessor still waits for the first activation, with the handler to restore. */
+  private readonly pending = new Map<InversifyBinding, unknown>();
+  /** Every binding added, to read again at ready (its fluent calls came after it was added). */
+  private readonly seen = new Set<InversifyBinding>();
+  /**
+   * InversifyJS 7's redirections (`toService()`) have no activation of their own: InversifyJS activates the
+   * binding they lead to. One counts as resolved once a binding of its target service is (an over-estimate:
+   * the target may have been resolved directly, so a dead redirection to a live service goes unseen).
+   */
+  private readonly redirections: InversifyBinding[] = [];
+  private readonly resolvedServices = new Set<unknown>();
+  /** Bindings a library's code added (inversify-express-utils binds its HttpContext, say). */
+  private readonly libraryBound = new WeakSet<InversifyBinding>();
+
+  constructor(private readonly detector: GhostDetector) {}
+
+  private ensureLedger(): LazyContainerLedger<InversifyBinding> {
+    return (this.ledger ??= new LazyContainerLedger<InversifyBinding>({
+      framework: 'inversify',
+      container: () => ({ name: 'inversify', ...(this.version !== undefined ? { version: this.version } : {}) }),
+      detector: this.detector,
+      entryPoints: (binding) => inversifyEntryPoints(binding.implementationType),
+      collect: () => this.collect(),
+    }));
+  }
+
+  /** InversifyJS 6: `Container.prototype._bind(binding)` of the package's exports. */
+  patchContainer6(exports: Record<string, unknown>, version: string | undefined, patcher: InversifyPatcher): void {
+    const proto = (exports?.Container as { prototype?: Record<string, unknown> } | undefined)?.prototype;
+    if (proto === undefined || typeof proto._bind !== 'function') return;
+    this.version ??= version;
+    this.dependenciesOf ??= dependencies6;
+    this.wrapAdder(proto, '_bind', patcher);
+  }
+
+  /** InversifyJS 7: `BindingService.prototype.set(binding)` of @inversifyjs/core, and its class metadata reader. */
+  patchCore7(exports: Record<string, unknown>, patcher: InversifyPatcher, inversifyVersion: () => string | undefined): void {
+    const proto = (exports?.BindingService as { prototype?: Record<string, unknown> } | undefined)?.prototype;
+    if (proto === undefined || typeof proto.set !== 'function') return;
+    const getClassMetadata = exports.getClassMetadata;
+    if (typeof getClassMetadata === 'function') this.dependenciesOf ??= (cls) => dependencies7(getClassMetadata as AnyFunction, cls);
+    this.inversifyVersion = inversifyVersion;
+    this.wrapAdder(proto, 'set', patcher);
+  }
+
+  unpatch(patcher: InversifyPatcher): void {
+    for (const { proto, name } of this.patched.splice(0)) patcher.unwrap(proto, name);
+    for (const [binding, handler] of this.pending) {
+      Object.defineProperty(binding, 'onActivation', { value: handler, writable: true, enumerable: true, configurable: true });
+    }
+    this.pending.clear();
+  }
+
+  private wrapAdder(proto: Record<string, unknown>, name: string, patcher: InversifyPatcher): void {
+    const observer = this;
+    patcher.wrap(proto, name, (original: AnyFunction) =>
+      function (this: unknown, binding: InversifyBinding) {
+        const result = Reflect.apply(original, this, arguments);
+        try {
+          observer.added(binding);
+        } catch (err) {
+          bookkeepingFailed('inversify', err);
+        }
+        return result;
+      },
+    );
+    this.patched.push({ proto, name });
+  }
+
+  private added(binding: InversifyBinding): void {
+    if (typeof binding !== 'object' || binding === null || this.seen.has(binding)) return;
+    this.seen.add(binding);
+    // Only a value or a factory is judged by who bound it (see describe): InversifyJS 7+ hands over class
+    // bindings complete, so they skip the stack capture; 6 adds each binding before `.to()` says what it is.
+    if (binding.type !== 'Instance' && boundByLibrary()) this.libraryBound.add(binding);
+    this.version ??= this.inversifyVersion?.();
+    const ledger = this.ensureLedger();
+    // what the binding is becomes known over the fluent calls that follow (`.to()`, `.inSingletonScope()`):
+    // recorded now, read again at ready
+    ledger.bind(binding, this.describe(binding));
+    if (binding.type === 'ServiceRedirection') {
+      this.redirections.push(binding);
+      if (this.resolvedServices.has(binding.targetServiceIdentifier)) ledger.resolved(binding, undefined);
+      return;
+    }
+    this.watchActivation(binding, ledger);
+  }
+
+  /** A binding of `serviceIdentifier` was first resolved: so were the redirections to it. */
+  private serviceResolved(serviceIdentifier: unknown, ledger: LazyContainerLedger<InversifyBinding>): void {
+    if (this.resolvedServices.has(serviceIdentifier)) return;
+    this.resolvedServices.add(serviceIdentifier);
+    for (const redirection of this.redirections) {
+      if (redirection.targetServiceIdentifier === serviceIdentifier) ledger.resolved(redirection, undefined);
+    }
+  }
+
+  private describe(binding: InversifyBinding): LazyBinding {
+    const kind = kindOf(binding.type);
+    const cls = kind === 'class' && typeof binding.implementationType === 'function' ? binding.implementationType : undefined;
+    const token = tokenName(binding.serviceIdentifier);
+    return lazyBinding(
+      token,
+      kind,
+      kind === 'value' ? 'singleton' : scopeOf(binding.scope),
+      // a class says where it comes from (the ledger asks at ready); a value or a factory, who bound it
+      cls === undefined && this.libraryBound.has(binding),
+      cls,
+      cls !== undefined && cls.name !== '' && cls.name !== token ? cls.name : undefined,
+    );
+  }
+
+  private watchActivation(binding: InversifyBinding, ledger: LazyContainerLedger<InversifyBinding>): void {
+    let own: unknown = binding.onActivation;
+    let first = true;
+    const pending = this.pending;
+    const observer = this;
+    const noteFirst: Activation = function (this: unknown, context, value) {
+      if (first) {
+        first = false;
+        pending.delete(binding);
+        try {
+          // its fluent calls (`.inSingletonScope()`) are all made by now
+          ledger.bind(binding, observer.describe(binding));
+          ledger.resolved(binding, value);
+          observer.serviceResolved(binding.serviceIdentifier, ledger);
+        } catch (err) {
+          bookkeepingFailed('inversify', err);
+        }
+      }
+      return typeof own === 'function' ? Reflect.apply(own as Activation, this, [context, value]) : value;
+    };
+    pending.set(binding, own);
+    Object.defineProperty(binding, 'onActivation', {
+      get: () => (first ? noteFirst : own),
+      set: (handler: unknown) => {
+        own = handler;
+        pending.set(binding, handler);
+      },
+      enumerable: true,
+      configurable: true,
+    });
+  }
+
+  /** At ready: each binding as its fluent calls left it, and the injections of each class binding as edges. */
+  private collect(): void {
+    const ledger = this.ledger!;
+    const byService = new Map<unknown, InversifyBinding[]>();
+    const bindings = [...this.seen];
+    for (const binding of bindings) {
+      ledger.bind(binding, this.describe(binding));
+      const list = byService.get(binding.serviceIdentifier);
+      if (list === undefined) byService.set(binding.serviceIdentifier, [binding]);
+      else list.push(binding);
+    }
+    for (const redirection of this.redirections) {
+      for (const target of byService.get(redirection.targetServiceIdentifier) ?? []) ledger.dependsOn(redirection, target, 'alias');
+    }
+    const dependenciesOf = this.dependenciesOf;
+    if (dependenciesOf === undefined) return;
+    for (const binding of bindings) {
+      if (typeof binding.implementationType !== 'function' || kindOf(binding.type) !== 'class') continue;
+      for (const id of dependenciesOf(binding.implementationType)) {
+        for (const target of byService.get(id) ?? []) ledger.dependsOn(binding, target, 'constructor');
+      }
+    }
+  }
+
+}
+
+/** Frames of InversifyJS itself and of Node, skipped when looking for who bound a binding. */
+const INVERSIFY_FRAMES = /[\\/]node_modules[\\/](?:inversify|@inversifyjs[\\/][^\\/]+)[\\/]|node:internal/;
+/** This package's own code (dist/), wherever it is installed. */
+const OWN_CODE = CODE_ROOT + path.sep;
+
+/**
+ * Whether the code that called `bind` is a library's: the first stack frame outside InversifyJS and this
+ * package lies in a node_modules folder. Read once per binding, when it is added, from V8's call sites.
+ */
+function boundByLibrary(): boolean {
+  for (const site of callSites(boundByLibrary, 12)) {
+    const file = site.getFileName() ?? '';
+    if (file === '' || INVERSIFY_FRAMES.test(file) || file.includes(OWN_CODE)) continue;
+    return /[\\/]node_modules[\\/]/.test(file);
+  }
+  return false;
+}
+
+function kindOf(type: string | undefined): BeanKind {
+  switch (type) {
+    case 'Instance':
+      return 'class';
+    case 'ConstantValue':
+    case 'Function':
+    case 'Constructor':
+      return 'value';
+    case 'ServiceRedirection':
+      return 'alias';
+    default:
+      return 'factory';
+  }
+}
+
+function scopeOf(scope: string | undefined): BeanScope {
+  if (scope === 'Singleton') return 'singleton';
+  if (scope === 'Request') return 'request';
+  return 'transient';
+}
+
+type Reflector = { getMetadata?(key: string, target: object): unknown };
+
+/** InversifyJS 6: `@inject()` per constructor parameter (`inversify:tagged`), else its design type; `inversify:tagged_props`. */
+function dependencies6(cls: Function): unknown[] {
+  const r = Reflect as Reflector;
+  if (typeof r.getMetadata !== 'function') return [];
+  const out: unknown[] = [];
+  const tagged = (r.getMetadata('inversify:tagged', cls) ?? {}) as Record<string, Array<{ key: unknown; value: unknown }>>;
+  const designTypes = (r.getMetadata('design:paramtypes', cls) ?? []) as unknown[];
+  const count = Math.max(designTypes.length, ...Object.keys(tagged).map((k) => Number(k) + 1));
+  for (let i = 0; i < count; i++) {
+    const inject = tagged[String(i)]?.find((m) => m.key === 'inject' || m.key === 'multi_inject');
+    out.push(inject !== undefined ? inject.value : designTypes[i]);
+  }
+  const props = (r.getMetadata('inversify:tagged_props', cls) ?? {}) as Record<string, Array<{ key: unknown; value: unknown }>>;
+  for (const list of Object.values(props)) {
+    const inject = list.find((m) => m.key === 'inject' || m.key === 'multi_inject');
+    if (inject !== undefined) out.push(inject.value);
+  }
+  return out.map(unwrapLazy);
+}
+
+/** InversifyJS 7: the class metadata @inversifyjs/core keeps (constructor arguments and properties). */
+function dependencies7(getClassMetadata: AnyFunction, cls: Function): unknown[] {
+  const metadata = getClassMetadata(cls) as {
+    constructorArguments?: Array<{ value?: unknown } | undefined>;
+    properties?: Map<unknown, { value?: unknown }>;
+  };
+  const out: unknown[] = [];
+  for (const arg of metadata?.constructorArguments ?? []) if (arg?.value !== undefined) out.push(arg.value);
+  for (const prop of metadata?.properties?.values() ?? []) if (prop?.value !== undefined) out.push(prop.value);
+  return out.map(unwrapLazy);
+}
+
+/** A `LazyServiceIdentifier` names its service through `unwrap()`. */
+function unwrapLazy(id: unknown): unknown {
+  if (typeof id === 'object' && id !== null && typeof (id as { unwrap?: unknown }).unwrap === 'function') {
+    try {
+      return (id as { unwrap(): unknown }).unwrap();
+    } catch {
+      return id;
+    }
+  }
+  return id;
+}

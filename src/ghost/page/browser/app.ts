@@ -1,0 +1,278 @@
+/**
+ * The report page's script, bundled with cytoscape into one inline script (scripts/build-page.js). It reads
+ * the report from the page's `<script type="application/json" id="diag-data">` block and builds everything
+ * with DOM methods and textContent: bean names are arbitrary strings (`provide: '<img onerror=…>'` is a valid
+ * token), so no data ever goes through HTML parsing.
+ */
+import cytoscape from 'cytoscape';
+import type { PageData } from '../types';
+
+type Category = 'candidate' | 'untouched' | 'touched' | 'untrackable' | 'framework' | 'application';
+
+/** Colour and shape together, so the legend also reads without colour. */
+const CATEGORIES: Record<Category, { label: string; colour: string; shape: cytoscape.Css.NodeShape; glyph: string }> = {
+  candidate: { label: 'ghost candidate (Phase 1)', colour: '#c0392b', shape: 'diamond', glyph: '◆' },
+  untouched: { label: 'untouched (Phase 2)', colour: '#e67e22', shape: 'triangle', glyph: '▲' },
+  touched: { label: 'touched (Phase 2)', colour: '#27ae60', shape: 'ellipse', glyph: '●' },
+  untrackable: { label: 'untrackable', colour: '#8e44ad', shape: 'rectangle', glyph: '■' },
+  application: { label: 'application bean', colour: '#2e6db4', shape: 'hexagon', glyph: '⬢' },
+  framework: { label: 'framework / library bean', colour: '#a6acaf', shape: 'round-rectangle', glyph: '▢' },
+};
+
+type Node = PageData['report']['graph']['nodes'][number];
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function readData(): PageData {
+  const block = document.getElementById('diag-data');
+  if (!block?.textContent) throw new Error('no report data in the page');
+  return JSON.parse(block.textContent) as PageData;
+}
+
+function main(): void {
+  const data = readData();
+  const { report, ghosts, startup } = data;
+  const nodes = report.graph.nodes;
+  const touched = new Set(ghosts?.touched ?? []);
+  const untouched = new Set(ghosts?.untouched ?? []);
+  const untrackable = ghosts?.untrackable ?? {};
+  const candidates = new Set(report.ghostCandidates.beans);
+  const categoryOf = (n: Node): Category => {
+    if (n.framework) return 'framework';
+    if (candidates.has(n.name) && !touched.has(n.name)) return 'candidate';
+    if (touched.has(n.name)) return 'touched';
+    if (untouched.has(n.name)) return 'untouched';
+    if (Object.prototype.hasOwnProperty.call(untrackable, n.name)) return 'untrackable';
+    return 'application';
+  };
+  const byName = new Map(nodes.map((n) => [n.name, n]));
+  const outgoing = new Map<string, string[]>();
+  const incoming = new Map<string, string[]>();
+  for (const e of report.graph.edges) {
+    (outgoing.get(e.from) ?? outgoing.set(e.from, []).get(e.from)!).push(e.to);
+    (incoming.get(e.to) ?? incoming.set(e.to, []).get(e.to)!).push(e.from);
+  }
+
+  // Header and counts.
+  const header = el('header');
+  header.append(el('h1', {}, 'diag-instrumentation report'));
+  header.append(
+    el('div', { class: 'meta' }, `${report.container.name}${report.container.version ? ` ${report.container.version}` : ''} · ` +
+      `${data.live ? 'live' : 'written'} ${report.generatedAt} · pid ${report.pid}`),
+  );
+  const counts = el('div', { class: 'counts', id: 'counts' });
+  const count = (key: string, value: number, label: string) => {
+    const c = el('span', { class: 'count', 'data-count': key });
+    c.append(el('b', {}, String(value)), document.createTextNode(label));
+    counts.append(c);
+  };
+  count('beans', report.summary.beans, 'beans');
+  count('application', report.summary.applicationBeans, 'application');
+  count('framework', report.summary.frameworkBeans, 'framework');
+  count('candidates', report.ghostCandidates.count, 'ghost candidates');
+  if (ghosts) {
+    count('tracked', ghosts.trackedCount, 'tracked');
+    count('touched', ghosts.touchedCount, 'touched');
+    count('untouched', ghosts.untouchedCount, 'untouched');
+    count('untrackable', ghosts.untrackableCount, 'untrackable');
+  }
+  header.append(counts);
+  const legend = el('div', { class: 'legend', role: 'list', 'aria-label': 'legend' });
+  for (const [key, c] of Object.entries(CATEGORIES)) {
+    const item = el('span', { role: 'listitem', class: `c-${key}` });
+    item.append(el('span', { class: 'glyph', 'aria-hidden': 'true' }, c.glyph), document.createTextNode(c.label));
+    legend.append(item);
+  }
+
+  // Side panel: search, framework toggle, beans grouped by module.
+  const side = el('aside', { class: 'side' });
+  const search = el('input', { type: 'search', id: 'search', placeholder: 'Search beans…', 'aria-label': 'search beans' });
+  const toggleLabel = el('label', { class: 'toggle' });
+  const toggle = el('input', { type: 'checkbox', id: 'show-framework' });
+  toggleLabel.append(toggle, document.createTextNode(' show framework beans'));
+  const list = el('div', { id: 'modules' });
+  side.append(search, toggleLabel, list);
+  const buttons = new Map<string, HTMLButtonElement>();
+  const modules = new Map<string, Node[]>();
+  for (const n of nodes) {
+    const key = n.module ?? '(no module)';
+    (modules.get(key) ?? modules.set(key, []).get(key)!).push(n);
+  }
+  const groups: Array<{ details: HTMLDetailsElement; beans: Node[]; framework: boolean }> = [];
+  for (const [module, beans] of [...modules].sort((a, b) => a[0].localeCompare(b[0]))) {
+    const framework = beans.every((b) => b.framework);
+    const details = el('details', { class: 'module' });
+    if (!framework) details.open = true;
+    const summary = el('summary', {}, module);
+    summary.append(el('span', { class: 'n' }, ` (${beans.length})`));
+    const ul = el('ul', { class: 'beans' });
+    for (const bean of [...beans].sort((a, b) => a.name.localeCompare(b.name))) {
+      const cat = categoryOf(bean);
+      const li = el('li');
+      const b = el('button', { class: `bean c-${cat}`, type: 'button', 'data-bean': bean.name, title: CATEGORIES[cat].label });
+      b.append(el('span', { 'aria-hidden': 'true' }, `${CATEGORIES[cat].glyph} `), document.createTextNode(bean.name));
+      b.addEventListener('click', () => select(bean.name));
+      buttons.set(bean.name, b);
+      li.append(b);
+      ul.append(li);
+    }
+    details.append(summary, ul);
+    list.append(details);
+    groups.push({ details, beans, framework });
+  }
+
+  const graph = el('section', { id: 'graph', 'aria-label': 'dependency graph' });
+  const detailsPanel = el('aside', { class: 'details', id: 'details', 'aria-live': 'polite' });
+  detailsPanel.append(el('p', { class: 'placeholder' }, 'Click a bean to see its edges, creation time and verdict.'));
+  const layout = el('main');
+  layout.append(side, graph, detailsPanel);
+  document.body.append(header, legend, layout);
+  if (startup) document.body.append(waterfall(startup, categoryOf, byName));
+
+  // The graph: beans and their edges, framework beans only on request so an application's own stay readable
+  // (modules group the list beside it; as compound nodes they made force layouts unreadable). The graph is
+  // rebuilt, not hidden, so the layout sees only what shows.
+  const elementsFor = (withFramework: boolean): cytoscape.ElementDefinition[] => {
+    const out: cytoscape.ElementDefinition[] = [];
+    const shown = new Set<string>();
+    for (const [module, beans] of modules) {
+      const visible = beans.filter((b) => withFramework || !b.framework);
+      if (visible.length === 0) continue;
+      for (const n of visible) {
+        const cat = categoryOf(n);
+        shown.add(n.name);
+        out.push({ data: { id: `bean:${n.name}`, label: n.name, bean: n.name, module, colour: CATEGORIES[cat].colour, shape: CATEGORIES[cat].shape } });
+      }
+    }
+    report.graph.edges.forEach((e, i) => {
+      if (shown.has(e.from) && shown.has(e.to)) out.push({ data: { id: `edge:${i}`, source: `bean:${e.from}`, target: `bean:${e.to}`, kind: e.kind } });
+    });
+    return out;
+  };
+  const cy = cytoscape({
+    container: graph,
+    minZoom: 0.05,
+    maxZoom: 4,
+    style: [
+      { selector: 'node[bean]', style: { 'background-color': 'data(colour)', shape: 'data(shape)' as never, label: 'data(label)', 'font-size': 11, width: 22, height: 22, 'text-valign': 'bottom', 'text-margin-y': 3 } },
+      { selector: 'edge', style: { width: 1, 'line-color': '#9aa5b1', 'target-arrow-color': '#9aa5b1', 'target-arrow-shape': 'triangle', 'curve-style': 'bezier', 'arrow-scale': 0.6 } },
+      { selector: 'node.match', style: { 'border-width': 3, 'border-color': '#0b63ce' } },
+      { selector: 'node:selected', style: { 'border-width': 4, 'border-color': '#111' } },
+    ],
+  });
+  const applyFrameworkToggle = () => {
+    cy.elements().remove();
+    cy.add(elementsFor(toggle.checked));
+    for (const g of groups) if (g.framework) g.details.classList.toggle('hidden', !toggle.checked);
+    // cytoscape's own force-directed layout for what a reader can take in; a grid past that, so thousands of
+    // beans stay responsive.
+    const options = cy.nodes('[bean]').length <= 400
+      ? { name: 'cose', animate: false, nodeDimensionsIncludeLabels: true, padding: 24, componentSpacing: 40, randomize: false }
+      : { name: 'grid', padding: 20, avoidOverlap: true };
+    cy.layout(options as cytoscape.LayoutOptions).run();
+  };
+  toggle.addEventListener('change', applyFrameworkToggle);
+  applyFrameworkToggle();
+  cy.on('tap', 'node[bean]', (evt) => select(String(evt.target.data('bean'))));
+
+  search.addEventListener('input', () => {
+    const q = search.value.trim().toLowerCase();
+    cy.nodes().removeClass('match');
+    for (const [name, button] of buttons) {
+      const hit = q === '' || name.toLowerCase().includes(q);
+      button.parentElement!.classList.toggle('hidden', !hit);
+      if (q !== '' && hit) cy.getElementById(`bean:${name}`).addClass('match');
+    }
+    for (const g of groups) {
+      g.details.open = q === '' ? !g.framework : g.beans.some((b) => b.name.toLowerCase().includes(q));
+    }
+  });
+
+  function select(name: string): void {
+    const n = byName.get(name);
+    if (!n) return;
+    for (const b of buttons.values()) b.classList.remove('selected');
+    buttons.get(name)?.classList.add('selected');
+    cy.$(':selected').unselect();
+    const node = cy.getElementById(`bean:${name}`);
+    if (node.nonempty()) {
+      node.select();
+      cy.animate({ center: { eles: node }, duration: 150 });
+    }
+    detailsPanel.replaceChildren(beanDetails(n));
+  }
+
+  function beanDetails(n: Node): HTMLElement {
+    const box = el('div', { class: 'details', id: 'bean-details' });
+    const cat = categoryOf(n);
+    box.append(el('h2', {}, n.name));
+    const dl = el('dl');
+    const row = (k: string, v: string | undefined) => {
+      if (v === undefined || v === '') return;
+      dl.append(el('dt', {}, k), el('dd', { 'data-field': k }, v));
+    };
+    row('state', CATEGORIES[cat].label);
+    row('verdict', n.verdict ?? (n.framework ? 'framework bean (not analysed)' : 'injected somewhere'));
+    row('entry points', n.entryPoints?.join(', '));
+    row('module', n.module);
+    row('class', n.className);
+    row('source', n.source);
+    row('kind', n.kind);
+    row('scope', n.scope);
+    row('role', n.role);
+    row('created in', n.instantiationMs !== undefined ? `${n.instantiationMs} ms` : undefined);
+    row('skip reason', (untrackable as Record<string, string>)[n.name]);
+    row('injected into', String(n.dependents));
+    box.append(dl);
+    const links = (title: string, names: string[] | undefined) => {
+      box.append(el('h3', {}, `${title} (${names?.length ?? 0})`));
+      const ul = el('ul', { class: 'beans' });
+      for (const name of names ?? []) {
+        const b = el('button', { class: 'bean', type: 'button' }, name);
+        b.addEventListener('click', () => select(name));
+        const li = el('li');
+        li.append(b);
+        ul.append(li);
+      }
+      box.append(ul);
+    };
+    links('depends on', outgoing.get(n.name));
+    links('used by', incoming.get(n.name));
+    return box;
+  }
+}
+
+/** Bean creation in start order: one bar per bean, at most 400 rows (the slowest first beyond that). */
+function waterfall(t: NonNullable<PageData['startup']>, categoryOf: (n: Node) => Category, byName: Map<string, Node>): HTMLElement {
+  const section = el('section', { class: 'waterfall', id: 'waterfall' });
+  const total = Math.max(1, t.endTime - t.startTime);
+  const beans = [...t.beans];
+  const limit = 400;
+  const shown = beans.length > limit ? [...beans].sort((a, b) => b.endTime - b.startTime - (a.endTime - a.startTime)).slice(0, limit) : beans;
+  shown.sort((a, b) => a.startTime - b.startTime);
+  section.append(el('h2', {}, `Start-up: ${beans.length} beans created in ${total.toFixed(1)} ms${beans.length > limit ? ` (the ${limit} slowest shown)` : ''}`));
+  for (const b of shown) {
+    const node = byName.get(b.name);
+    const row = el('div', { class: 'row' });
+    const name = el('span', { class: `name c-${node ? categoryOf(node) : 'application'}`, title: `${b.module ?? ''} ${b.name}` }, b.name);
+    const track = el('span', { class: 'track' });
+    const bar = el('span', { class: 'bar' });
+    bar.style.left = `${(((b.startTime - t.startTime) / total) * 100).toFixed(3)}%`;
+    bar.style.width = `${(((b.endTime - b.startTime) / total) * 100).toFixed(3)}%`;
+    track.append(bar);
+    row.append(name, track, el('span', { class: 'ms' }, `${(b.endTime - b.startTime).toFixed(2)} ms`));
+    section.append(row);
+  }
+  return section;
+}
+
+try {
+  main();
+} catch (err) {
+  document.body.textContent = `diag-instrumentation report page: ${(err as Error).message}`;
+}

@@ -1,0 +1,212 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { BeanGraph } from '../analysis/bean-graph';
+import type { Phase1Result, OrphanVerdict } from '../analysis/candidates';
+
+export const DIAG_REPORT_FILE = 'diag-report.json';
+export const GHOST_REPORT_FILE = 'diag-ghost-report.json';
+
+/** One node of the report's graph. */
+export interface ReportNode {
+  name: string;
+  token: string;
+  module?: string;
+  kind: string;
+  scope: string;
+  role: string;
+  framework: boolean;
+  eager: boolean;
+  instantiationMs?: number;
+  /** The class instantiated, when the bean is a class and its name differs from the token or is useful. */
+  className?: string;
+  /** Where the application class was loaded from (relative path), when known: for SARIF and the page. */
+  source?: string;
+  dependents: number;
+  /** In a lazy container: whether the binding had been resolved when the application was ready. */
+  resolved?: boolean;
+  /** For application orphans: why they are or are not candidates. */
+  verdict?: OrphanVerdict['status'];
+  /** Why a candidate is one, when a rule beyond "nothing injects it" says so (`unused-passport-strategy`). */
+  candidateReason?: string;
+  entryPoints?: string[];
+  classificationError?: string;
+  /** A candidate looked up by token after start-up: how (`app.get`, `moduleRef.resolve`…) and when first. */
+  lookedUp?: BeanLookup;
+}
+
+/** One bean looked up by token after start-up, the first time. */
+export interface BeanLookup {
+  /** `app.get`, `app.resolve`, `moduleRef.get` or `moduleRef.resolve` (an `app.select(…)` context is an app). */
+  readonly via: string;
+  /** ISO time of the first lookup. */
+  readonly at: string;
+}
+
+/** `diag-report.json`: written once the container has created every static instance. */
+export interface DiagReport {
+  reportVersion: 1;
+  generatedAt: string;
+  /** Which dependency-injection framework: `nestjs`, `inversify`, `tsyringe` or `awilix`. */
+  framework: string;
+  /** The container and its version, e.g. `{ name: '@nestjs/core', version: '11.1.6' }`. */
+  container: { name: string; version?: string };
+  pid: number;
+  summary: {
+    beans: number;
+    applicationBeans: number;
+    frameworkBeans: number;
+    edges: number;
+    /** Wall time of the container's instance creation, when observed. */
+    instantiationMs?: number;
+    /** Time the Phase 1 analysis itself took. */
+    analysisMs: number;
+  };
+  /** Application beans with 0 incoming edges, unfiltered by the candidate rules. */
+  orphans: string[];
+  ghostCandidates: Phase1Result['ghostCandidates'];
+  /** The ten application beans slowest to create. */
+  slowestBeans: Array<{ name: string; instantiationMs: number }>;
+  /** Groups of beans that depend on each other in a cycle (forwardRef). */
+  cycles: string[][];
+  graph: {
+    nodes: ReportNode[];
+    edges: Array<{ from: string; to: string; kind: string }>;
+  };
+}
+
+export interface DiagReportInput {
+  graph: BeanGraph;
+  phase1: Phase1Result;
+  framework: string;
+  container: { name: string; version?: string };
+  instantiationMs?: number;
+  analysisMs: number;
+  now?: Date;
+}
+
+const round = (ms: number): number => Math.round(ms * 1000) / 1000;
+
+export function buildDiagReport(input: DiagReportInput): DiagReport {
+  const { graph, phase1 } = input;
+  const beans = graph.beans();
+  const nodes: ReportNode[] = beans.map((bean) => {
+    const node: ReportNode = {
+      name: bean.name,
+      token: bean.token,
+      ...(bean.module !== undefined ? { module: bean.module } : {}),
+      kind: bean.kind,
+      scope: bean.scope,
+      role: bean.role,
+      framework: bean.framework,
+      eager: bean.eager,
+      ...(bean.instantiationMs !== undefined ? { instantiationMs: round(bean.instantiationMs) } : {}),
+      ...(bean.className !== undefined ? { className: bean.className } : {}),
+      ...(bean.source !== undefined ? { source: bean.source } : {}),
+      dependents: graph.inDegree(bean.id),
+      ...(bean.resolved !== undefined ? { resolved: bean.resolved } : {}),
+    };
+    const verdict = phase1.verdicts.get(bean.name);
+    if (verdict && !bean.framework) {
+      node.verdict = verdict.status;
+      if (verdict.status === 'entry-point') node.entryPoints = [...verdict.reasons];
+      if (verdict.status === 'candidate' && verdict.reason !== undefined) node.candidateReason = verdict.reason;
+      if (verdict.status === 'classification-failed') node.classificationError = verdict.error;
+    }
+    return node;
+  });
+  const applicationBeans = beans.filter((b) => !b.framework);
+  const slowestBeans = applicationBeans
+    .filter((b) => b.instantiationMs !== undefined)
+    .sort((a, b) => b.instantiationMs! - a.instantiationMs!)
+    .slice(0, 10)
+    .map((b) => ({ name: b.name, instantiationMs: round(b.instantiationMs!) }));
+  return {
+    reportVersion: 1,
+    generatedAt: (input.now ?? new Date()).toISOString(),
+    framework: input.framework,
+    container: input.container,
+    pid: process.pid,
+    summary: {
+      beans: beans.length,
+      applicationBeans: applicationBeans.length,
+      frameworkBeans: phase1.frameworkBeans,
+      edges: graph.edges().length,
+      ...(input.instantiationMs !== undefined ? { instantiationMs: round(input.instantiationMs) } : {}),
+      analysisMs: round(input.analysisMs),
+    },
+    orphans: phase1.orphans,
+    ghostCandidates: phase1.ghostCandidates,
+    slowestBeans,
+    cycles: graph.cycles(),
+    graph: {
+      nodes,
+      edges: graph.edges().map((e) => ({ from: graph.bean(e.from).name, to: graph.bean(e.to).name, kind: e.kind })),
+    },
+  };
+}
+
+/**
+ * The report with `lookups` applied: each candidate among them leaves `ghostCandidates` (counted in
+ * `lookedUpExcluded`) and its node gets the verdict `looked-up` with how and when. Phase 1 cannot see a lookup
+ * by token; the process can, when it happens. Returns `report` itself when no candidate was looked up.
+ */
+export function excludeLookedUp(report: DiagReport, lookups: ReadonlyMap<string, BeanLookup>): DiagReport {
+  const candidates = report.ghostCandidates;
+  const leaving = candidates.beans.filter((name) => lookups.has(name));
+  if (leaving.length === 0) return report;
+  const left = new Set(leaving);
+  return {
+    ...report,
+    ghostCandidates: {
+      ...candidates,
+      count: candidates.count - leaving.length,
+      beans: candidates.beans.filter((name) => !left.has(name)),
+      lookedUpExcluded: (candidates.lookedUpExcluded ?? 0) + leaving.length,
+    },
+    graph: {
+      ...report.graph,
+      nodes: report.graph.nodes.map((node) => {
+        if (!left.has(node.name)) return node;
+        const { candidateReason: _reason, ...rest } = node;
+        return { ...rest, verdict: 'looked-up', lookedUp: lookups.get(node.name)! };
+      }),
+    },
+  };
+}
+
+/**
+ * Writes `data` as JSON so that a reader never sees a torn file: a uniquely named temporary file in the same
+ * directory (created exclusively, so a planted file or link is never followed), then an atomic rename.
+ * Creates the directory if missing. Synchronous on purpose: it also runs from `process.on('exit')`.
+ */
+export function writeJsonAtomic(file: string, data: unknown): void {
+  const dir = path.dirname(file);
+  fs.mkdirSync(dir, { recursive: true });
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const text = `${JSON.stringify(data, null, 2)}\n`;
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(tmp, 'wx', 0o644);
+    // No fsync: the rename alone keeps readers from ever seeing a torn file, and a report is rewritten at
+    // the next start anyway; an fsync per write costs more than the analysis on a busy disk.
+    fs.writeSync(fd, text);
+    fs.closeSync(fd);
+    fd = undefined;
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    if (fd !== undefined) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        /* already failing */
+      }
+    }
+    try {
+      fs.unlinkSync(tmp);
+    } catch {
+      /* nothing to clean */
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The container's start-up as a timeline: when each bean was created, grouped by module, plus the Phase 1
+ * analysis. Served by `GET {base}/startup` in the shape of Spring Boot's startup endpoint, so people who know
+ * Spring read it at once; the same data the start-up spans carry.
+ */
+
+/** One bean's creation, wall-clock milliseconds since the epoch. */
+export interface TimelineBean {
+  readonly name: string;
+  readonly module?: string;
+  readonly scope: string;
+  readonly startTime: number;
+  readonly endTime: number;
+}
+
+/**
+ * Bootstrap-level events an adapter reports as they happen, which the telemetry side turns into spans (the
+ * adapters feed it, the telemetry reads it: the type lives here, below both).
+ */
+export interface BeanObserver {
+  bootstrapStarted?(container: object): void;
+  /**
+   * `beans`: what the bootstrap created, in order, under the report's names, `performance.now()` times (handed
+   * over at the end, in one go).
+   */
+  bootstrapFinished?(container: object, error?: unknown, beans?: readonly TimelineBean[]): void;
+}
+
+/** What an adapter hands over with a finished container. */
+export interface StartupTimeline {
+  /** Start of instance creation, ms since the epoch. */
+  readonly startTime: number;
+  /** End of instance creation. */
+  readonly endTime: number;
+  readonly beans: readonly TimelineBean[];
+  /** The Phase 1 analysis right after, when it ran. */
+  readonly analysis?: { readonly startTime: number; readonly endTime: number };
+}
+
+/** One step of Spring Boot's startup timeline. */
+export interface SpringStartupEvent {
+  startupStep: { name: string; id: number; parentId?: number; tags: Array<{ key: string; value: string }> };
+  startTime: string;
+  endTime: string;
+  duration: string;
+}
+
+/** Spring Boot's `{ timeline: { startTime, events } }`. */
+export interface SpringStartup {
+  timeline: { startTime: string; events: SpringStartupEvent[] };
+}
+
+export const STARTUP_STEPS = {
+  container: 'nest.container.startup',
+  module: 'nest.module.instantiate',
+  bean: 'nest.bean.instantiate',
+  analysis: 'diag.ghost.analysis',
+} as const;
+
+const iso = (ms: number): string => new Date(Math.round(ms)).toISOString();
+/** ISO-8601 duration, as Java's Duration prints it: `PT0.0042S`. */
+const duration = (ms: number): string => `PT${(Math.max(0, ms) / 1000).toFixed(6).replace(/\.?0+$/, '') || '0'}S`;
+
+/**
+ * Builds the Spring-shaped timeline: a root step for the container, one step per module spanning its beans
+ * (tags `module`, `phase`), one per bean under its module (tags `module`, `bean`, `phase`), and the analysis.
+ * Steps are in start order with ids in that order, so a parent always comes before its children.
+ */
+export function toSpringStartup(t: StartupTimeline): SpringStartup {
+  const events: SpringStartupEvent[] = [];
+  let nextId = 0;
+  const event = (name: string, start: number, end: number, tags: Record<string, string>, parentId?: number): number => {
+    const id = nextId++;
+    events.push({
+      startupStep: {
+        name,
+        id,
+        ...(parentId !== undefined ? { parentId } : {}),
+        tags: Object.entries(tags).map(([key, value]) => ({ key, value })),
+      },
+      startTime: iso(start),
+      endTime: iso(end),
+      duration: duration(end - start),
+    });
+    return id;
+  };
+  const rootEnd = Math.max(t.endTime, t.analysis?.endTime ?? t.endTime);
+  const root = event(STARTUP_STEPS.container, t.startTime, rootEnd, { phase: 'bootstrap' });
+  const modules = new Map<string, TimelineBean[]>();
+  for (const bean of [...t.beans].sort((a, b) => a.startTime - b.startTime)) {
+    const key = bean.module ?? '';
+    let list = modules.get(key);
+    if (!list) modules.set(key, (list = []));
+    list.push(bean);
+  }
+  for (const [module, beans] of modules) {
+    const start = Math.min(...beans.map((b) => b.startTime));
+    const end = Math.max(...beans.map((b) => b.endTime));
+    const moduleTags: Record<string, string> = module ? { module, phase: 'instantiate' } : { phase: 'instantiate' };
+    const moduleId = event(STARTUP_STEPS.module, start, end, moduleTags, root);
+    for (const bean of beans) {
+      event(STARTUP_STEPS.bean, bean.startTime, bean.endTime, { ...(module ? { module } : {}), bean: bean.name, scope: bean.scope, phase: 'instantiate' }, moduleId);
+    }
+  }
+  if (t.analysis) event(STARTUP_STEPS.analysis, t.analysis.startTime, t.analysis.endTime, { phase: 'analysis' }, root);
+  return { timeline: { startTime: iso(t.startTime), events } };
+}

@@ -1,0 +1,364 @@
+/**
+ * Phase 2 state: which beans are tracked, which were touched, which could not be tracked and why.
+ *
+ * The framework hook constructs one `GhostTracker` when `diag.ghost-tracking.enabled` is on and calls `track`
+ * for every bean right after the container created it. With tracking off no tracker exists, so none of this
+ * code runs. The per-call mechanism lives in ./first-touch; this file decides what may be wrapped and keeps
+ * the books. Framework-neutral: nothing here imports NestJS or OpenTelemetry.
+ */
+import { types } from 'node:util';
+import { safeLog } from '../../shared/logger';
+import type * as FirstTouchModule from './first-touch';
+import { DEFAULT_LIFECYCLE_HOOKS } from './lifecycle-hooks';
+import type {
+  GhostReport,
+  GhostSnapshotSource,
+  TrackOptions,
+  TrackOutcome,
+  UntrackableReason,
+} from './types';
+
+export { DEFAULT_LIFECYCLE_HOOKS } from './lifecycle-hooks';
+
+/** The ghost report's disclaimer (SPEC 3): untouched is an observation about one run, not a verdict. */
+export const GHOST_DISCLAIMER =
+  'Heuristic, not proof of dead code: "untouched" means no tracked method of the bean was invoked during this ' +
+  'run (field access, reflection and use as a type marker are not seen), not that the bean is unused. ' +
+  'Confidence grows with the length and realism of the run.';
+
+/** Settings of one tracker. */
+export interface GhostTrackerOptions {
+  /** Bean names never wrapped, reported as `excluded` (`diag.ghost-tracking.exclude`). */
+  readonly exclude?: Iterable<string>;
+  /** Method names the framework itself calls; calling them is not a touch. Defaults to NestJS's lifecycle hooks. */
+  readonly lifecycleHooks?: Iterable<string>;
+  /**
+   * Prototypes at which the walk up a bean's prototype chain stops (their methods are not wrapped), in addition
+   * to `Object.prototype`, native built-ins (Map, Set, Array, Error, Promise…) and Node core classes
+   * (EventEmitter, streams, EventTarget).
+   */
+  readonly stopAt?: Iterable<object>;
+}
+
+/** Called once per bean name, at the first touch. */
+export type FirstTouchListener = (name: string) => void;
+
+/**
+ * The names one instrumented object is tracked under, kept as its first-touch handle's context: a string,
+ * or an array when it is also tracked under aliases (rare). Nothing else is allocated per bean here.
+ */
+type BeanNames = string | readonly string[];
+
+function namesOf(context: unknown): readonly string[] {
+  return typeof context === 'string' ? [context] : (context as readonly string[]);
+}
+
+/**
+ * Tracks first touches of beans. One touched flag per bean name: two instances tracked under one name share it, and
+ * the same object tracked under two names (an alias) flips both.
+ */
+export class GhostTracker implements GhostSnapshotSource {
+  private readonly exclude: ReadonlySet<string>;
+  private readonly ignore: ReadonlySet<string>;
+  private readonly stopAt: ReadonlySet<object> | undefined;
+  /**
+   * Never double-wrap: the objects this tracker instrumented, weakly held, to their handles. Those whose
+   * touch is pending on their prototype are found through `pendingHandle` instead, so that an untouched bean
+   * costs no entry here; they join at their touch.
+   */
+  private readonly instances = new WeakMap<object, FirstTouchModule.FirstTouchHandle>();
+  /**
+   * Every tracked bean name, to whether it was touched. Instances tracked under one name share the entry;
+   * the same object tracked under two names (an alias) flips both.
+   */
+  private readonly names = new Map<string, boolean>();
+  private readonly untrackable = new Map<string, UntrackableReason>();
+  private readonly framework = new Set<string>();
+  private readonly listeners: FirstTouchListener[] = [];
+  /** What each owner (an application's container) had tracked, to end it when the owner closes. */
+  private readonly owned = new WeakMap<object, Array<{ end(): void }>>();
+  private changes = 0;
+  /** The reports' `framework`, once an adapter named it. */
+  private frameworkName: string | undefined;
+  /** A lazy container's application bindings not resolved yet; undefined when no adapter declared any. */
+  private unresolved: Set<string> | undefined;
+  /** What every instance is instrumented with; each handle's context is its names (cheaper than a closure each). */
+  private readonly touchOptions: FirstTouchModule.FirstTouchOptions;
+
+  /**
+   * Grows whenever the snapshot may have changed (a bean tracked or skipped, a first touch), so a reader such
+   * as the actuator can reuse its last serialised snapshot while it stays the same.
+   */
+  get version(): number {
+    return this.changes;
+  }
+
+  /** The wrapper machinery, loaded with the first tracker: a process without Phase 2 never compiles it. */
+  private readonly firstTouch: typeof FirstTouchModule;
+
+  constructor(options: GhostTrackerOptions = {}) {
+    this.firstTouch = require('./first-touch') as typeof FirstTouchModule;
+    this.exclude = new Set(options.exclude ?? []);
+    this.ignore = new Set(options.lifecycleHooks ?? DEFAULT_LIFECYCLE_HOOKS);
+    const stopAt = options.stopAt === undefined ? [] : [...options.stopAt];
+    this.stopAt = stopAt.length > 0 ? new Set(stopAt) : undefined;
+    this.touchOptions = {
+      ignore: this.ignore,
+      stopAt: this.stopAt,
+      onTouch: (names, target, handle) => {
+        this.instances.set(target, handle);
+        this.touched(namesOf(names));
+      },
+    };
+  }
+
+  /**
+   * Starts tracking `instance` under `name`, or records why it cannot be tracked. Never throws and never
+   * replaces the instance: on success the same object now reports its first method call.
+   */
+  track(name: string, instance: unknown, options: TrackOptions = {}): TrackOutcome {
+    this.changes += 1;
+    try {
+      return this.trackUnsafe(name, instance, options);
+    } catch (err) {
+      // Only reachable through exotic objects whose introspection throws; the bean is unchanged.
+      return this.fail(name, err);
+    }
+  }
+
+  private trackUnsafe(name: string, instance: unknown, options: TrackOptions): TrackOutcome {
+    if (options.framework === true) {
+      this.framework.add(name);
+      return { status: 'framework', name };
+    }
+    if (this.exclude.has(name)) return this.skip(name, 'excluded');
+    if (options.scope !== undefined && options.scope !== 'singleton') return this.skip(name, 'non-singleton');
+    if (options.infrastructure === true || typeof instance === 'function') return this.skip(name, 'factory-bean');
+    if (instance === null || typeof instance !== 'object') return this.skip(name, 'no-methods');
+    // Before anything that could run a Proxy trap.
+    if (types.isProxy(instance)) return this.skip(name, 'already-proxied');
+
+    const existing = this.instances.get(instance) ?? this.firstTouch.pendingHandle(instance, this.touchOptions);
+    if (existing !== undefined) return this.link(name, existing);
+    if (!Object.isExtensible(instance)) return this.skip(name, 'final-class');
+
+    let handle;
+    try {
+      handle = this.firstTouch.installFirstTouch(instance, this.touchOptions, name satisfies BeanNames);
+    } catch (err) {
+      // Nothing was changed; the prototype's lock is the application's choice, reported, not a failure.
+      if (err instanceof this.firstTouch.LockedPrototypeError) return this.skip(name, 'frozen-prototype');
+      return this.fail(name, err);
+    }
+    if (handle.methods === 0) return this.skip(name, 'no-methods');
+    // Named only on success, so a failed attempt leaves no name behind (a name is what counts as tracked).
+    this.addName(name);
+    if (!handle.onPrototype) this.instances.set(instance, handle);
+    if (options.owner !== undefined) {
+      const list = this.owned.get(options.owner);
+      if (list === undefined) this.owned.set(options.owner, [handle]);
+      else list.push(handle);
+    }
+    return { status: 'tracked', name, methods: handle.methods };
+  }
+
+  /** The same object handed in again: same name is a no-op, another name shares the object's touches. */
+  private link(name: string, handle: FirstTouchModule.FirstTouchHandle): TrackOutcome {
+    const names = namesOf(handle.context);
+    if (names.includes(name)) return { status: 'already-tracked', name };
+    this.addName(name);
+    handle.context = [...names, name] satisfies BeanNames;
+    if (!handle.pending) this.touched([name]);
+    return { status: 'tracked', name, methods: handle.methods, aliasOf: names[0]! };
+  }
+
+  private addName(name: string): void {
+    if (!this.names.has(name)) this.names.set(name, false);
+  }
+
+  private skip(name: string, reason: UntrackableReason): TrackOutcome {
+    // The first reason recorded for a name is the one reported.
+    if (!this.untrackable.has(name)) this.untrackable.set(name, reason);
+    return { status: 'untrackable', name, reason };
+  }
+
+  private fail(name: string, err: unknown): TrackOutcome {
+    const message = err instanceof Error ? err.message : String(err);
+    safeLog('warn', `ghost tracking: bean "${name}" left unwrapped: ${message}`);
+    return this.skip(name, `proxy-failed: ${message}`);
+  }
+
+  /** Runs once per instance, at its first touch (never again on that instance). */
+  private touched(names: readonly string[]): void {
+    for (const name of names) {
+      if (this.names.get(name) !== false) continue;
+      this.names.set(name, true);
+      this.changes += 1;
+      for (const listener of this.listeners) {
+        try {
+          listener(name);
+        } catch {
+          /* a listener must not break the host's method call */
+        }
+      }
+    }
+  }
+
+  /**
+   * Ends the tracking of every object tracked with this `owner` and not yet touched: their classes get their
+   * methods back and nothing of the tracker keeps them alive. What was observed stays in the snapshot (they
+   * are still reported untouched). Called when the owner, an application, closes.
+   */
+  end(owner: object): void {
+    const list = this.owned.get(owner);
+    if (list === undefined) return;
+    this.owned.delete(owner);
+    for (const handle of list) {
+      try {
+        handle.end();
+      } catch (err) {
+        safeLog('debug', `ghost tracking: ending a bean's tracking failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
+
+  /** True once any method of a bean tracked under `name` has been invoked. */
+  isTouched(name: string): boolean {
+    return this.names.get(name) === true;
+  }
+
+  /** True when `name` is reported as tracked (wrapped, and not also recorded as untrackable). */
+  isTracked(name: string): boolean {
+    return this.names.has(name) && !this.untrackable.has(name);
+  }
+
+  /**
+   * Registers `listener` to be called synchronously, once per bean name, inside the call that first touches
+   * the bean (so an active span of that call is current). Not on any later call. Exceptions are swallowed.
+   * Returns a function that unregisters it.
+   */
+  onFirstTouch(listener: FirstTouchListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  /** Names the dependency-injection framework whose beans these are (the snapshot's `framework`). */
+  setFramework(name: string): void {
+    if (this.frameworkName === name) return;
+    this.frameworkName = name;
+    this.changes += 1;
+  }
+
+  /**
+   * A lazy container's application bindings that have not been resolved yet: the snapshot lists them under
+   * `neverResolved` until {@link noteResolved} names them.
+   */
+  expectResolution(names: Iterable<string>): void {
+    this.unresolved ??= new Set();
+    for (const name of names) this.unresolved.add(name);
+    this.changes += 1;
+  }
+
+  /** A binding was resolved (a no-op for one not expected, or already resolved). */
+  noteResolved(name: string): void {
+    if (this.unresolved?.delete(name) === true) this.changes += 1;
+  }
+
+  /** Names of touched tracked beans, sorted: what another process needs to merge this one's findings. */
+  touchedNames(): string[] {
+    return this.snapshot().touched;
+  }
+
+  /**
+   * The live snapshot, equal in shape to `diag-ghost-report.json`. Reading it changes nothing.
+   * A name that some instance could not be tracked under is reported as untrackable even if another instance
+   * with that name was wrapped: the unwrapped one could be in use unseen, so "untouched" would overstate.
+   */
+  snapshot(): GhostReport {
+    const touched: string[] = [];
+    const untouched: string[] = [];
+    for (const [name, wasTouched] of this.names) {
+      if (this.untrackable.has(name)) continue;
+      (wasTouched ? touched : untouched).push(name);
+    }
+    return buildReport(touched, untouched, this.untrackable, this.framework.size, this.frameworkName, this.unresolved);
+  }
+
+  /** `GhostSnapshotSource` for the actuator. */
+  ghostSnapshot(): GhostReport {
+    return this.snapshot();
+  }
+}
+
+function buildReport(
+  touched: string[],
+  untouched: string[],
+  untrackable: ReadonlyMap<string, string>,
+  frameworkSkipped: number,
+  framework?: string,
+  neverResolved?: Iterable<string>,
+): GhostReport {
+  touched.sort();
+  untouched.sort();
+  const reasons: Record<string, string> = {};
+  for (const name of [...untrackable.keys()].sort()) reasons[name] = untrackable.get(name)!;
+  return {
+    disclaimer: GHOST_DISCLAIMER,
+    trackedCount: touched.length + untouched.length,
+    touchedCount: touched.length,
+    untouchedCount: untouched.length,
+    untouched,
+    touched,
+    untrackableCount: untrackable.size,
+    untrackable: reasons,
+    frameworkSkipped,
+    ...(framework !== undefined ? { framework } : {}),
+    ...(neverResolved !== undefined ? neverResolvedFields([...neverResolved].sort()) : {}),
+  };
+}
+
+function neverResolvedFields(names: string[]): { neverResolvedCount: number; neverResolved: string[] } {
+  return { neverResolvedCount: names.length, neverResolved: names };
+}
+
+/**
+ * Combines the reports of several processes running the same application (cluster workers, replicas) into
+ * one: a bean touched in any process is touched; a bean untrackable in any process is untrackable (first
+ * reason in input order wins); `frameworkSkipped` is the largest count, since every process skips the same
+ * framework beans; a binding resolved in any process is resolved (`neverResolved` keeps those no process
+ * resolved). Pure: the inputs are not modified.
+ */
+export function mergeGhostReports(reports: Iterable<GhostReport>): GhostReport {
+  const tracked = new Set<string>();
+  const touchedAnywhere = new Set<string>();
+  const untrackable = new Map<string, string>();
+  let frameworkSkipped = 0;
+  let framework: string | undefined;
+  let neverResolved: Set<string> | undefined;
+  for (const report of reports) {
+    framework ??= report.framework;
+    if (report.neverResolved !== undefined) {
+      const here = new Set(report.neverResolved);
+      neverResolved = neverResolved === undefined ? here : new Set([...neverResolved].filter((n) => here.has(n)));
+    }
+    for (const name of report.touched) {
+      tracked.add(name);
+      touchedAnywhere.add(name);
+    }
+    for (const name of report.untouched) tracked.add(name);
+    for (const [name, reason] of Object.entries(report.untrackable)) {
+      if (!untrackable.has(name)) untrackable.set(name, reason);
+    }
+    frameworkSkipped = Math.max(frameworkSkipped, report.frameworkSkipped);
+  }
+  const touched: string[] = [];
+  const untouched: string[] = [];
+  for (const name of tracked) {
+    if (untrackable.has(name)) continue;
+    (touchedAnywhere.has(name) ? touched : untouched).push(name);
+  }
+  return buildReport(touched, untouched, untrackable, frameworkSkipped, framework, neverResolved);
+}

@@ -1,0 +1,256 @@
+import { metrics, trace, type Meter, type MeterProvider, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import type { Instrumentation, InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
+import { resolveConfig, type DiagConfig } from '../config/properties';
+import { GhostDetector, once } from '../ghost/detector';
+import type { NestContainerObserver } from '../adapters/nestjs/container-observer';
+import { nestModuleDefinitions } from '../adapters/nestjs/module-definitions';
+import type { AwilixObserver } from '../adapters/lazy/awilix/container-observer';
+import { awilixModuleDefinitions } from '../adapters/lazy/awilix/module-definitions';
+import type { InversifyObserver } from '../adapters/lazy/inversify/container-observer';
+import { inversifyModuleDefinitions } from '../adapters/lazy/inversify/module-definitions';
+import type { TsyringeObserver } from '../adapters/lazy/tsyringe/container-observer';
+import { tsyringeModuleDefinitions } from '../adapters/lazy/tsyringe/module-definitions';
+import type { ActuatorHandle } from '../actuator';
+import type { DiagInstrumentationConfig } from './types';
+import type { DiagReport } from '../ghost/reports/diag-report';
+import type { GhostReport, GhostTrackingDisabled } from '../ghost/tracking/types';
+import type { SketchRegistryView } from '../sketch/types';
+import { safeLog } from '../shared/logger';
+import { DiagTelemetry } from '../telemetry';
+import { configureSketchRegistry, existingSketchRegistry } from '../sketch/registry-settings';
+import { watchEsmLibraries } from '../ghost/origins/esm-libraries';
+import { ModuleHooks } from '../patching/module-hooks';
+import { unwrapMethod, wrapMethod } from '../patching/wrap';
+import { packageVersionAt } from '../patching/package-version';
+import { PACKAGE_ROOT } from '../shared/package-root';
+
+export const PACKAGE_NAME = 'diag-instrumentation';
+
+function packageVersion(): string {
+  return packageVersionAt(PACKAGE_ROOT) ?? '0.0.0';
+}
+
+interface DiagState {
+  config: DiagConfig;
+  detector: GhostDetector;
+  telemetry: DiagTelemetry;
+  /** The NestJS adapter's observer, created (and its code loaded) when `@nestjs/core` first loads. */
+  observer: () => NestContainerObserver;
+  /** The lazy containers' observers, created (and their code loaded) when their package first loads. */
+  tsyringe: () => TsyringeObserver;
+  awilix: () => AwilixObserver;
+  inversify: () => InversifyObserver;
+  nestVersion?: string;
+  actuator?: Promise<ActuatorHandle | undefined>;
+  sketches: () => SketchRegistryView;
+  /** Stops indexing the packages an ESM application imports. */
+  unwatchEsmLibraries?: () => void;
+}
+
+/**
+ * OpenTelemetry instrumentation for NestJS (and InversifyJS, tsyringe, awilix) that finds ghost beans: providers
+ * created at startup that nothing seems to use. Phase 1 (always on) writes `diag-report.json` from the resolved
+ * dependency graph; Phase 2 (`ghostTracking.enabled`) flags each bean at its first method call and writes
+ * `diag-ghost-report.json`.
+ *
+ * ```ts
+ * new NodeSDK({ instrumentations: [new DiagInstrumentation()] }).start();
+ * ```
+ *
+ * It implements OpenTelemetry's `Instrumentation` interface rather than extending `InstrumentationBase`: the
+ * base class's require hook costs every application ~100 ms of start-up (see `src/hooks/module-hooks.ts`). Like
+ * any instrumentation, it enables itself when constructed unless `enabled: false`; its configuration is read then.
+ */
+export class DiagInstrumentation implements Instrumentation<DiagInstrumentationConfig> {
+  readonly instrumentationName = PACKAGE_NAME;
+  readonly instrumentationVersion = packageVersion();
+  private config: DiagInstrumentationConfig;
+  private tracer: Tracer;
+  private meter: Meter;
+  private enabled = false;
+  private readonly state: DiagState;
+  private readonly definitions: InstrumentationModuleDefinition[];
+  private readonly hooks: ModuleHooks;
+
+  constructor(config: DiagInstrumentationConfig = {}) {
+    this.config = { enabled: true, ...config };
+    this.tracer = trace.getTracer(this.instrumentationName, this.instrumentationVersion);
+    this.meter = metrics.getMeter(this.instrumentationName, this.instrumentationVersion);
+    this.state = this.createState();
+    this.state.telemetry.updateMetricInstruments(this.meter);
+    this.definitions = this.moduleDefinitions();
+    this.hooks = new ModuleHooks(this.definitions);
+    if (this.config.enabled !== false) this.enable();
+  }
+
+  private createState(): DiagState {
+    const config = resolveConfig(this.config);
+    configureSketchRegistry(config.sketchRedis);
+    const detector = new GhostDetector(config);
+    const telemetry = new DiagTelemetry(
+      detector,
+      () => this.tracer,
+      // Telemetry reports the sketches an application created; it never creates the registry.
+      existingSketchRegistry,
+    );
+    return {
+      config,
+      detector,
+      telemetry,
+      // Loaded when the actuator first asks: an application without sketches never loads the sketch code.
+      // Creating the registry loads nothing native either: the library is loaded with the first sketch.
+      sketches: () => (require('../sketch/registry') as typeof import('../sketch/registry')).sketchRegistry(),
+      observer: once(() => {
+        const { NestContainerObserver } = require('../adapters/nestjs/container-observer') as typeof import('../adapters/nestjs/container-observer');
+        return new NestContainerObserver(
+          detector,
+          () => ({ name: '@nestjs/core', ...(this.state.nestVersion ? { version: this.state.nestVersion } : {}) }),
+          telemetry.beanObserver(),
+        );
+      }),
+      tsyringe: once(() => {
+        const { TsyringeObserver } = require('../adapters/lazy/tsyringe/container-observer') as typeof import('../adapters/lazy/tsyringe/container-observer');
+        return new TsyringeObserver(detector);
+      }),
+      awilix: once(() => {
+        const { AwilixObserver } = require('../adapters/lazy/awilix/container-observer') as typeof import('../adapters/lazy/awilix/container-observer');
+        return new AwilixObserver(detector);
+      }),
+      inversify: once(() => {
+        const { InversifyObserver } = require('../adapters/lazy/inversify/container-observer') as typeof import('../adapters/lazy/inversify/container-observer');
+        return new InversifyObserver(detector);
+      }),
+    };
+  }
+
+  setTracerProvider(tracerProvider: TracerProvider): void {
+    this.tracer = tracerProvider.getTracer(this.instrumentationName, this.instrumentationVersion);
+  }
+
+  /** Instruments are (re)created whenever the MeterProvider changes. */
+  setMeterProvider(meterProvider: MeterProvider): void {
+    this.meter = meterProvider.getMeter(this.instrumentationName, this.instrumentationVersion);
+    this.state.telemetry.updateMetricInstruments(this.meter);
+  }
+
+  getConfig(): DiagInstrumentationConfig {
+    return this.config;
+  }
+
+  /** Stores the options; the diag settings were resolved at construction (environment over options). */
+  setConfig(config: DiagInstrumentationConfig): void {
+    this.config = { enabled: true, ...config };
+  }
+
+  isEnabled(): boolean {
+    return this.enabled;
+  }
+
+  /** The module definitions the hooks run (OpenTelemetry's experimental API for bundler-time instrumentation). */
+  getModuleDefinitions(): InstrumentationModuleDefinition[] {
+    return this.definitions;
+  }
+
+  private moduleDefinitions(): InstrumentationModuleDefinition[] {
+    const diag = this.state;
+    const patcher = { wrap: wrapMethod, unwrap: unwrapMethod };
+    const include = diag.config.containers.include;
+    const hooks = (framework: string): boolean => include.includes('*') || include.includes(framework);
+    return [
+      ...(hooks('nestjs')
+        ? nestModuleDefinitions({
+            get observer() {
+              return diag.observer();
+            },
+            origins: diag.detector.origins,
+            ...patcher,
+            containerClosed: (container) => {
+              diag.observer().settle();
+              diag.detector.writePendingReport();
+              diag.detector.flushGhostReport('close');
+              // The report is written: what stays untouched is on record, and the closed application's classes
+              // get their methods back rather than keeping its beans alive.
+              if (container !== undefined) diag.detector.tracker?.end(container);
+            },
+            setNestVersion: (version) => {
+              diag.nestVersion = version;
+            },
+          })
+        : []),
+      ...(hooks('tsyringe') ? tsyringeModuleDefinitions(diag.tsyringe, patcher) : []),
+      ...(hooks('awilix') ? awilixModuleDefinitions(diag.awilix, patcher) : []),
+      ...(hooks('inversify') ? inversifyModuleDefinitions(diag.inversify, patcher) : []),
+    ];
+  }
+
+  enable(): void {
+    if (this.enabled) return;
+    this.enabled = true;
+    const diag = this.state;
+    diag.detector.start();
+    diag.unwatchEsmLibraries ??= watchEsmLibraries(diag.detector.origins);
+    this.hooks.enable();
+    if (diag.config.actuator.include !== undefined && !diag.actuator) {
+      // Required here, not at the top: an application without the actuator never loads its server.
+      const { actuatorSources, startActuator } = require('../actuator') as typeof import('../actuator');
+      diag.actuator = startActuator(
+        diag.config.actuator,
+        actuatorSources({
+          ghosts: () => diag.detector.tracker,
+          ghostsVersion: () => diag.detector.tracker?.version ?? 0,
+          diagReport: () => diag.detector.diagReport(),
+          startup: () => diag.detector.startupTimeline(),
+          page: () => diag.detector.pageData(true),
+          sketches: diag.sketches,
+        }),
+      );
+    }
+  }
+
+  disable(): void {
+    if (!this.enabled) return;
+    this.enabled = false;
+    this.hooks.disable();
+    this.state.detector.stop();
+    this.state.unwatchEsmLibraries?.();
+    this.state.unwatchEsmLibraries = undefined;
+    void this.stopActuator();
+  }
+
+  /** The resolved configuration (environment over options over defaults). */
+  get diagConfig(): DiagConfig {
+    return this.state.config;
+  }
+
+  /** The live ghost snapshot: the ghost report's fields, or `{ status: 'DISABLED' }` when Phase 2 is off. */
+  ghostSnapshot(): GhostReport | GhostTrackingDisabled {
+    return this.state.detector.ghostSnapshot();
+  }
+
+  /** The latest `diag-report.json` content, once the container has started. */
+  diagReport(): DiagReport | undefined {
+    return this.state.detector.diagReport();
+  }
+
+  /** Writes `diag-ghost-report.json` now (it is also written when the container closes and periodically). */
+  writeGhostReport(): void {
+    this.state.detector.flushGhostReport('close');
+  }
+
+  /** The running actuator, once listening; undefined when not configured or not started. */
+  async actuator(): Promise<ActuatorHandle | undefined> {
+    return this.state?.actuator;
+  }
+
+  private async stopActuator(): Promise<void> {
+    const state = this.state;
+    const pending = state?.actuator;
+    if (!state || !pending) return;
+    state.actuator = undefined;
+    try {
+      await (await pending)?.stop();
+    } catch (err) {
+      safeLog('warn', `actuator did not stop cleanly: ${(err as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,144 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import { resolveConfig } from '../../../../src/config/properties';
+import type { LazyBinding } from '../../../../src/adapters/lazy/bindings';
+import type { GhostDetector } from '../../../../src/ghost/detector';
+import { recordingLogger } from '../../../support/logs';
+import { tempDir } from '../../../support/temp';
+
+/**
+ * The ledger every lazy container's adapter shares, driven as an adapter drives it, with a real ghost detector writing
+ * real reports. Each test loads fresh copies of the ready signal and the ledger (ready is once per process).
+ */
+interface Loaded {
+  logs: ReturnType<typeof recordingLogger>;
+  detector: GhostDetector;
+  ledger: import('../../../../src/adapters/lazy/bindings').LazyContainerLedger<string>;
+  ready: typeof import('../../../../src/adapters/lazy/ready');
+  dir: string;
+}
+
+function load(tracking: boolean, collect?: (ledger: Loaded['ledger']) => void): Loaded {
+  const dir = tempDir('ledger');
+  let loaded!: Loaded;
+  const logs = recordingLogger();
+  jest.isolateModules(() => {
+    // the isolated copies log through their own logger module
+    (require('../../../../src/shared/logger') as typeof import('../../../../src/shared/logger')).setLogger(logs.logger);
+    const { GhostDetector } = require('../../../../src/ghost/detector') as typeof import('../../../../src/ghost/detector');
+    const { LazyContainerLedger } = require('../../../../src/adapters/lazy/bindings') as typeof import('../../../../src/adapters/lazy/bindings');
+    const ready = require('../../../../src/adapters/lazy/ready') as typeof import('../../../../src/adapters/lazy/ready');
+    const detector = new GhostDetector(resolveConfig({ report: { dir }, ghostTracking: { enabled: tracking } }));
+    const ledger: Loaded['ledger'] = new LazyContainerLedger<string>({
+      framework: 'testdi',
+      container: () => ({ name: 'testdi', version: '1.0.0' }),
+      detector,
+      entryPoints: (_key, binding) => (binding.role === 'controller' ? ['a route'] : []),
+      collect: () => collect?.(ledger),
+    });
+    loaded = { logs, detector, ledger, ready, dir };
+  });
+  return loaded;
+}
+
+const binding = (token: string, extra: Partial<LazyBinding> = {}): LazyBinding => ({
+  token,
+  kind: 'class',
+  scope: 'singleton',
+  role: 'provider',
+  framework: false,
+  ...extra,
+});
+
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+class Service {
+  work(): number {
+    return 1;
+  }
+}
+
+describe('LazyContainerLedger', () => {
+  it('at ready writes the never-resolved application bindings as candidates, with what collect adds and the edges', async () => {
+    const { ledger, ready, dir } = load(false, (l) => {
+      l.bind('Found', binding('Found'));
+      l.dependsOn('Found', 'Used', 'constructor');
+    });
+    ledger.bind('Used', binding('Used'));
+    ledger.bind('Dead', binding('Dead', { scope: 'transient' }));
+    ledger.bind('Library', binding('Library', { framework: true }));
+    ledger.bind('Controller', binding('Controller', { role: 'controller' }));
+    ledger.dependsOn('Controller', 'Used', 'constructor');
+    expect(ledger.resolved('Used', new Service())).toBe(true);
+    expect(ledger.resolved('Unknown', {})).toBe(false);
+
+    ready.diagReady();
+    await settle();
+    expect(ledger.readyDone).toBe(true);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, 'diag-report.json'), 'utf8'));
+    expect(report.framework).toBe('testdi');
+    expect(report.container).toEqual({ name: 'testdi', version: '1.0.0' });
+    expect(report.ghostCandidates.beans).toEqual(['Dead', 'Found']);
+    expect(report.graph.edges).toEqual(
+      expect.arrayContaining([
+        { from: 'Found', to: 'Used', kind: 'constructor' },
+        { from: 'Controller', to: 'Used', kind: 'constructor' },
+      ]),
+    );
+  });
+
+  it('with tracking, keeps neverResolved current, tracks singletons resolved before ready at ready, and late bindings too', async () => {
+    const { ledger, ready, detector } = load(true);
+    const early = new Service();
+    ledger.bind('Early', binding('Early'));
+    ledger.bind('Later', binding('Later'));
+    ledger.bind('Transient', binding('Transient', { scope: 'transient' }));
+    ledger.bind('Route', binding('Route', { role: 'controller' }));
+    ledger.resolved('Early', early);
+
+    ready.diagReady();
+    await settle();
+    const tracker = detector.tracker!;
+    expect(tracker.snapshot()).toMatchObject({ framework: 'testdi', neverResolved: ['Later', 'Transient'] });
+    expect(tracker.isTracked('Early')).toBe(true);
+    early.work();
+    expect(tracker.isTouched('Early')).toBe(true);
+
+    const later = new Service();
+    ledger.resolved('Later', later);
+    ledger.resolved('Transient', new Service());
+    expect(tracker.snapshot().neverResolved).toEqual([]);
+    expect(tracker.isTracked('Later')).toBe(true);
+    expect(tracker.snapshot().untrackable).toMatchObject({ Transient: 'non-singleton' });
+
+    // a binding registered after ready is expected under its token, and resolved like the others
+    ledger.bind('Late', binding('Late'));
+    expect(tracker.snapshot().neverResolved).toEqual(['Late']);
+    ledger.resolved('Late', new Service());
+    expect(tracker.snapshot().neverResolved).toEqual([]);
+  });
+
+  it('re-registering a key updates the binding and keeps its resolution', async () => {
+    const { ledger, ready, dir } = load(false);
+    ledger.bind('Token', binding('Token', { kind: 'class' }));
+    ledger.resolved('Token', {});
+    ledger.bind('Token', binding('Token', { kind: 'value' }));
+    ready.diagReady();
+    await settle();
+    const report = JSON.parse(fs.readFileSync(path.join(dir, 'diag-report.json'), 'utf8'));
+    expect(report.graph.nodes).toEqual([expect.objectContaining({ name: 'Token', kind: 'value', resolved: true })]);
+    expect(report.ghostCandidates.count).toBe(0);
+  });
+
+  it("an adapter's failing collect is logged, and the report is still written", async () => {
+    const { ledger, ready, dir, logs } = load(false, () => {
+      throw new Error('cannot read the container');
+    });
+    ledger.bind('Dead', binding('Dead'));
+    ready.diagReady();
+    await settle();
+    expect(logs.warnings.join('\n')).toMatch(/testdi: reading its bindings failed: cannot read the container/);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'diag-report.json'), 'utf8')).ghostCandidates.beans).toEqual(['Dead']);
+  });
+});
