@@ -49,7 +49,47 @@ describe('diag-instrumentation check', () => {
     fs.writeFileSync(baseline, JSON.stringify({ tool: 'diag-instrumentation', kind: 'ghost-candidate', beans }));
     const r = check(diagReport, '--baseline', baseline);
     expect(r.code).toBe(1);
-    expect(r.stdout.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim().split(' ')[0])).toEqual(['LegacyReportService']);
+    expect(r.stdout.split('\n').filter((l) => /^ {2}\S/.test(l)).map((l) => l.trim().split(' ')[0])).toEqual(['LegacyReportService']);
+    expect(r.stdout).toContain('1 new ghost candidate not in');
+  });
+
+  it('advises a command that works as printed: run, it accepts the findings and the check passes', () => {
+    const baseline = path.join(dir, 'advice', 'baseline.json');
+    const first = check(diagReport, '--baseline', baseline);
+    expect(first.code).toBe(1);
+    const advice = first.stdout.split('\n').find((l) => l.startsWith('    diag-instrumentation check '))!;
+    const args = advice.trim().split(' ').slice(2); // what follows `diag-instrumentation check`
+    expect(args).toEqual([diagReport, '--baseline', baseline, '--update-baseline']);
+    expect(check(...args).code).toBe(0);
+    expect(check(diagReport, '--baseline', baseline).code).toBe(0);
+    // without a baseline, the advice names the one to create
+    const bare = spawnSync(process.execPath, [BIN, 'check', diagReport], { encoding: 'utf8', cwd: dir });
+    expect(bare.stdout).toContain(`    diag-instrumentation check ${diagReport} --baseline diag-baseline.json --update-baseline`);
+  });
+
+  it('names the module and file of an untouched bean, from the start-up report beside the ghost report', () => {
+    const r = check(ghostReport);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^ {2}LegacyReportService \(ShopModule, shop\.module\.js\)$/m);
+  });
+
+  it('names the source file the user edits when the compiled file ships a source map', () => {
+    const project = tempDir('cli-maps');
+    fs.mkdirSync(path.join(project, 'src'));
+    fs.mkdirSync(path.join(project, 'dist'));
+    fs.writeFileSync(path.join(project, 'src', 'shop.service.ts'), 'export class DeadService {}\n');
+    fs.writeFileSync(path.join(project, 'dist', 'shop.service.js'), 'class DeadService {}\n//# sourceMappingURL=shop.service.js.map\n');
+    fs.writeFileSync(path.join(project, 'dist', 'shop.service.js.map'), JSON.stringify({ version: 3, sources: ['../src/shop.service.ts'], mappings: '' }));
+    const report = path.join(project, 'diag-report.json');
+    fs.writeFileSync(
+      report,
+      JSON.stringify({
+        ghostCandidates: { beans: ['DeadService'] },
+        graph: { nodes: [{ name: 'DeadService', module: 'ShopModule', source: 'dist/shop.service.js' }] },
+      }),
+    );
+    const r = spawnSync(process.execPath, [BIN, 'check', report], { encoding: 'utf8', cwd: project });
+    expect(r.stdout).toMatch(/^ {2}DeadService \(ShopModule, src\/shop\.service\.ts\)$/m);
   });
 
   it('checks the untouched beans of a ghost report the same way', () => {

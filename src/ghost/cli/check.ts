@@ -29,7 +29,7 @@ export interface Baseline {
 /** A problem with the input: printed as is, exit 2. */
 export class CheckInputError extends Error {}
 
-const RULES: Record<FindingKind, { name: string; short: string; full: string; plural: string }> = {
+const RULES: Record<FindingKind, { name: string; short: string; full: string; singular: string; plural: string }> = {
   'ghost-candidate': {
     name: 'GhostCandidate',
     short: 'Bean created at startup that nothing injects and that shows no entry point',
@@ -37,6 +37,7 @@ const RULES: Record<FindingKind, { name: string; short: string; full: string; pl
       'Phase 1 of diag-instrumentation: the bean was instantiated eagerly, has no incoming edge in the resolved ' +
       'dependency graph and no entry point was found in its metadata. Heuristic (LOW confidence): lookups by ' +
       'token, reflection and beans collected by type are invisible to it; confirm with Phase 2.',
+    singular: 'ghost candidate',
     plural: 'ghost candidates',
   },
   'untouched-bean': {
@@ -45,8 +46,20 @@ const RULES: Record<FindingKind, { name: string; short: string; full: string; pl
     full:
       'Phase 2 of diag-instrumentation: no tracked method of the bean was invoked during the recorded run. ' +
       'Untouched is not unused: it speaks about this run only.',
+    singular: 'untouched bean',
     plural: 'untouched beans',
   },
+};
+
+/** `1 new ghost candidate`, `3 new ghost candidates`. */
+function count(n: number, kind: FindingKind, adjective = ''): string {
+  return `${n} ${adjective}${n === 1 ? RULES[kind].singular : RULES[kind].plural}`;
+}
+
+/** The baseline suggested when none is given: one per kind of report, in the working directory. */
+export const DEFAULT_BASELINES: Record<FindingKind, string> = {
+  'ghost-candidate': 'diag-baseline.json',
+  'untouched-bean': 'diag-ghost-baseline.json',
 };
 
 function readJson(file: string, what: string): unknown {
@@ -68,25 +81,82 @@ export function readFindings(file: string): { kind: FindingKind; findings: Findi
   const report = readJson(file, 'report') as Record<string, unknown> | null;
   const candidates = (report?.ghostCandidates as { beans?: unknown } | undefined)?.beans;
   if (report && typeof report === 'object' && Array.isArray(candidates) && candidates.every((b) => typeof b === 'string')) {
-    const nodes = new Map<string, Record<string, unknown>>();
-    const graphNodes = (report.graph as { nodes?: unknown } | undefined)?.nodes;
-    if (Array.isArray(graphNodes)) for (const n of graphNodes) if (n && typeof n.name === 'string') nodes.set(n.name, n);
-    return {
-      kind: 'ghost-candidate',
-      findings: (candidates as string[]).map((bean) => {
-        const node = nodes.get(bean);
-        const pick = (key: string) => (typeof node?.[key] === 'string' ? { [key]: node[key] as string } : {});
-        return { bean, ...pick('module'), ...pick('className'), ...pick('source') };
-      }),
-    };
+    const nodes = graphNodes(report);
+    return { kind: 'ghost-candidate', findings: (candidates as string[]).map((bean) => finding(bean, nodes)) };
   }
   const untouched = report?.untouched;
   if (report && typeof report === 'object' && Array.isArray(untouched) && typeof report.trackedCount === 'number' && untouched.every((b) => typeof b === 'string')) {
-    return { kind: 'untouched-bean', findings: (untouched as string[]).map((bean) => ({ bean })) };
+    // A ghost report names beans only: their module and file come from the start-up report beside it.
+    const nodes = graphNodes(siblingDiagReport(file));
+    return { kind: 'untouched-bean', findings: (untouched as string[]).map((bean) => finding(bean, nodes)) };
   }
   throw new CheckInputError(
     `${file} is neither a diag-report.json (ghostCandidates.beans) nor a diag-ghost-report.json (untouched, trackedCount)`,
   );
+}
+
+type ReportNode = Record<string, unknown>;
+
+function graphNodes(report: Record<string, unknown> | null | undefined): Map<string, ReportNode> {
+  const nodes = new Map<string, ReportNode>();
+  const list = (report?.graph as { nodes?: unknown } | undefined)?.nodes;
+  if (Array.isArray(list)) for (const n of list) if (n && typeof n.name === 'string') nodes.set(n.name, n as ReportNode);
+  return nodes;
+}
+
+/** `diag-report.json` in the ghost report's directory, when there is one (the reports are written together). */
+function siblingDiagReport(ghostReport: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(path.dirname(ghostReport), 'diag-report.json'), 'utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+function finding(bean: string, nodes: ReadonlyMap<string, ReportNode>): Finding {
+  const node = nodes.get(bean);
+  const pick = (key: string) => (typeof node?.[key] === 'string' ? (node[key] as string) : undefined);
+  const module = pick('module');
+  const className = pick('className');
+  const source = pick('source');
+  return {
+    bean,
+    ...(module !== undefined ? { module } : {}),
+    ...(className !== undefined ? { className } : {}),
+    ...(source !== undefined ? { source: originalSource(source) } : {}),
+  };
+}
+
+/**
+ * The file the user edits: the report names where a class was loaded from (`dist/app.js`); when that file ships a
+ * source map with one source (what tsc, SWC and esbuild write per file), the map's source (`src/app.ts`), relative
+ * to the working directory like the report's path. Otherwise the path as the report gives it.
+ */
+export function originalSource(source: string): string {
+  try {
+    const compiled = path.resolve(source);
+    const text = fs.readFileSync(compiled, 'utf8');
+    const url = /\/\/[#@] sourceMappingURL=(\S+)\s*$/.exec(text.slice(-4096))?.[1];
+    if (url === undefined) return source;
+    let map: { sources?: unknown; sourceRoot?: unknown };
+    let mapDir = path.dirname(compiled);
+    const inline = /^data:application\/json(?:;charset=[^;,]+)?;base64,(.*)$/.exec(url);
+    if (inline) {
+      map = JSON.parse(Buffer.from(inline[1]!, 'base64').toString('utf8')) as typeof map;
+    } else {
+      const mapFile = path.resolve(mapDir, decodeURIComponent(url));
+      map = JSON.parse(fs.readFileSync(mapFile, 'utf8')) as typeof map;
+      mapDir = path.dirname(mapFile);
+    }
+    if (!Array.isArray(map.sources) || map.sources.length !== 1 || typeof map.sources[0] !== 'string') return source;
+    const root = typeof map.sourceRoot === 'string' ? map.sourceRoot : '';
+    const original = path.resolve(mapDir, root, map.sources[0]);
+    if (!fs.existsSync(original)) return source;
+    const relative = path.relative(process.cwd(), original);
+    return (relative.startsWith('..') ? original : relative).split(path.sep).join('/');
+  } catch {
+    return source;
+  }
 }
 
 /** The baseline's beans; a file that does not exist yet is an empty baseline. */
@@ -164,14 +234,18 @@ export interface CheckOptions {
   readonly version: string;
 }
 
+function shellQuote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
 /** Runs the check; returns the exit code and writes to the given streams. Never throws. */
 export function runCheck(o: CheckOptions, out: (text: string) => void, err: (text: string) => void): number {
   try {
     const { kind, findings } = readFindings(o.report);
     if (o.updateBaseline) {
-      if (o.baseline === undefined) throw new CheckInputError('--update-baseline needs --baseline <file>');
+      if (o.baseline === undefined) throw new CheckInputError(`--update-baseline needs --baseline <file> (for this report: --baseline ${DEFAULT_BASELINES[kind]})`);
       writeBaseline(o.baseline, kind, findings);
-      err(`baseline ${o.baseline} written: ${findings.length} ${RULES[kind].plural}\n`);
+      err(`baseline ${o.baseline} written: ${count(findings.length, kind)}\n`);
       return EXIT.clean;
     }
     const known = readBaseline(o.baseline, kind);
@@ -182,12 +256,14 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
       out(`no new ${RULES[kind].plural} (${findings.length} in the report, all in the baseline)\n`);
     } else {
       const where = o.baseline ? `not in ${o.baseline}` : 'and no baseline given';
-      out(`${fresh.length} new ${RULES[kind].plural} ${where}:\n`);
+      out(`${count(fresh.length, kind, 'new ')} ${where}:\n`);
       for (const f of fresh) {
         const detail = [f.module, f.source].filter(Boolean).join(', ');
         out(`  ${f.bean}${detail ? ` (${detail})` : ''}\n`);
       }
-      out(`Accept them with --update-baseline, or remove the beans.\n`);
+      // A command that works as printed: the same report, the baseline given (or the one suggested).
+      const accept = ['diag-instrumentation', 'check', o.report, '--baseline', o.baseline ?? DEFAULT_BASELINES[kind], '--update-baseline'];
+      out(`Remove ${fresh.length === 1 ? 'it' : 'them'}, or accept ${fresh.length === 1 ? 'it' : 'them'} into the baseline:\n    ${accept.map(shellQuote).join(' ')}\n`);
     }
     return fresh.length === 0 ? EXIT.clean : EXIT.findings;
   } catch (error) {
