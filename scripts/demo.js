@@ -10,11 +10,14 @@ const path = require('node:path');
 const root = path.resolve(__dirname, '..');
 
 async function main() {
-  console.log('> building the package and the example app…');
-  await require('./prepare-test-fixtures.js')();
+  console.log('> building the package and the example shop (nothing to install)…');
+  const { buildPackage, buildShop } = require('./prepare-test-fixtures.js');
+  await buildPackage();
+  // Beside the fixtures the tests build, so that it resolves the root's NestJS 11 like them.
+  const appDir = path.join(root, 'test', 'fixtures', 'nest11', 'out-demo', 'shop');
+  buildShop(appDir);
 
   const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-demo-'));
-  const appDir = path.join(root, 'test', 'fixtures', 'nest11', 'out-cjs', 'ghost-app');
   const env = {
     ...process.env,
     DIAG_GHOST_TRACKING_ENABLED: 'true',
@@ -65,26 +68,56 @@ async function main() {
   });
   console.log(`  POST /users/login -> ${login.status} ${await login.text()}`);
 
-  const report = JSON.parse(fs.readFileSync(path.join(reportDir, 'diag-report.json'), 'utf8'));
-  console.log('\n> Phase 1: ghost candidates (LOW confidence) from diag-report.json');
-  for (const bean of report.ghostCandidates.beans) console.log(`  - ${bean}`);
-  console.log(
-    `  (${report.orphans.length} orphans: ${report.ghostCandidates.entryPointsExcluded} entry points, ` +
-      `${report.ghostCandidates.notInstantiatedExcluded} not instantiated at startup)`,
-  );
-
   const base = `http://127.0.0.1:${actuatorPort}/actuator`;
+  const report = (await (await fetch(`${base}/diag`)).json());
   const live = await (await fetch(`${base}/diag/ghosts`)).json();
-  console.log(`\n> Phase 2: live snapshot from ${base}/diag/ghosts`);
-  console.log(`  touched:   ${live.touched.join(', ')}`);
-  console.log(`  untouched: ${live.untouched.join(', ')}`);
-  console.log(`  untrackable: ${JSON.stringify(live.untrackable)}`);
-
   app.kill('SIGTERM');
   await new Promise((r) => app.once('exit', r));
+
+  // Most likely dead first: what both phases say (nothing injects it and nothing called it), then each alone.
+  const nodes = new Map(report.graph.nodes.map((n) => [n.name, n]));
+  const where = (name) => {
+    const n = nodes.get(name);
+    return n ? [n.module, n.source].filter(Boolean).join(', ') : '';
+  };
+  const candidates = new Set(report.ghostCandidates.beans);
+  const untouched = new Set(live.untouched);
+  const both = [...candidates].filter((b) => untouched.has(b));
+  const list = (title, beans, why) => {
+    console.log(`\n> ${title}`);
+    if (beans.length === 0) console.log('  (none)');
+    for (const bean of beans) console.log(`  - ${bean.padEnd(24)} ${where(bean).padEnd(36)} ${why}`);
+  };
+  list('Most likely dead: ghost candidate (Phase 1) AND untouched during the run (Phase 2)', both, 'nothing injects it, nothing called it');
+  list(
+    'Untouched during the run, though something injects it (Phase 2 only)',
+    [...untouched].filter((b) => !candidates.has(b)),
+    'injected, never called in this run',
+  );
+  const touched = new Set(live.touched);
+  list(
+    'Ghost candidates Phase 2 cannot judge (nothing to wrap): Phase 1 alone speaks',
+    [...candidates].filter((b) => b in live.untrackable),
+    'nothing injects it; untrackable',
+  );
+  list(
+    'Ghost candidates that were called after all (used by lookup or by type): not dead',
+    [...candidates].filter((b) => touched.has(b)),
+    'nothing injects it, but it was called',
+  );
+  console.log(
+    `\n  ${report.orphans.length} beans nothing injects ("orphans", before the rules): ` +
+      `${report.ghostCandidates.entryPointsExcluded} are entry points the framework calls (controllers, crons, guards…), ` +
+      `${report.ghostCandidates.notInstantiatedExcluded} not created at start-up, ` +
+      `${report.ghostCandidates.lookedUpExcluded ?? 0} looked up by token — the rest are the candidates above.`,
+  );
+  console.log(`  touched: ${live.touched.join(', ')}`);
+  console.log(`  untrackable: ${Object.entries(live.untrackable).map(([b, why]) => `${b} (${why})`).join(', ')}`);
+
   console.log(`\nReports in ${reportDir}:`);
   for (const f of fs.readdirSync(reportDir)) console.log(`  ${path.join(reportDir, f)}`);
-  console.log('Beans that are ghost candidates AND untouched over long realistic runs are the strongest signal.');
+  console.log(`Open ${path.join(reportDir, 'diag-report.html')} in a browser for the graph.`);
+  console.log('Untouched over one short run is not proof: keep Phase 2 on under real traffic before deleting code.');
 }
 
 main().catch((err) => {

@@ -98,15 +98,33 @@ function buildApps() {
   fs.copyFileSync(path.join(fixtures, 'inversify6', 'express-utils-app.cjs'), path.join(utilsApp, 'main.js'));
 }
 
+/** The package itself: dist/ and the report page's bundle. */
+async function buildPackage() {
+  tsc(['-p', path.join(root, 'tsconfig.build.json')]);
+  await require('./build-page.js')();
+}
+
+/**
+ * The example shop alone, compiled for NestJS 11 (the root's) as CommonJS into `out`: what `npm run demo` starts.
+ * It needs nothing beyond the package's own dependencies.
+ */
+function buildShop(out) {
+  fs.rmSync(out, { recursive: true, force: true });
+  tsc(['-p', path.join(fixtures, 'tsconfig.example.cjs.json'), '--outDir', out]);
+  fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
+}
+
 module.exports = async function prepare() {
   // Lets one developer run a unit test while another's half-written module would fail the build.
   if (process.env.DIAG_SKIP_PREPARE === '1') return;
-  tsc(['-p', path.join(root, 'tsconfig.build.json')]);
-  await require('./build-page.js')();
+  await buildPackage();
   installFolder('nest12');
   for (const { folder } of OTHER_MAJORS) installFolder(folder);
   installFixturePackages();
   buildApps();
 };
+
+module.exports.buildPackage = buildPackage;
+module.exports.buildShop = buildShop;
 
 if (require.main === module) module.exports();
