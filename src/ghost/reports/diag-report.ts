@@ -43,9 +43,24 @@ export interface BeanLookup {
   readonly at: string;
 }
 
+/** One line per field a reader could take for what it is not (`orphans` is not a list of dead code). */
+export const REPORT_LEGEND = {
+  orphans:
+    'Application beans nothing injects, before any rule: controllers, crons, guards and other entry points are ' +
+    'here too. Not a list of dead code; ghostCandidates is.',
+  ghostCandidates:
+    'The orphans no rule explains (created at start-up, no entry point, not looked up since): LOW confidence, ' +
+    'confirm with Phase 2 (diag-ghost-report.json) before deleting anything.',
+  'graph.nodes[].verdict':
+    'Why an orphan is or is not a candidate: candidate, entry-point, not-instantiated, looked-up, ' +
+    'classification-failed. A bean with dependents has none.',
+} as const;
+
 /** `diag-report.json`: written once the container has created every static instance. */
 export interface DiagReport {
   reportVersion: 1;
+  /** What the fields a newcomer misreads mean ({@link REPORT_LEGEND}). */
+  legend: typeof REPORT_LEGEND;
   generatedAt: string;
   /** Which dependency-injection framework: `nestjs`, `inversify`, `tsyringe` or `awilix`. */
   framework: string;
@@ -123,6 +138,7 @@ export function buildDiagReport(input: DiagReportInput): DiagReport {
     .map((b) => ({ name: b.name, instantiationMs: round(b.instantiationMs!) }));
   return {
     reportVersion: 1,
+    legend: REPORT_LEGEND,
     generatedAt: (input.now ?? new Date()).toISOString(),
     framework: input.framework,
     container: input.container,

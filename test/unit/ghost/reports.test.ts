@@ -23,6 +23,13 @@ describe('diag-report.json', () => {
     expect(report.slowestBeans.map((s) => s.name)).toEqual(['B', 'A']);
     expect(report.graph.nodes.find((n) => n.name === 'A')).toMatchObject({ verdict: 'candidate', dependents: 0 });
   });
+
+  it('says in the report itself what the fields a newcomer misreads mean, first among them orphans', () => {
+    const report = buildDiagReport({ graph: new BeanGraph(), phase1: findGhostCandidates(new BeanGraph(), () => []), framework: 'nestjs', container: { name: 'test' }, analysisMs: 1 });
+    expect(Object.keys(report).slice(0, 2)).toEqual(['reportVersion', 'legend']);
+    expect(report.legend.orphans).toMatch(/entry points are here too\. Not a list of dead code/);
+    expect(Object.keys(report.legend)).toEqual(['orphans', 'ghostCandidates', 'graph.nodes[].verdict']);
+  });
 });
 
 describe('writeJsonAtomic', () => {
