@@ -16,6 +16,7 @@ function versionOf(pkg: string): string {
 
 describe('the packed tarball', () => {
   let appDir: string;
+  let installOutput = '';
 
   beforeAll(() => {
     const packDir = tempDir('pack');
@@ -46,10 +47,22 @@ describe('the packed tarball', () => {
       deps[pkg] = versionOf(pkg);
     }
     fs.writeFileSync(path.join(appDir, 'package.json'), JSON.stringify({ name: 'fresh-app', private: true, dependencies: deps }));
-    execFileSync(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: appDir, stdio: 'inherit' });
+    // npm's own defaults (npm 11: no dependency's install script runs unless approved), as a user installs.
+    const install = spawnSync(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: appDir, encoding: 'utf8' });
+    if (install.status !== 0) throw new Error(`npm install failed:\n${install.stdout}\n${install.stderr}`);
+    installOutput = `${install.stdout}\n${install.stderr}`;
     fs.cpSync(path.join(root, 'test', 'fixtures', 'nest11', 'out-cjs', 'ghost-app'), path.join(appDir, 'app'), { recursive: true });
     fs.copyFileSync(path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs'), path.join(appDir, 'telemetry.cjs'));
   }, 240_000);
+
+  it('installs with no word from npm about this package, its native library loading with no install script run', () => {
+    expect(installOutput).not.toMatch(/diag-instrumentation/);
+    // koffi's own script (it rebuilds what koffi ships prebuilt) may be listed as not approved: never run, not needed.
+    for (const line of installOutput.split('\n').filter((l) => /warn|ERR/i.test(l))) {
+      expect(line).toMatch(/install-scripts|^npm warn\s*$|koffi/);
+    }
+    expect(fs.existsSync(path.join(appDir, 'node_modules', 'koffi', 'build'))).toBe(false);
+  });
 
   it('ships dist, the sketch entry point and the verified native binaries, but no tests or sources of its own', () => {
     const installed = path.join(appDir, 'node_modules', 'diag-instrumentation');
