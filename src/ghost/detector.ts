@@ -12,6 +12,7 @@ import type { GhostReport, GhostSnapshotSource, GhostTrackingDisabled } from './
 import { safeLog } from '../shared/logger';
 import { onProcessEnd, type ProcessEnd } from './process-end';
 import type * as TrackingDisabledModule from './tracking/tracking-disabled';
+import type * as VerdictsModule from './verdicts';
 import type { StartupTimeline } from './reports/startup-timeline';
 import type { PageData } from './page';
 import type * as ReportPageModule from './page';
@@ -32,6 +33,7 @@ const reports = once(() => require('./reports/diag-report') as typeof ReportsMod
 const ghostReportFile = once(() => require('./reports/ghost-report-file') as typeof GhostReportFileModule);
 const reportPage = once(() => require('./page') as typeof ReportPageModule);
 const trackingDisabled = once(() => require('./tracking/tracking-disabled') as typeof TrackingDisabledModule);
+const verdictRules = once(() => require('./verdicts') as typeof VerdictsModule);
 
 /** What an adapter hands over once its container has created every static instance. */
 export interface ContainerReady {
@@ -70,6 +72,8 @@ export class GhostDetector implements GhostSnapshotSource {
   private runIdValue: string | undefined;
   /** Beans looked up by token after start-up, first lookup each, kept until (and after) the report has them. */
   private readonly lookups = new Map<string, BeanLookup>();
+  /** When each bean was first touched in this process (Phase 2). */
+  private readonly touchedAt = new Map<string, number>();
   private reportRewrite: NodeJS.Immediate | undefined;
 
   constructor(readonly config: DiagConfig) {
@@ -77,6 +81,8 @@ export class GhostDetector implements GhostSnapshotSource {
       ? new GhostTracker({ exclude: config.ghostTracking.exclude })
       : undefined;
     this.tracker?.onFirstTouch((name) => {
+      // One entry per touched bean, kept for the verdicts' lastTouched (a touched bean has given its wrappers back).
+      this.touchedAt.set(name, Date.now());
       for (const l of this.listeners) this.guard(() => l.beanTouched?.(name));
     });
   }
@@ -154,6 +160,8 @@ export class GhostDetector implements GhostSnapshotSource {
       });
       // Lookups made while the analysis waited for its turn (an onApplicationBootstrap hook's moduleRef.get).
       const report = this.lookups.size > 0 ? reports().excludeLookedUp(built, this.lookups) : built;
+      // Those lookups were this container's; a later container's beans must not leave its list by their names.
+      this.lookups.clear();
       this.latest = report;
       this.tracker?.setFramework(ready.framework);
       if (ready.timeline) {
@@ -183,7 +191,7 @@ export class GhostDetector implements GhostSnapshotSource {
   /**
    * An adapter saw the application look a bean up by token after start-up (`app.get`, `moduleRef.get`…): a
    * candidate leaves the live report at once and `diag-report.json` is rewritten on the next turn (off the
-   * caller's path). Only the first lookup of each bean is kept; adapters call this for candidates only.
+   * caller's path). Only the first lookup of each bean is kept; a name that is no candidate changes nothing.
    */
   beanLookedUp(name: string, via: string): void {
     if (this.lookups.has(name)) return;
@@ -195,10 +203,12 @@ export class GhostDetector implements GhostSnapshotSource {
       if (updated === latest) return;
       this.latest = updated;
       safeLog('info', `ghost candidate ${name} was looked up by token (${via}); it is no longer a candidate`);
+      // Not unref'd: one turn, and the rewrite must happen even if the application ends right after its lookup
+      // (a standalone context's main.ts with Phase 2 off, where no end-of-process write is installed).
       this.reportRewrite ??= setImmediate(() => {
         this.reportRewrite = undefined;
         this.rewriteDiagReport();
-      }).unref();
+      });
     } catch (err) {
       safeLog('debug', `lookup of ${name} not recorded: ${(err as Error)?.message ?? String(err)}`);
     }
@@ -240,7 +250,41 @@ export class GhostDetector implements GhostSnapshotSource {
   }
 
   ghostSnapshot(): GhostReport | GhostTrackingDisabled {
-    return this.tracker ? this.tracker.snapshot() : trackingDisabled().ghostTrackingDisabled();
+    return this.tracker ? this.withVerdicts(this.tracker.snapshot()) : trackingDisabled().ghostTrackingDisabled();
+  }
+
+  /**
+   * `report` with one verdict per application bean of the start-up report (module classes left out: nothing
+   * to delete there on its own), judged on this run's evidence: since the process started, its uptime as
+   * process-hours. A single run is the ledger of one process: the same verdicts, its evidence.
+   */
+  private withVerdicts(report: GhostReport): GhostReport {
+    const latest = this.latest;
+    if (latest === undefined) return report;
+    try {
+      const touched = new Set(report.touched);
+      const tracked = new Set([...report.touched, ...report.untouched]);
+      const candidates = new Set(latest.ghostCandidates.beans);
+      const now = Date.now();
+      const evidence = latest.graph.nodes
+        .filter((n) => !n.framework && n.role !== 'module')
+        .map((n) => ({
+          name: n.name,
+          ...(n.module !== undefined ? { module: n.module } : {}),
+          ...(n.source !== undefined ? { source: n.source } : {}),
+          ghostCandidate: candidates.has(n.name),
+          tracked: tracked.has(n.name),
+          untrackableReason: report.untrackable[n.name] ?? (n.verdict === 'not-instantiated' ? 'not created at start-up' : 'not tracked'),
+          ...(touched.has(n.name) ? { lastTouched: this.touchedAt.get(n.name) ?? now } : {}),
+          firstSeen: performance.timeOrigin,
+          processHours: process.uptime() / 3600,
+          live: true,
+        }));
+      return { ...report, verdicts: verdictRules().verdicts(evidence, verdictRules().DEFAULT_THRESHOLDS, now) };
+    } catch (err) {
+      safeLog('debug', `verdicts not computed: ${(err as Error)?.message ?? String(err)}`);
+      return report;
+    }
   }
 
   /**
@@ -257,7 +301,9 @@ export class GhostDetector implements GhostSnapshotSource {
       if (skipUnchanged && version === this.lastFlushedVersion) return;
       this.lastFlushedVersion = version;
       const { writeGhostReport, defaultRunId } = ghostReportFile();
-      writeGhostReport(this.ghostReportPath, tracker.snapshot(), (this.runIdValue ??= defaultRunId(this.config.report.runId)));
+      writeGhostReport(this.ghostReportPath, tracker.snapshot(), (this.runIdValue ??= defaultRunId(this.config.report.runId)), new Date(), (merged) =>
+        this.withVerdicts(merged),
+      );
       // The page (half a megabyte) stays off the end of the process, where the write must be quick.
       if (reason === 'close' || reason === 'interval') this.writeReportPage();
       // Said at every end (a close, a signal, the loop emptying, exit), so that an operator sees the report

@@ -30,15 +30,15 @@ describe.each(LOADING_CASES)('lookups by token after start-up (%s)', (loading) =
 
   it('lists the beans that only lookups use as candidates until a lookup happens, and says it could not see them', () => {
     const report: Report = app.readReport();
-    expect(report.ghostCandidates.beans).toEqual(['CsvExporter', 'LATE_FLAG', 'NeverLookedUp', 'ReportService', 'TOKEN_PLUGIN']);
+    expect(report.ghostCandidates.beans).toEqual(['CsvExporter', 'LATE_FLAG', 'LIST', 'NeverLookedUp', 'ReportService', 'TOKEN_PLUGIN']);
     expect(report.ghostCandidates.lookedUpExcluded).toBe(0);
-    expect(report.ghostCandidates.disclaimer).toMatch(/lookups by token made while the application starts/);
+    expect(report.ghostCandidates.disclaimer).toMatch(/lookups by token made in a constructor or a factory/);
   });
 
   it('takes each candidate off at its first lookup, in the live report and in diag-report.json, with how', async () => {
-    const asked = { report: '/lookup/report', export: '/lookup/export', plugin: '/lookup/plugin', flag: '/lookup/flag' };
+    const asked = { report: '/lookup/report', export: '/lookup/export', plugin: '/lookup/plugin', flag: '/lookup/flag', list: '/lookup/list' };
     for (const path of Object.values(asked)) expect((await getJson(app.port, path)).status).toBe(200);
-    await waitFor(async () => (app.readReport() as Report).ghostCandidates.lookedUpExcluded === 4);
+    await waitFor(async () => (app.readReport() as Report).ghostCandidates.lookedUpExcluded === 5);
 
     const written: Report = app.readReport();
     const live: Report = (await getJson(actuatorPort(app), '/actuator/diag')).body;
@@ -49,6 +49,8 @@ describe.each(LOADING_CASES)('lookups by token after start-up (%s)', (loading) =
       expect(node(report, 'CsvExporter')).toMatchObject({ verdict: 'looked-up', lookedUp: { via: 'moduleRef.resolve' } });
       expect(node(report, 'TOKEN_PLUGIN')).toMatchObject({ verdict: 'looked-up', lookedUp: { via: 'moduleRef.get' } });
       expect(node(report, 'LATE_FLAG')).toMatchObject({ verdict: 'looked-up', lookedUp: { via: 'moduleRef.get' } });
+      // a value that is an array is the bean itself, not a list of instances (that is `{ each: true }`)
+      expect(node(report, 'LIST')).toMatchObject({ verdict: 'looked-up', lookedUp: { via: 'moduleRef.get' } });
       expect(node(report, 'NeverLookedUp')).toMatchObject({ verdict: 'candidate' });
       expect(Date.parse(node(report, 'ReportService')!.lookedUp!.at)).toBeGreaterThan(Date.now() - 60_000);
     }
@@ -60,6 +62,22 @@ describe.each(LOADING_CASES)('lookups by token after start-up (%s)', (loading) =
       expect((await getJson(app.port, '/lookup/report')).text).toBe('report');
       expect((await getJson(app.port, '/lookup/export')).text).toBe('a,b');
     }
+  });
+});
+
+describe('a lookup the application never awaits', () => {
+  it('still ends the process by its unhandled rejection, as without the instrumentation', async () => {
+    const ends: Array<{ code: number | null; unknownElement: boolean }> = [];
+    for (const bare of [true, false]) {
+      const app = await startApp(LOADING_CASES[0]!, { app: 'lookup-app', bare });
+      const exited = new Promise<number | null>((resolve) => app.proc.once('exit', (code) => resolve(code)));
+      expect((await getJson(app.port, '/lookup/forget')).text).toBe('sent');
+      ends.push({ code: await exited, unknownElement: /NOT_A_PROVIDER/.test(app.stderr()) });
+    }
+    expect(ends).toEqual([
+      { code: 1, unknownElement: true },
+      { code: 1, unknownElement: true },
+    ]);
   });
 });
 

@@ -131,6 +131,7 @@ export class NestContainerObserver {
         },
         (err: unknown) => {
           state.bootstrapping = false;
+          observer.lookups.bootstrapFailed();
           observer.safe(() => observer.beans.bootstrapFinished?.(container, err, observer.creations(state, new Map())));
           throw err;
         },
@@ -412,6 +413,7 @@ export class NestContainerObserver {
       });
       this.lookups.watch(applicationInstances);
     } catch (err) {
+      this.lookups.bootstrapFailed();
       safeLog('warn', `ghost analysis of the NestJS container failed: ${errorMessage(err)}`);
     }
     state.created.length = 0;

@@ -81,11 +81,19 @@ function isLibraryClass(wrapper: NestInstanceWrapper, origins: ClassOriginIndex)
   return origins.originOf(wrapper.metatype) === 'library' || origins.originOf(wrapper.token) === 'library';
 }
 
-/** The origins of the module classes `host` imports. */
+/**
+ * The origins of the module classes `host` imports itself: the global modules (InternalCoreModule, every
+ * `@Global()` module of the application or a library), which Nest binds into every module's imports, say
+ * nothing of where `host` comes from.
+ */
 function importedOrigins(host: NestModule, origins: ClassOriginIndex): Set<ClassOrigin> {
   const found = new Set<ClassOrigin>();
   const imports = host.imports;
-  if (imports instanceof Set) for (const imported of imports) found.add(origins.originOf(imported?.metatype));
+  if (!(imports instanceof Set)) return found;
+  for (const imported of imports) {
+    if (imported?.isGlobal === true || imported?.name === 'InternalCoreModule') continue;
+    found.add(origins.originOf(imported?.metatype));
+  }
   return found;
 }
 

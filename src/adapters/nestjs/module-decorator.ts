@@ -63,9 +63,8 @@ function isLibraryFile(file: string): boolean {
 
 /**
  * The file of the innermost module on the stack that is still being evaluated: a CommonJS module whose
- * `require.cache` entry is not `loaded` yet, or an ES module (a `file:` URL: ES modules have no such flag, but
- * only module evaluation or code it calls puts one on a stack this early) other than the library's decorator
- * itself. Undefined when the class is decorated after every module on the stack has loaded (a framework
+ * `require.cache` entry is not `loaded` yet, or an ES module's body (a `file:` URL in a frame with no function
+ * name, not awaited) other than the library's decorator itself. Undefined when the class is decorated after every module on the stack has loaded (a framework
  * building a module class at run time): the analysis's `require.cache` scan answers for it then, from the
  * module that exports it.
  */
@@ -73,9 +72,12 @@ function definingModule(below: Function, decoratorFile: string, target: unknown)
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const cache = require.cache;
   for (const site of callSites(below, LIBRARY_DECORATOR_DEPTH)) {
+    // An awaited caller is no module evaluating: V8 lists a loaded ES module's frames as async ones.
+    if (site.isAsync()) continue;
     const file = site.getFileName();
     if (file === undefined || file === null || file.startsWith('node:')) continue;
-    const loading = file.startsWith('file:') ? file !== decoratorFile : cache[file]?.loaded === false;
+    // An ES module has no `loaded` flag: its body (no function name) is what evaluates it.
+    const loading = file.startsWith('file:') ? file !== decoratorFile && !site.getFunctionName() : cache[file]?.loaded === false;
     if (!loading) continue;
     return isLibraryFile(file) || declaresClass(file, target) ? file : decoratorFile;
   }

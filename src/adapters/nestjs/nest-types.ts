@@ -23,8 +23,10 @@ export interface NestModule {
   readonly name?: string;
   readonly metatype?: unknown;
   readonly container?: NestContainer;
-  /** The modules this one imports (`Set<Module>` on Nest 10-12). */
+  /** The modules this one imports (`Set<Module>` on Nest 10-12), the global ones Nest binds to every module included. */
   readonly imports?: ReadonlySet<NestModule>;
+  /** `@Global()` (and InternalCoreModule): Nest adds such a module to every module's imports. */
+  readonly isGlobal?: boolean;
   readonly providers?: Map<unknown, NestInstanceWrapper>;
   readonly controllers?: Map<unknown, NestInstanceWrapper>;
   readonly injectables?: Map<unknown, NestInstanceWrapper>;

@@ -11,31 +11,41 @@ type Method = (this: unknown, ...args: unknown[]) => unknown;
  * `#resolvePerContext` (every `resolve`) return the instance, and a candidate's instance returned there takes the
  * bean off the candidates with the reason recorded (`GhostDetector.beanLookedUp`).
  *
- * Lookups can sit on a request path, so once the analysis has run a lookup costs one call and a map look-up
- * (a `size` test when nothing is a candidate); what is watched is the candidates' instances alone, each
- * dropped at its first lookup. Nothing changes what Nest returns or throws.
+ * Lookups can sit on a request path, so once the analysis has run a lookup costs one call, a test of two counts
+ * and, while candidates are watched, two map look-ups (bench/tracker/lookups.js); each candidate is dropped at
+ * its first lookup. Nothing changes what Nest returns or throws.
  */
 export class TokenLookups {
-  /** The candidates' instances, watched until their first lookup. */
-  private readonly watched = new Map<unknown, string>();
+  /**
+   * The candidates' instances, watched until their first lookup. Weakly held, so that a closed application's
+   * beans can go; `watching` counts the entries for the fast path.
+   */
+  private readonly watched = new WeakMap<object, string>();
+  private watching = 0;
   /**
    * Candidates whose value is a string, a number or a boolean (`useValue: 'foobar'`): no instance identifies
    * them, so their token does (`app.get('MyDynamicProvider')`). Each token's candidates, until its first lookup.
    */
   private readonly watchedTokens = new Map<unknown, string[]>();
   /**
-   * Instances looked up while a container bootstraps and before its analysis can name them (an
-   * `onApplicationBootstrap` hook's `moduleRef.get`), with how; handed to the analysis, then dropped.
+   * Lookups made while a container bootstraps, before its analysis can name them (an `onApplicationBootstrap`
+   * hook's `moduleRef.get`), by instance and by token, with how: handed to the analysis, dropped at its end or
+   * when the bootstrap fails. Undefined outside a bootstrap, when nothing is kept.
    */
-  private early: Map<unknown, string> | undefined = new Map();
+  private early: { readonly instances: Map<unknown, string>; readonly tokens: Map<unknown, string> } | undefined;
 
   constructor(private readonly detector: GhostDetector) {}
+
+  /** Whether a lookup has anything to be compared with. */
+  private get active(): boolean {
+    return this.watching > 0 || this.watchedTokens.size > 0 || this.early !== undefined;
+  }
 
   wrapFind(original: Method): Method {
     const lookups = this;
     return function find(this: unknown, ...args: unknown[]) {
       const found = original.apply(this, args);
-      if (lookups.watched.size > 0 || lookups.watchedTokens.size > 0 || lookups.early !== undefined) lookups.seen(this, 'get', args[0], found);
+      if (lookups.active) lookups.seen(this, 'get', args[0], eachOf(args[1]), found);
       return found;
     };
   }
@@ -44,35 +54,41 @@ export class TokenLookups {
     const lookups = this;
     return function resolvePerContext(this: unknown, ...args: unknown[]) {
       const resolved = original.apply(this, args);
-      if ((lookups.watched.size > 0 || lookups.watchedTokens.size > 0 || lookups.early !== undefined) && resolved instanceof Promise) {
-        // Observed beside the caller's own await: the caller gets Nest's very promise.
-        const resolver = this;
-        const token = args[0];
-        resolved.then(
-          (instance) => lookups.seen(resolver, 'resolve', token, instance),
-          () => undefined,
-        );
-      }
-      return resolved;
+      if (!lookups.active || !(resolved instanceof Promise)) return resolved;
+      // The caller gets a promise of the same outcome: a rejection it never handles is still an unhandled
+      // rejection (a handler added to Nest's own promise would have silenced it). `resolvePerContext` is an
+      // async method, so its promise was a fresh one anyway.
+      const resolver = this;
+      return resolved.then((instance: unknown) => {
+        lookups.seen(resolver, 'resolve', args[0], eachOf(args[3]), instance);
+        return instance;
+      });
     };
   }
 
-  /** A container starts bootstrapping: its lookups are kept until its analysis. */
+  /** A container starts bootstrapping: its lookups are kept until its analysis (a failed one's are dropped). */
   bootstrapStarted(): void {
-    this.early ??= new Map();
+    this.early = { instances: new Map(), tokens: new Map() };
+  }
+
+  bootstrapFailed(): void {
+    this.early = undefined;
   }
 
   /**
-   * The analysis has named the beans: lookups made before it go to the detector (before the report is built),
+   * The analysis has named the beans: the lookups made before it go to the detector, before the report is
+   * built.
    */
   beforeReport(beans: ApplicationBeans): void {
     const early = this.early;
     this.early = undefined;
     if (early === undefined) return;
-    for (const [key, how] of early) {
-      const name = beans.byInstance.get(key);
+    for (const [instance, how] of early.instances) {
+      const name = beans.byInstance.get(instance);
       if (name !== undefined) this.detector.beanLookedUp(name, how);
-      for (const named of beans.byValueToken.get(key) ?? []) this.detector.beanLookedUp(named, how);
+    }
+    for (const [token, how] of early.tokens) {
+      for (const name of beans.byValueToken.get(token) ?? []) this.detector.beanLookedUp(name, how);
     }
   }
 
@@ -80,37 +96,36 @@ export class TokenLookups {
   watch(beans: ApplicationBeans): void {
     const candidates = new Set(this.detector.ghostCandidateNames());
     if (candidates.size === 0) return;
-    for (const [instance, name] of beans.byInstance) if (candidates.has(name)) this.watched.set(instance, name);
+    for (const [instance, name] of beans.byInstance) {
+      if (!candidates.has(name) || this.watched.has(instance as object)) continue;
+      this.watched.set(instance as object, name);
+      this.watching += 1;
+    }
     for (const [token, names] of beans.byValueToken) {
       const watched = names.filter((name) => candidates.has(name));
       if (watched.length > 0) this.watchedTokens.set(token, watched);
     }
   }
 
-  private seen(resolver: unknown, method: 'get' | 'resolve', token: unknown, found: unknown): void {
+  private seen(resolver: unknown, method: 'get' | 'resolve', token: unknown, each: boolean, found: unknown): void {
     try {
-      if (this.early !== undefined) {
-        // Before the analysis, by instance and by token alike: it tells which names they stand for.
-        if (!this.early.has(token)) this.early.set(token, via(resolver, method));
-      } else {
-        const names = this.watchedTokens.get(token);
-        if (names !== undefined) {
-          this.watchedTokens.delete(token);
-          for (const name of names) this.detector.beanLookedUp(name, via(resolver, method));
-        }
+      const how = via(resolver, method);
+      const early = this.early;
+      if (early !== undefined && !early.tokens.has(token)) early.tokens.set(token, how);
+      const names = this.watchedTokens.get(token);
+      if (names !== undefined) {
+        this.watchedTokens.delete(token);
+        for (const name of names) this.detector.beanLookedUp(name, how);
       }
-      // `{ each: true }` returns every instance of the token.
-      const instances = Array.isArray(found) ? found : [found];
-      for (const instance of instances) {
+      // `{ each: true }` returns every instance of the token; otherwise the value is the bean's, an array too.
+      for (const instance of each && Array.isArray(found) ? found : [found]) {
         if (instance === null || (typeof instance !== 'object' && typeof instance !== 'function')) continue;
-        if (this.early !== undefined) {
-          if (!this.early.has(instance)) this.early.set(instance, via(resolver, method));
-          continue;
-        }
-        const name = this.watched.get(instance);
+        if (early !== undefined && !early.instances.has(instance)) early.instances.set(instance, how);
+        const name = this.watching > 0 ? this.watched.get(instance) : undefined;
         if (name === undefined) continue;
         this.watched.delete(instance);
-        this.detector.beanLookedUp(name, via(resolver, method));
+        this.watching -= 1;
+        this.detector.beanLookedUp(name, how);
       }
     } catch (err) {
       safeLog('debug', `a lookup by token was not recorded: ${String(err)}`);
@@ -124,6 +139,11 @@ export interface ApplicationBeans {
   readonly byInstance: ReadonlyMap<unknown, string>;
   /** The token of each bean whose value is a string, a number, a boolean (…) to the names it stands for. */
   readonly byValueToken: ReadonlyMap<unknown, readonly string[]>;
+}
+
+/** `{ each: true }` among a lookup's options. */
+function eachOf(options: unknown): boolean {
+  return options !== null && typeof options === 'object' && (options as { each?: unknown }).each === true;
 }
 
 /** How the application asked: an application context (`app`, or one `app.select()` returned) or a ModuleRef. */

@@ -9,10 +9,9 @@ import type { Bean, BeanGraph } from './bean-graph';
 
 export const GHOST_CANDIDATES_DISCLAIMER =
   'Heuristic, not proof of dead code: a candidate was created at startup, nothing injects it and no entry ' +
-  'point was found in its metadata, but lookups by token made while the application starts (moduleRef.get ' +
-  'in a constructor or factory), reflection and beans collected by type are invisible to this analysis; ' +
-  'a lookup after start-up (app.get, moduleRef.get, moduleRef.resolve) takes its bean off this list when it ' +
-  'happens (lookedUpExcluded). Confirm with Phase 2 (diag.ghost-tracking.enabled) over a realistic run ' +
+  'point was found in its metadata, but lookups by token made in a constructor or a factory, reflection and ' +
+  'beans collected by type are invisible to this analysis; a lookup from a lifecycle hook or after start-up ' +
+  '(app.get, moduleRef.get, moduleRef.resolve) takes its bean off this list when it happens (lookedUpExcluded). Confirm with Phase 2 (diag.ghost-tracking.enabled) over a realistic run ' +
   'before removing anything.';
 
 export const LAZY_GHOST_CANDIDATES_DISCLAIMER =

@@ -95,13 +95,20 @@ function readExisting(file: string): GhostReportFile | undefined {
 }
 
 /** Writes this process's snapshot into `file`, merged with what other processes of the same run wrote. */
-export function writeGhostReport(file: string, snapshot: GhostReport, runId: string, now = new Date()): GhostReportFile {
+export function writeGhostReport(
+  file: string,
+  snapshot: GhostReport,
+  runId: string,
+  now = new Date(),
+  /** What the merged report gains before it is written (the verdicts, which the merge must see first). */
+  complete: (merged: GhostReport) => GhostReport = (merged) => merged,
+): GhostReportFile {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const release = lock(file);
   try {
     const existing = readExisting(file);
     const sameRun = existing?.run?.id === runId;
-    const merged = sameRun ? mergeGhostReports([existing!, snapshot]) : snapshot;
+    const merged = complete(sameRun ? mergeGhostReports([existing!, snapshot]) : snapshot);
     const me = { pid: process.pid, host: os.hostname(), updatedAt: now.toISOString() };
     const others = sameRun
       ? (existing!.processes ?? []).filter((p) => !(p.pid === me.pid && p.host === me.host))

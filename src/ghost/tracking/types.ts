@@ -1,3 +1,4 @@
+import type { BeanVerdict } from '../verdicts';
 /**
  * Shapes of the ghost detector's outputs. Field names are the contract's (SPEC 3); readers outside the core
  * (actuator, telemetry) depend on these types only.
@@ -35,6 +36,11 @@ export interface GhostReport {
    */
   readonly neverResolvedCount?: number;
   readonly neverResolved?: string[];
+  /**
+   * One verdict per application bean from both phases and this run's evidence (`in-use`, `never-touched`,
+   * `insufficient-evidence`, `untrackable`), most likely dead first: present once the start-up report exists.
+   */
+  readonly verdicts?: BeanVerdict[];
 }
 
 /** What the live snapshot answers with Phase 2 off. */
