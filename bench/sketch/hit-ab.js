@@ -32,6 +32,7 @@ function child() {
   const loops = {};
   for (const name of Object.keys(sides)) {
     // the comment makes each source unique: V8 shares feedback between functions of identical source
+    // eslint-disable-next-line no-new-func
     loops[name] = new Function('s', 'keys', 'n', 'off', `// ${name}\nlet acc = 0;\nfor (let i = 0; i < n; i++) acc += s.hit(keys[(off + i) % keys.length]);\nreturn acc;`);
   }
   const ratios = { pure: [], unrolled: [] };

@@ -1,4 +1,5 @@
 'use strict';
+/* global gc -- defined when run with --expose-gc (bench/tracker/memory.js) */
 // A NestJS application of N generated providers with a realistic mix: chains and fan-in through constructor
 // injection, some factories and values, a few controllers, a third of the providers never injected.
 // Prints `BOOT_MS <ms>` measured around createApplicationContext, from the application's point of view, and

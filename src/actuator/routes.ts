@@ -42,6 +42,7 @@ export const ALLOW = 'GET, HEAD, OPTIONS';
 const SKETCH_ID_FORM = '<TYPE>_<windowMs>, e.g. LIMIT_60000';
 const HEALTH_UP = JSON.stringify({ status: 'UP' });
 // Control characters, including a NUL that arrived percent-encoded.
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
 const CONTROL = /[\u0000-\u001f\u007f]/;
 // A Host header fit to be echoed into links: name or IPv4 or [IPv6], optional port.
 const PLAUSIBLE_HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;

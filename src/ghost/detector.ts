@@ -28,12 +28,14 @@ export function once<T>(create: () => T): () => T {
  * write: an application pays for compiling them after it has started, not while it starts (about a fifth of
  * what loading the package costs, counted with bench/startup/instructions.js).
  */
+/* eslint-disable @typescript-eslint/no-require-imports */
 const candidates = once(() => require('./analysis/candidates') as typeof CandidatesModule);
 const reports = once(() => require('./reports/diag-report') as typeof ReportsModule);
 const ghostReportFile = once(() => require('./reports/ghost-report-file') as typeof GhostReportFileModule);
 const reportPage = once(() => require('./page') as typeof ReportPageModule);
 const trackingDisabled = once(() => require('./tracking/tracking-disabled') as typeof TrackingDisabledModule);
 const verdictRules = once(() => require('./verdicts') as typeof VerdictsModule);
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** What an adapter hands over once its container has created every static instance. */
 export interface ContainerReady {

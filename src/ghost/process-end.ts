@@ -119,6 +119,7 @@ export function onProcessEnd(write: (end: ProcessEnd) => void): () => void {
   });
 
   // Signals reach the main thread only; in a worker, process.kill(process.pid) would end the whole process.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { isMainThread } = require('node:worker_threads') as typeof import('node:worker_threads');
   if (isMainThread) for (const signal of SIGNALS) on(signal, onSignal);
   on('beforeExit', ours(() => guardedWrite('beforeExit')));

@@ -97,6 +97,7 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
       config,
       detector,
       telemetry,
+      /* eslint-disable @typescript-eslint/no-require-imports -- the sketches and each container's observer are required when first used */
       // Loaded when the actuator first asks: an application without sketches never loads the sketch code.
       // Creating the registry loads nothing native either: the library is loaded with the first sketch.
       sketches: () => (require('../sketch/registry') as typeof import('../sketch/registry')).sketchRegistry(),
@@ -120,6 +121,7 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
         const { InversifyObserver } = require('../adapters/lazy/inversify/container-observer') as typeof import('../adapters/lazy/inversify/container-observer');
         return new InversifyObserver(detector);
       }),
+      /* eslint-enable @typescript-eslint/no-require-imports */
     };
   }
 
@@ -192,6 +194,7 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
     this.hooks.enable();
     if (diag.config.actuator.include !== undefined && !diag.actuator) {
       // Required here, not at the top: an application without the actuator never loads its server.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { actuatorSources, startActuator } = require('../actuator') as typeof import('../actuator');
       diag.actuator = startActuator(
         diag.config.actuator,

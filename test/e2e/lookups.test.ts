@@ -84,14 +84,13 @@ describe('a lookup the application never awaits', () => {
 describe.each(LOADING_CASES)('a standalone application context used through app.get (%s)', (loading) => {
   it('never lists the beans main.ts looks up, and keeps the one it does not', async () => {
     const app = await startApp(loading, { app: 'standalone-app', env: { DIAG_GHOST_TRACKING_ENABLED: 'true' } });
-    let report: Report;
     try {
       expect(app.stdout()).toContain('RESULTS [f],hello,dynamic,hi');
       await waitFor(async () => (app.readReport() as Report).ghostCandidates.lookedUpExcluded === 4);
     } finally {
       expect(await app.stop('SIGTERM')).toBe(0);
     }
-    report = app.readReport();
+    const report: Report = app.readReport();
     expect(report.ghostCandidates.beans).toEqual(['UnusedService']);
     expect(node(report, 'AppService')).toMatchObject({ verdict: 'looked-up', lookedUp: { via: 'app.get' } });
     expect(node(report, 'MyDynamicProvider')).toMatchObject({ verdict: 'looked-up', lookedUp: { via: 'app.get' } });

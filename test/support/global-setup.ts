@@ -3,7 +3,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { findProgram, missingServiceMessage, REQUIRE_SERVICES_ENV, servicesRequired, SERVICES, type ServiceName } from './services';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const prepareFixtures = require('../../scripts/prepare-test-fixtures.js') as () => Promise<void>;
 
 /** Where this run's temporary files go; global-teardown.ts removes it whatever the tests did. */

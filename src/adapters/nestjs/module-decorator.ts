@@ -69,7 +69,6 @@ function isLibraryFile(file: string): boolean {
  * module that exports it.
  */
 function definingModule(below: Function, decoratorFile: string, target: unknown): string | undefined {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const cache = require.cache;
   for (const site of callSites(below, LIBRARY_DECORATOR_DEPTH)) {
     // An awaited caller is no module evaluating: V8 lists a loaded ES module's frames as async ones.

@@ -154,7 +154,6 @@ export class ClassOriginIndex {
   scanRequireCache(): void {
     let cache: NodeJS.Dict<NodeJS.Module>;
     try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
       cache = require.cache;
     } catch {
       return;

@@ -31,6 +31,7 @@ export function defaultRunId(configured?: string): string {
   if (configured) return configured;
   const host = os.hostname();
   // Required here, once per process: node:cluster is a millisecond of start-up most applications never load.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { isWorker } = require('node:cluster') as typeof import('node:cluster').default;
   if (isWorker) return `${host}:cluster-${process.ppid}`;
   const started = Math.round(Date.now() - process.uptime() * 1000);

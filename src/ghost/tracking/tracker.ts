@@ -97,6 +97,7 @@ export class GhostTracker implements GhostSnapshotSource {
   private readonly firstTouch: typeof FirstTouchModule;
 
   constructor(options: GhostTrackerOptions = {}) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     this.firstTouch = require('./first-touch') as typeof FirstTouchModule;
     this.exclude = new Set(options.exclude ?? []);
     this.ignore = new Set(options.lifecycleHooks ?? DEFAULT_LIFECYCLE_HOOKS);

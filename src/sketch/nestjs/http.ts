@@ -176,6 +176,7 @@ export function nestHttpException(): HttpExceptionClass | undefined {
     httpException = null;
     if (chosen !== undefined) {
       try {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
         const common = require(chosen) as { HttpException?: unknown };
         if (typeof common.HttpException === 'function') httpException = common.HttpException as HttpExceptionClass;
       } catch {

@@ -101,6 +101,7 @@ describe('standard (TC39) decorators', () => {
     expect(js).toContain('__esDecorate');
     const mod = { exports: {} as any };
     // the fixture's require of the decorators resolves to the very module this test imports
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- runs the fixture tsc compiled
     new Function('require', 'module', 'exports', js)(require, mod, mod.exports);
     registry = new SketchRegistry({ library, autoRotate: false });
     Api = mod.exports.build(registry);

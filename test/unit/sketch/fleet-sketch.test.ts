@@ -150,7 +150,7 @@ describe('FleetSketch', () => {
     v.nodes = 5;
     expect(s.holdBack()).toBe(2);
     v.nodes = 2;
-    const own = (x: string) => take(s, now()).find((b) => b.epoch === 10)?.deltas;
+    const own = (_x: string) => take(s, now()).find((b) => b.epoch === 10)?.deltas;
 
     for (let i = 0; i < 5; i++) s.hit('cold');
     expect(own('cold')).toBeUndefined(); // 5 each: they wait

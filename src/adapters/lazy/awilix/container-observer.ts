@@ -153,7 +153,7 @@ export class AwilixObserver {
     const original = resolver.resolve;
     const stack = this.stack;
     const pending = this.pending;
-    const wrapper = function diagFirstResolve(this: unknown, container: unknown): unknown {
+    const wrapper = function diagFirstResolve(this: unknown, _container: unknown): unknown {
       const parent = stack[stack.length - 1];
       if (parent !== undefined) {
         try {

@@ -6,7 +6,6 @@ import { ClassOriginIndex } from '../../../../src/ghost/origins/class-origin';
 describe('ClassOriginIndex', () => {
   it('knows library classes from require.cache and app classes from the project', () => {
     const index = new ClassOriginIndex();
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { Strategy } = require('passport-local');
     index.scanRequireCache();
     expect(index.originOf(Strategy)).toBe('library');
@@ -34,7 +33,6 @@ describe('ClassOriginIndex', () => {
 
   it('finds a library ancestor through an unexported mixin, and ignores builtin bases', () => {
     const index = new ClassOriginIndex();
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { Strategy } = require('passport-local');
     index.scanRequireCache();
     const mixin = (Base: new (...a: any[]) => object) => class Mixin extends Base {};

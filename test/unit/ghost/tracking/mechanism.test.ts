@@ -275,6 +275,7 @@ describe('what counts as a touch', () => {
     expect([...bean]).toEqual([1, 2]);
     expect(bean.toString()).toBe('[object Object]');
     expect(Object.prototype.hasOwnProperty.call(bean, 'items')).toBe(true);
+    // eslint-disable-next-line no-prototype-builtins -- the bean's own method, through the tracking
     expect(bean.hasOwnProperty('items')).toBe(true);
     expect(bean.constructor).toBe(Bag);
     expect(bean.valueOf()).toBe(bean);
@@ -302,6 +303,7 @@ describe('async, generator and async generator methods', () => {
   class Jobs {
     readonly stored = Promise.resolve('stored');
     async load(x: number): Promise<number> {
+      // eslint-disable-next-line @typescript-eslint/await-thenable -- a real suspension, nothing awaited
       await null;
       return x + 1;
     }
