@@ -97,5 +97,6 @@ function declaresClass(file: string, target: unknown): boolean {
   } catch {
     return true;
   }
-  return new RegExp(`\\bclass\\s+${name.replace(/\$/g, '\\$')}\\b`, 'u').test(source);
+  // Not `\\b` after the name: a name may end in `$`, which is no word character.
+  return new RegExp(`\\bclass\\s+${name.replace(/\$/g, '\\$')}(?![\\p{L}\\p{N}_$])`, 'u').test(source);
 }

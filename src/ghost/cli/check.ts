@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { DIAG_REPORT_FILE } from '../reports/diag-report';
 
 /**
  * `diag-instrumentation check`: compares a report with a baseline of known findings, so a build fails when
@@ -107,7 +108,7 @@ function graphNodes(report: Record<string, unknown> | null | undefined): Map<str
 /** `diag-report.json` in the ghost report's directory, when there is one (the reports are written together). */
 function siblingDiagReport(ghostReport: string): Record<string, unknown> | undefined {
   try {
-    return JSON.parse(fs.readFileSync(path.join(path.dirname(ghostReport), 'diag-report.json'), 'utf8')) as Record<string, unknown>;
+    return JSON.parse(fs.readFileSync(path.join(path.dirname(ghostReport), DIAG_REPORT_FILE), 'utf8')) as Record<string, unknown>;
   } catch {
     return undefined;
   }
