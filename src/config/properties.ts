@@ -1,6 +1,7 @@
 import type { SketchRedisSettings } from '../sketch/stores/from-settings';
 import path from 'node:path';
 import { safeLog } from '../shared/logger';
+import { CONTAINER_NAMES } from '../adapters/registry';
 
 /**
  * Every setting has three spellings: a Spring-style property name (the contract's), a field of the
@@ -237,8 +238,6 @@ class InvalidValue {
   constructor(readonly reason: string) {}
 }
 
-/** The containers an adapter exists for: what `diag.containers.include` may name. */
-const CONTAINERS = ['nestjs', 'inversify', 'tsyringe', 'awilix'];
 
 function parseList(raw: unknown): string[] | InvalidValue {
   const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : undefined;
@@ -281,8 +280,8 @@ function parse(kind: Kind, raw: unknown): unknown {
     case 'containers': {
       const list = parseList(raw);
       if (list instanceof InvalidValue) return list;
-      const unknown = list.filter((name) => name !== '*' && !CONTAINERS.includes(name));
-      if (unknown.length > 0) return new InvalidValue(`expected * or some of ${CONTAINERS.join(', ')}; unknown: ${unknown.join(', ')}`);
+      const unknown = list.filter((name) => name !== '*' && !CONTAINER_NAMES.includes(name));
+      if (unknown.length > 0) return new InvalidValue(`expected * or some of ${CONTAINER_NAMES.join(', ')}; unknown: ${unknown.join(', ')}`);
       return list;
     }
     case 'failMode': {
