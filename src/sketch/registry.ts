@@ -4,8 +4,8 @@ import type { SketchInfo, SketchPlacement, SketchRegistryView, SketchStats } fro
 import type { WindowedCountMinSketch, WindowedSketchOptions } from './window';
 import { nativeSketchStore } from './stores/native';
 import type { SketchStore, SyncEvent } from './stores/types';
-import { storeFromSettings, type SketchRedisSettings } from './stores/from-settings';
-import { resolveSketchRedisConfig } from '../config/properties';
+import { storeFromSettings } from './stores/from-settings';
+import { resolveSketchRedisConfig, type SketchRedisSettings } from './settings';
 import { instrumentationSketchSettings, registryCreated } from './registry-settings';
 
 export { configureSketchRegistry } from './registry-settings';

@@ -64,9 +64,10 @@ const RULES: Rule[] = [
     breaks: (i) => internal(i) && !under(i.to, 'patching') && !under(i.to, 'shared'),
   },
   {
-    name: 'config imports only shared, the adapters registry (for the containers\' names) and, as types, the settings a product declares',
+    name: 'config imports only shared, the settings tables the products declare and the adapters registry (for the containers\' names)',
     applies: (f) => under(f, 'config'),
-    breaks: (i) => internal(i) && !i.typeOnly && !under(i.to, 'config') && !under(i.to, 'shared') && i.to !== 'adapters/registry',
+    breaks: (i) =>
+      internal(i) && !under(i.to, 'config') && !under(i.to, 'shared') && !/^[a-z]+\/settings$/.test(i.to) && i.to !== 'adapters/registry',
   },
   {
     name: 'the ghost detector imports no adapter, no output, no sketch',
@@ -83,10 +84,7 @@ const RULES: Rule[] = [
     applies: (f) => under(f, 'sketch') && !under(f, 'sketch/nestjs') && f !== 'sketch/index.ts',
     breaks: (i) =>
       internal(i) &&
-      !((under(i.to, 'sketch') && !under(i.to, 'sketch/nestjs')) || under(i.to, 'shared')) &&
-      // The one arrow left to turn: the process-wide registry resolves diag.sketch.redis.* through the settings
-      // table of config/; the settings move to a table each product declares (issue #35).
-      !(i.from === 'sketch/registry.ts' && i.to === 'config/properties'),
+      !((under(i.to, 'sketch') && !under(i.to, 'sketch/nestjs')) || under(i.to, 'shared')),
   },
   {
     name: 'the sketches on NestJS import the sketch core and shared only',
