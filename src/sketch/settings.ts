@@ -18,6 +18,13 @@ import {
  * The Redis store takes its defaults and its checks from here too: one place for each.
  */
 
+/** What a fleet sketch does while Redis is away: `open` admits a share of the threshold, `closed` rejects. */
+export const FAIL_MODES = ['open', 'closed'] as const;
+
+export function isFailMode(value: unknown): value is (typeof FAIL_MODES)[number] {
+  return (FAIL_MODES as readonly unknown[]).includes(value);
+}
+
 /** Sync every 100 ms unless told otherwise. */
 export const DEFAULT_SYNC_INTERVAL_MS = 100;
 /** A sync round unanswered after 250 ms switches the sketch to local-fallback. */
@@ -28,13 +35,6 @@ export const DEFAULT_FAIL_MODE: (typeof FAIL_MODES)[number] = 'open';
 /** A key prefix may not hold braces (the sketch id is the Redis Cluster hash tag) or spaces. */
 export function isKeyPrefix(value: unknown): value is string {
   return typeof value === 'string' && !/[{}\s]/.test(value);
-}
-
-/** What a fleet sketch does while Redis is away: `open` admits a share of the threshold, `closed` rejects. */
-export const FAIL_MODES = ['open', 'closed'] as const;
-
-export function isFailMode(value: unknown): value is (typeof FAIL_MODES)[number] {
-  return (FAIL_MODES as readonly unknown[]).includes(value);
 }
 
 const FAIL_MODE = oneOf('failMode', FAIL_MODES);
