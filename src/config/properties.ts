@@ -1,22 +1,6 @@
 import { safeLog } from '../shared/logger';
-import {
-  BASE_PATH,
-  BOOLEAN,
-  deepFreeze,
-  HOST,
-  LIST,
-  NON_NEGATIVE_INT,
-  PATH,
-  PORT,
-  propertiesOf,
-  resolveSettings,
-  setting,
-  someOf,
-  STRING,
-  type OptionsOf,
-  type PropertyDef,
-  type SettingsOf,
-} from '../shared/settings';
+import { deepFreeze, propertiesOf, resolveSettings, setting, type OptionsOf, type PropertyDef, type SettingsOf } from '../shared/settings';
+import { BASE_PATH, BOOLEAN, HOST, LIST, NON_NEGATIVE_INT, PATH, PORT, someOf, STRING } from '../shared/setting-types';
 import { CONTAINER_NAMES } from '../adapters/registry';
 import { SKETCH_SETTINGS } from '../sketch/settings';
 

@@ -1,16 +1,6 @@
 import { safeLog } from '../shared/logger';
-import {
-  deepFreeze,
-  InvalidValue,
-  oneOf,
-  POSITIVE_INT,
-  resolveSettings,
-  setting,
-  STRING,
-  type OptionsOf,
-  type SettingsOf,
-  type SettingType,
-} from '../shared/settings';
+import { deepFreeze, InvalidValue, resolveSettings, setting, type OptionsOf, type SettingsOf, type SettingType } from '../shared/settings';
+import { oneOf, POSITIVE_INT, STRING } from '../shared/setting-types';
 
 /*
  * The sketches' own settings, `diag.sketch.redis.*`, declared here so that the sketch entry point (which may
