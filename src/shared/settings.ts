@@ -40,7 +40,7 @@ export interface Setting<Value = unknown, Option = unknown, Default extends Valu
 }
 
 /** A product's settings: group (an options field) → field → setting. */
-export type SettingsTable = { readonly [group: string]: { readonly [field: string]: Setting<any, any, any> } };
+export type SettingsTable = { readonly [group: string]: { readonly [field: string]: Setting<unknown, unknown, unknown> } };
 
 /** Declares one setting, keeping its value, option and default types for SettingsOf and OptionsOf. */
 export function setting<Value, Option, Default extends Value | undefined>(def: Setting<Value, Option, Default>): Setting<Value, Option, Default> {
@@ -48,9 +48,9 @@ export function setting<Value, Option, Default extends Value | undefined>(def: S
 }
 
 /** A setting's resolved value: its type's value, or undefined when its default is. */
-export type ValueOf<S> = S extends Setting<infer Value, any, infer Default> ? Value | (undefined extends Default ? undefined : never) : never;
+export type ValueOf<S> = S extends Setting<infer Value, unknown, infer Default> ? Value | (undefined extends Default ? undefined : never) : never;
 /** What the options may give for a setting. */
-export type OptionOf<S> = S extends Setting<any, infer Option, any> ? Option : never;
+export type OptionOf<S> = S extends Setting<unknown, infer Option, unknown> ? Option : never;
 
 /** The resolved settings of a table: every group and field present, read-only. */
 export type SettingsOf<T extends SettingsTable> = { readonly [G in keyof T]: { readonly [F in keyof T[G]]: ValueOf<T[G][F]> } };
