@@ -1,15 +1,8 @@
 import { metrics, trace, type Meter, type MeterProvider, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import type { Instrumentation, InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
 import { resolveConfig, type DiagConfig } from '../config/properties';
-import { GhostDetector, once } from '../ghost/detector';
-import type { NestContainerObserver } from '../adapters/nestjs/container-observer';
-import { nestModuleDefinitions } from '../adapters/nestjs/module-definitions';
-import type { AwilixObserver } from '../adapters/lazy/awilix/container-observer';
-import { awilixModuleDefinitions } from '../adapters/lazy/awilix/module-definitions';
-import type { InversifyObserver } from '../adapters/lazy/inversify/container-observer';
-import { inversifyModuleDefinitions } from '../adapters/lazy/inversify/module-definitions';
-import type { TsyringeObserver } from '../adapters/lazy/tsyringe/container-observer';
-import { tsyringeModuleDefinitions } from '../adapters/lazy/tsyringe/module-definitions';
+import { GhostDetector } from '../ghost/detector';
+import { CONTAINER_ADAPTERS } from '../adapters/registry';
 import type { ActuatorHandle } from '../actuator';
 import type { DiagInstrumentationConfig } from './types';
 import type { DiagReport } from '../ghost/reports/diag-report';
@@ -34,13 +27,6 @@ interface DiagState {
   config: DiagConfig;
   detector: GhostDetector;
   telemetry: DiagTelemetry;
-  /** The NestJS adapter's observer, created (and its code loaded) when `@nestjs/core` first loads. */
-  observer: () => NestContainerObserver;
-  /** The lazy containers' observers, created (and their code loaded) when their package first loads. */
-  tsyringe: () => TsyringeObserver;
-  awilix: () => AwilixObserver;
-  inversify: () => InversifyObserver;
-  nestVersion?: string;
   actuator?: Promise<ActuatorHandle | undefined>;
   sketches: () => SketchRegistryView;
   /** Stops indexing the packages an ESM application imports. */
@@ -97,30 +83,10 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
       config,
       detector,
       telemetry,
-      /* eslint-disable @typescript-eslint/no-require-imports -- the sketches and each container's observer are required when first used */
+      /* eslint-disable @typescript-eslint/no-require-imports -- the sketches are required when first used */
       // Loaded when the actuator first asks: an application without sketches never loads the sketch code.
       // Creating the registry loads nothing native either: the library is loaded with the first sketch.
       sketches: () => (require('../sketch/registry') as typeof import('../sketch/registry')).sketchRegistry(),
-      observer: once(() => {
-        const { NestContainerObserver } = require('../adapters/nestjs/container-observer') as typeof import('../adapters/nestjs/container-observer');
-        return new NestContainerObserver(
-          detector,
-          () => ({ name: '@nestjs/core', ...(this.state.nestVersion ? { version: this.state.nestVersion } : {}) }),
-          telemetry.beanObserver(),
-        );
-      }),
-      tsyringe: once(() => {
-        const { TsyringeObserver } = require('../adapters/lazy/tsyringe/container-observer') as typeof import('../adapters/lazy/tsyringe/container-observer');
-        return new TsyringeObserver(detector);
-      }),
-      awilix: once(() => {
-        const { AwilixObserver } = require('../adapters/lazy/awilix/container-observer') as typeof import('../adapters/lazy/awilix/container-observer');
-        return new AwilixObserver(detector);
-      }),
-      inversify: once(() => {
-        const { InversifyObserver } = require('../adapters/lazy/inversify/container-observer') as typeof import('../adapters/lazy/inversify/container-observer');
-        return new InversifyObserver(detector);
-      }),
       /* eslint-enable @typescript-eslint/no-require-imports */
     };
   }
@@ -153,36 +119,14 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
     return this.definitions;
   }
 
+  /** The module definitions of every container in `diag.containers.include` (src/adapters/registry.ts). */
   private moduleDefinitions(): InstrumentationModuleDefinition[] {
-    const diag = this.state;
-    const patcher = { wrap: wrapMethod, unwrap: unwrapMethod };
-    const include = diag.config.containers.include;
-    const hooks = (framework: string): boolean => include.includes('*') || include.includes(framework);
-    return [
-      ...(hooks('nestjs')
-        ? nestModuleDefinitions({
-            get observer() {
-              return diag.observer();
-            },
-            origins: diag.detector.origins,
-            ...patcher,
-            containerClosed: (container) => {
-              diag.observer().settle();
-              diag.detector.writePendingReport();
-              diag.detector.flushGhostReport('close');
-              // The report is written: what stays untouched is on record, and the closed application's classes
-              // get their methods back rather than keeping its beans alive.
-              if (container !== undefined) diag.detector.tracker?.end(container);
-            },
-            setNestVersion: (version) => {
-              diag.nestVersion = version;
-            },
-          })
-        : []),
-      ...(hooks('tsyringe') ? tsyringeModuleDefinitions(diag.tsyringe, patcher) : []),
-      ...(hooks('awilix') ? awilixModuleDefinitions(diag.awilix, patcher) : []),
-      ...(hooks('inversify') ? inversifyModuleDefinitions(diag.inversify, patcher) : []),
-    ];
+    const { detector, telemetry, config } = this.state;
+    const include = config.containers.include;
+    const host = { detector, patcher: { wrap: wrapMethod, unwrap: unwrapMethod }, beans: () => telemetry.beanObserver() };
+    return CONTAINER_ADAPTERS.filter((adapter) => include.includes('*') || include.includes(adapter.name)).flatMap((adapter) =>
+      adapter.moduleDefinitions(host),
+    );
   }
 
   enable(): void {

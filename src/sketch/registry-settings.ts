@@ -1,4 +1,4 @@
-import type { SketchRedisSettings } from './stores/from-settings';
+import type { SketchRedisSettings } from './settings';
 import type { SketchRegistryView } from './types';
 
 /*

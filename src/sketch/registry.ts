@@ -5,7 +5,7 @@ import type { WindowedCountMinSketch, WindowedSketchOptions } from './window';
 import { nativeSketchStore } from './stores/native';
 import type { SketchStore, SyncEvent } from './stores/types';
 import { storeFromSettings } from './stores/from-settings';
-import { resolveSketchRedisConfig } from '../config/properties';
+import { resolveSketchRedisConfig } from './settings';
 import { instrumentationSketchSettings, registryCreated } from './registry-settings';
 
 export { configureSketchRegistry } from './registry-settings';

@@ -3,24 +3,7 @@ import { nativeSketchStore } from './native';
 import type * as Connection from './redis/connection';
 import type * as RedisStore from './redis/store';
 import type { SketchStore } from './types';
-
-/**
- * The `diag.sketch.redis.*` settings, as the store needs them. Declared here, beside their one reader, so that
- * the sketches (a standalone entry point) import nothing of the instrumentation: the configuration refers to
- * this type, not the other way round.
- */
-export interface SketchRedisSettings {
-  /** `diag.sketch.redis.url`: `redis://` or `rediss://` URL of the fleet store; unset = sketches stay in this process. */
-  readonly url: string | undefined;
-  /** `diag.sketch.redis.sync-interval-ms`: how often each sketch syncs with Redis. */
-  readonly syncIntervalMs: number;
-  /** `diag.sketch.redis.timeout-ms`: a sync with no answer after this long switches to local-fallback. */
-  readonly timeoutMs: number;
-  /** `diag.sketch.redis.fail-mode`: `open` admits threshold ÷ nodes locally while Redis is away; `closed` rejects. */
-  readonly failMode: 'open' | 'closed';
-  /** `diag.sketch.redis.key-prefix`: prefix of every key the store writes. */
-  readonly keyPrefix: string;
-}
+import type { SketchRedisSettings } from '../settings';
 
 /**
  * The store the settings ask for: a `RedisSketchStore` on a connection of its own when a URL is set,

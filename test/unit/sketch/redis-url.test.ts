@@ -1,5 +1,5 @@
 import { parseRedisUrl } from '../../../src/sketch/stores/redis/connection';
-import { resolveSketchRedisConfig } from '../../../src/config/properties';
+import { resolveSketchRedisConfig } from '../../../src/sketch/settings';
 
 describe('the Redis URL of the fleet store', () => {
   it('names the server without user or password, and scrubs the password from any text', () => {

@@ -7,6 +7,7 @@ import type { WindowedCountMinSketch, WindowedSketchOptions } from '../../window
 import type { FleetStatus, SketchStore, SyncEvent } from '../types';
 import { FleetSketch, type FleetView } from './fleet-sketch';
 import type { RedisPipelineClient } from './connection';
+import { DEFAULT_FAIL_MODE, DEFAULT_KEY_PREFIX, DEFAULT_SYNC_INTERVAL_MS, DEFAULT_TIMEOUT_MS, isFailMode, isKeyPrefix } from '../../settings';
 
 /** What a {@link RedisSketchStore} may be told. */
 export interface RedisSketchStoreOptions {
@@ -30,9 +31,8 @@ export interface RedisSketchStoreOptions {
   readonly clock?: () => number;
 }
 
-export const DEFAULT_SYNC_INTERVAL_MS = 100;
-export const DEFAULT_TIMEOUT_MS = 250;
-export const DEFAULT_KEY_PREFIX = 'diag:sketch:';
+// The defaults and checks of diag.sketch.redis.*, the settings' own: one place for both.
+export { DEFAULT_KEY_PREFIX, DEFAULT_SYNC_INTERVAL_MS, DEFAULT_TIMEOUT_MS } from '../../settings';
 /** Operations per BITFIELD command. */
 const OPS_PER_COMMAND = 1024;
 
@@ -106,12 +106,12 @@ export class RedisSketchStore implements SketchStore {
     this.client = client;
     this.syncIntervalMs = positive('syncIntervalMs', options.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS);
     this.timeoutMs = positive('timeoutMs', options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    if (options.failMode !== undefined && options.failMode !== 'open' && options.failMode !== 'closed') {
+    if (options.failMode !== undefined && !isFailMode(options.failMode)) {
       throw new SketchConfigError(`failMode must be 'open' or 'closed', got ${String(options.failMode)}`);
     }
-    this.failMode = options.failMode ?? 'open';
+    this.failMode = options.failMode ?? DEFAULT_FAIL_MODE;
     this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
-    if (typeof this.keyPrefix !== 'string' || /[{}\s]/.test(this.keyPrefix)) {
+    if (!isKeyPrefix(this.keyPrefix)) {
       throw new SketchConfigError('keyPrefix must be a string without braces or spaces (the sketch id is the hash tag)');
     }
     this.address = options.address ?? addressOf(client);
