@@ -44,7 +44,7 @@ interface DiagState {
  * ```
  *
  * It implements OpenTelemetry's `Instrumentation` interface rather than extending `InstrumentationBase`: the
- * base class's require hook costs every application ~100 ms of start-up (see `src/hooks/module-hooks.ts`). Like
+ * base class's require hook costs every application ~100 ms of start-up (see `src/patching/module-hooks.ts`). Like
  * any instrumentation, it enables itself when constructed unless `enabled: false`; its configuration is read then.
  */
 export class DiagInstrumentation implements Instrumentation<DiagInstrumentationConfig> {

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { quietOtelEnv, scriptResult, tempDir } from './support/app-process';
 
 /**
- * The CommonJS hook that replaced require-in-the-middle (src/hooks/module-hooks.ts), in a real process: jest
+ * The CommonJS hook that replaced require-in-the-middle (src/patching/module-hooks.ts), in a real process: jest
  * replaces `require`, so the hook is exercised by a script on packages written to a temporary node_modules.
  */
 const root = path.resolve(__dirname, '..', '..');

@@ -1,5 +1,5 @@
 /**
- * The ghost report at every ordinary end of a process (src/process-end.ts): each app is started twice, with the
+ * The ghost report at every ordinary end of a process (src/ghost/process-end.ts): each app is started twice, with the
  * instrumentation and without it (`bare`), ended the same way, and must end the same way — the same exit code,
  * or death by the same signal as its parent sees it — with the report written, once.
  */

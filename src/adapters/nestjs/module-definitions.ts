@@ -45,7 +45,7 @@ export const NEST_LIBRARY_PACKAGES = [
 export interface NestPatcher {
   readonly observer: NestContainerObserver;
   readonly origins: ClassOriginIndex;
-  /** shimmer-style wrap and unwrap (`src/hooks/wrap.ts`). */
+  /** shimmer-style wrap and unwrap (`src/patching/wrap.ts`). */
   wrap(target: object, name: string, wrapper: (original: never) => unknown): void;
   unwrap(target: object, name: string): void;
   /** Writes the ghost report when a Nest application context closes, then ends its beans' tracking. */

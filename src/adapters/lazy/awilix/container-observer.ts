@@ -31,7 +31,7 @@ interface Resolver {
 
 type AnyFunction = (...args: any[]) => any;
 
-/** The wrap and unwrap the observer patches through (`src/hooks/wrap.ts`). */
+/** The wrap and unwrap the observer patches through (`src/patching/wrap.ts`). */
 export interface AwilixPatcher {
   wrap(target: object, name: string, wrapper: (original: never) => unknown): void;
   unwrap(target: object, name: string): void;

@@ -33,7 +33,7 @@ type AnyFunction = (...args: any[]) => any;
 /** Reads a class's constructor and property injections: InversifyJS 7's getClassMetadata, or 6's metadata keys. */
 type DependenciesOf = (cls: Function) => unknown[];
 
-/** The wrap and unwrap the observer patches through (`src/hooks/wrap.ts`). */
+/** The wrap and unwrap the observer patches through (`src/patching/wrap.ts`). */
 export interface InversifyPatcher {
   wrap(target: object, name: string, wrapper: (original: never) => unknown): void;
   unwrap(target: object, name: string): void;

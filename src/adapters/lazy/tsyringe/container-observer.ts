@@ -32,7 +32,7 @@ export interface TsyringeDependencyContainerModule {
   typeInfo?: Map<Function, unknown[]>;
 }
 
-/** The wrap and unwrap the observer patches through (`src/hooks/wrap.ts`). */
+/** The wrap and unwrap the observer patches through (`src/patching/wrap.ts`). */
 export interface TsyringePatcher {
   wrap(target: object, name: string, wrapper: (original: never) => unknown): void;
   unwrap(target: object, name: string): void;
