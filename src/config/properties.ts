@@ -1,6 +1,6 @@
 import { safeLog } from '../shared/logger';
 import { deepFreeze, propertiesOf, resolveSettings, setting, type OptionsOf, type PropertyDef, type SettingsOf } from '../shared/settings';
-import { BASE_PATH, BOOLEAN, HOST, LIST, NON_NEGATIVE_INT, PATH, PORT, someOf, STRING } from '../shared/setting-types';
+import { BASE_PATH, BOOLEAN, HOST, LIST, NON_NEGATIVE_INT, NON_NEGATIVE_NUMBER, PATH, PORT, someOf, STRING } from '../shared/setting-types';
 import { CONTAINER_NAMES } from '../adapters/registry';
 import { SKETCH_SETTINGS } from '../sketch/settings';
 
@@ -30,6 +30,33 @@ const GHOST_SETTINGS = {
       type: LIST,
       defaultValue: (): readonly string[] => [],
       description: 'Bean names never wrapped; reported as `excluded`',
+    }),
+  },
+  /*
+   * The defaults: fourteen days cover two weekly cycles (a weekly report, a weekend batch or a fortnightly job
+   * touches its beans inside them); 168 process-hours is one replica observed for a week, or a fleet of 24 for
+   * seven hours: enough that a canary restarted every few minutes over those days makes no verdict alone.
+   */
+  ledger: {
+    /**
+     * `diag.ghost-tracking.ledger.min-days`: days since a bean first appeared before "never called" becomes the
+     * verdict `never-touched` (fractions allowed). Two weekly cycles by default (src/ghost/verdicts.ts).
+     */
+    minDays: setting({
+      property: 'diag.ghost-tracking.ledger.min-days',
+      type: NON_NEGATIVE_NUMBER,
+      defaultValue: () => 14,
+      description: 'Days a never-called bean must have existed before its verdict is `never-touched` (fractions allowed)',
+    }),
+    /**
+     * `diag.ghost-tracking.ledger.min-process-hours`: hours of tracking, summed over the processes that had the
+     * bean, before "never called" becomes `never-touched` (fractions allowed). One replica-week by default.
+     */
+    minProcessHours: setting({
+      property: 'diag.ghost-tracking.ledger.min-process-hours',
+      type: NON_NEGATIVE_NUMBER,
+      defaultValue: () => 168,
+      description: 'Process-hours of tracking a never-called bean needs before its verdict is `never-touched` (fractions allowed)',
     }),
   },
   containers: {

@@ -282,7 +282,7 @@ export class GhostDetector implements GhostSnapshotSource {
           processHours: process.uptime() / 3600,
           live: true,
         }));
-      return { ...report, verdicts: verdictRules().verdicts(evidence, verdictRules().DEFAULT_THRESHOLDS, now) };
+      return { ...report, verdicts: verdictRules().verdicts(evidence, this.config.ledger, now) };
     } catch (err) {
       safeLog('debug', `verdicts not computed: ${(err as Error)?.message ?? String(err)}`);
       return report;

@@ -19,12 +19,6 @@ export interface EvidenceThresholds {
   readonly minProcessHours: number;
 }
 
-/**
- * Defaults. Fourteen days cover two weekly cycles: a weekly report, a weekend batch or a fortnightly job
- * touches its beans inside them. 168 process-hours is one replica observed for a week, or a fleet of 24 for seven
- * hours: enough that a canary restarted every few minutes over those fourteen days does not make a verdict alone.
- */
-export const DEFAULT_THRESHOLDS: EvidenceThresholds = { minDays: 14, minProcessHours: 168 };
 
 /** What is known of one bean. */
 export interface BeanEvidence {

@@ -143,8 +143,10 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
       diag.actuator = startActuator(
         diag.config.actuator,
         actuatorSources({
-          ghosts: () => diag.detector.tracker,
-          ghostsVersion: () => diag.detector.tracker?.version ?? 0,
+          // The detector, not the tracker: its snapshot carries the verdicts. They also change as time passes
+          // (insufficient-evidence → never-touched), so the cached answer is renewed each minute at least.
+          ghosts: () => (diag.detector.tracker ? diag.detector : undefined),
+          ghostsVersion: () => (diag.detector.tracker?.version ?? 0) * 1e7 + Math.floor(Date.now() / 60_000),
           diagReport: () => diag.detector.diagReport(),
           startup: () => diag.detector.startupTimeline(),
           page: () => diag.detector.pageData(true),

@@ -76,6 +76,17 @@ export const NON_NEGATIVE_INT = wholeNumber('nonNegativeInt', () => undefined);
 export const POSITIVE_INT = wholeNumber('positiveInt', (n) => (n < 1 ? new InvalidValue('expected a whole number of at least 1') : undefined));
 export const PORT = wholeNumber('port', (n) => (n > 65535 ? new InvalidValue('expected a port from 0 to 65535') : undefined));
 
+/** A number of at least 0, fractions allowed (`0.5`, `1e-3`): thresholds a test sets in seconds. */
+export const NON_NEGATIVE_NUMBER: SettingType<number> = {
+  kind: 'nonNegativeNumber',
+  parse(raw) {
+    const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
+    const n = text === '' ? Number.NaN : Number(text);
+    if (!Number.isFinite(n) || n < 0) return new InvalidValue('expected a number of at least 0');
+    return n;
+  },
+};
+
 export const HOST: SettingType<string> = {
   kind: 'host',
   parse(raw) {

@@ -1,4 +1,7 @@
-import { DEFAULT_THRESHOLDS, verdictOf, verdicts, type BeanEvidence } from '../../../src/ghost/verdicts';
+import { verdictOf, verdicts, type BeanEvidence, type EvidenceThresholds } from '../../../src/ghost/verdicts';
+
+/** diag.ghost-tracking.ledger.min-days and min-process-hours by default. */
+const DEFAULT_THRESHOLDS: EvidenceThresholds = { minDays: 14, minProcessHours: 168 };
 
 const NOW = Date.parse('2026-11-25T12:00:00Z');
 const DAY = 86_400_000;
