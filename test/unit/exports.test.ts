@@ -1,0 +1,54 @@
+/**
+ * Each entry point's runtime exports, listed: what a user calls and nothing else. A new export fails here until
+ * it is added below, so exporting something is a decision (and its removal a breaking change to announce).
+ */
+import * as main from '../../src';
+import * as sketch from '../../src/sketch';
+
+const names = (entry: object): string[] => Object.keys(entry).sort();
+
+describe('entry points', () => {
+  it('diag-instrumentation exports the instrumentation, the lazy containers\' ready signal, the logger hook, the errors\' base and the report merge', () => {
+    expect(names(main)).toEqual(['DiagError', 'DiagInstrumentation', 'diagReady', 'mergeGhostReports', 'setLogger']);
+  });
+
+  it('diag-instrumentation/sketch exports the sketches, the registry, the stores, the decorators and the loader', () => {
+    expect(names(sketch)).toEqual(
+      [
+        // sketches and their registry
+        'CountMinSketch',
+        'WindowedCountMinSketch',
+        'SketchRegistry',
+        'sketchRegistry',
+        // where the counts live
+        'RedisSketchStore',
+        'nativeSketchStore',
+        // on NestJS
+        'SketchLimit',
+        'SketchShield',
+        'SketchFraud',
+        'defineSketchDecorator',
+        'SkipSketch',
+        'SketchKeys',
+        'SketchGuard',
+        'SketchModule',
+        'SketchThresholdFilter',
+        'hashSketchKey',
+        // errors
+        'SketchThresholdError',
+        'SketchKeyError',
+        'SketchClosedError',
+        'SketchConfigError',
+        'SketchAllocationError',
+        'UnsatisfiedLinkError',
+        // the native library
+        'loadNativeLibrary',
+        'nativeLibrary',
+        'resetNativeLibrary',
+        'platformTarget',
+        'detectLibc',
+        'inspectBinary',
+      ].sort(),
+    );
+  });
+});
