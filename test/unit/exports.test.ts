@@ -2,6 +2,9 @@
  * Each entry point's runtime exports, listed: what a user calls and nothing else. A new export fails here until
  * it is added below, so exporting something is a decision (and its removal a breaking change to announce).
  */
+import * as path from 'node:path';
+import * as ts from 'typescript';
+
 import * as main from '../../src';
 import * as sketch from '../../src/sketch';
 
@@ -50,5 +53,29 @@ describe('entry points', () => {
         'inspectBinary',
       ].sort(),
     );
+  });
+});
+
+describe('the public types', () => {
+  it('each carry a doc comment', () => {
+    const root = path.resolve(__dirname, '..', '..');
+    const entries = ['src/index.ts', 'src/sketch/index.ts'].map((f) => path.join(root, f));
+    const program = ts.createProgram(entries, {
+      strict: true,
+      experimentalDecorators: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.CommonJS,
+      esModuleInterop: true,
+      noEmit: true,
+    });
+    const checker = program.getTypeChecker();
+    const undocumented = entries.flatMap((file) => {
+      const entry = checker.getSymbolAtLocation(program.getSourceFile(file)!)!;
+      return checker.getExportsOfModule(entry).flatMap((exported) => {
+        const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+        return ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim() === '' ? [`${path.relative(root, file)}: ${exported.name}`] : [];
+      });
+    });
+    expect(undocumented).toEqual([]);
   });
 });
