@@ -1,27 +1,25 @@
 /**
  * diag-instrumentation: an OpenTelemetry instrumentation that finds ghost beans in NestJS applications (and
- * dead bindings of tsyringe's container), and
- * count-min sketches in native memory (see `diag-instrumentation/sketch`).
+ * dead bindings of InversifyJS, tsyringe and awilix containers), and count-min sketches in native memory (see
+ * `diag-instrumentation/sketch`).
+ *
+ * What a user calls, and nothing else: test/unit/exports.test.ts lists the runtime names, so a new one is a
+ * decision. Internals (the tracker, the settings table, the report writers) are reached by their dist/ path
+ * in this repository's own benchmarks and tests, never through this entry point.
  */
-export { DiagInstrumentation, PACKAGE_NAME } from './instrumentation/instrumentation';
-export { diagReady } from './adapters/lazy/ready';
+export { DiagInstrumentation } from './instrumentation/instrumentation';
 export type { DiagInstrumentationConfig } from './instrumentation/types';
-export { resolveConfig, envVarName, PROPERTIES } from './config/properties';
-export type { DiagConfig, DiagOptions } from './config/properties';
-export { setLogger, ConsoleLogger } from './shared/logger';
+export type { DiagOptions } from './config/properties';
+export { diagReady } from './adapters/lazy/ready';
+export { setLogger } from './shared/logger';
 export type { DiagLogger, LogLevel } from './shared/logger';
 export { DiagError } from './shared/errors';
+export type { ErrorCode } from './shared/error-codes';
+// The two report files, as a reader of them (a dashboard, a CI step) types them.
 export type { DiagReport, ReportNode } from './ghost/reports/diag-report';
 export type { GhostCandidates } from './ghost/analysis/candidates';
-export type {
-  GhostReport,
-  GhostTrackingDisabled,
-  UntrackableReason,
-  BeanScope,
-  TrackOptions,
-  TrackOutcome,
-} from './ghost/tracking/types';
-export { GhostTracker, mergeGhostReports, GHOST_DISCLAIMER, DEFAULT_LIFECYCLE_HOOKS } from './ghost/tracking/tracker';
-export type { GhostTrackerOptions, FirstTouchListener } from './ghost/tracking/tracker';
+export type { GhostReport, GhostTrackingDisabled, UntrackableReason } from './ghost/tracking/types';
 export type { GhostReportFile } from './ghost/reports/ghost-report-file';
+// Several processes' ghost reports combined (docs/tracking.md, "State across processes").
+export { mergeGhostReports } from './ghost/tracking/tracker';
 export type { ActuatorHandle } from './actuator';

@@ -9,7 +9,7 @@ export class ActuatorListenError extends DiagError {
   readonly systemCode: string | undefined;
 
   constructor(message: string, systemCode: string | undefined, cause?: unknown) {
-    super('DIAG_ACTUATOR_LISTEN_FAILED', message, { cause });
+    super('ERR_ACTUATOR_LISTEN_FAILED', message, { cause });
     this.systemCode = systemCode;
   }
 }

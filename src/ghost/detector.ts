@@ -16,6 +16,7 @@ import type * as VerdictsModule from './verdicts';
 import type { StartupTimeline } from './reports/startup-timeline';
 import type { PageData } from './page';
 import type * as ReportPageModule from './page';
+import type * as AtomicFileModule from '../shared/atomic-file';
 
 /** `create()`'s value, computed at the first call. */
 export function once<T>(create: () => T): () => T {
@@ -31,6 +32,7 @@ export function once<T>(create: () => T): () => T {
 /* eslint-disable @typescript-eslint/no-require-imports */
 const candidates = once(() => require('./analysis/candidates') as typeof CandidatesModule);
 const reports = once(() => require('./reports/diag-report') as typeof ReportsModule);
+const atomicFile = once(() => require('../shared/atomic-file') as typeof AtomicFileModule);
 const ghostReportFile = once(() => require('./reports/ghost-report-file') as typeof GhostReportFileModule);
 const reportPage = once(() => require('./page') as typeof ReportPageModule);
 const trackingDisabled = once(() => require('./tracking/tracking-disabled') as typeof TrackingDisabledModule);
@@ -170,7 +172,7 @@ export class GhostDetector implements GhostSnapshotSource {
         this.timeline = { ...ready.timeline, analysis: { startTime: analysisStart, endTime: analysisStart + report.summary.analysisMs } };
       }
       try {
-        reports().writeJsonAtomic(this.diagReportPath, report);
+        atomicFile().writeJsonAtomic(this.diagReportPath, report);
         safeLog(
           'info',
           `ghost candidates: ${report.ghostCandidates.count} of ${report.summary.applicationBeans} application beans; report written to ${this.diagReportPath}`,
@@ -221,7 +223,7 @@ export class GhostDetector implements GhostSnapshotSource {
     const report = this.latest;
     if (report === undefined) return;
     try {
-      reports().writeJsonAtomic(this.diagReportPath, report);
+      atomicFile().writeJsonAtomic(this.diagReportPath, report);
     } catch (err) {
       safeLog('warn', `could not write ${this.diagReportPath}: ${(err as Error).message}`);
     }

@@ -1,11 +1,13 @@
+import type { ErrorCode } from './error-codes';
+
 /**
- * Base class of every error this package throws on purpose. `code` is stable across releases, so callers
- * can branch on it instead of on message text.
+ * Base class of every error this package throws on purpose. `code` (one of ERROR_CODES, documented in
+ * docs/errors.md) is stable across releases, so callers can branch on it instead of on message text.
  */
 export class DiagError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;

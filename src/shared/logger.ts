@@ -10,6 +10,7 @@ export interface DiagLogger {
   error(message: string): void;
 }
 
+/** The console logger's threshold (`DIAG_LOG_LEVEL`): lines below it are dropped; `silent` drops all. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };

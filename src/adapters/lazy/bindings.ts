@@ -32,8 +32,12 @@ export function bookkeepingFailed(framework: string, err: unknown): void {
   safeLog('warn', `${framework}: ghost bookkeeping failed, the container's answer is unchanged: ${err instanceof Error ? err.message : String(err)}`);
 }
 
-/** A token as the user wrote it: a class's name, the string, or the symbol's description. */
-export function tokenName(token: unknown): string {
+/**
+ * A lazy container's token as the user wrote it: a class's name, the string, or the symbol's description. Not
+ * nestjs/names.ts's `nestTokenName`, which also undoes what Nest randomises per run (mixin class names, the
+ * global enhancers' UUID tokens); nothing in inversify, tsyringe or awilix does that.
+ */
+export function lazyTokenName(token: unknown): string {
   if (typeof token === 'function') return token.name || 'anonymous class';
   if (typeof token === 'string') return token;
   if (typeof token === 'symbol') return token.description ?? token.toString();

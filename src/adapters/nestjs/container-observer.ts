@@ -3,7 +3,7 @@ import type { GhostDetector } from '../../ghost/detector';
 import type { BeanObserver, StartupTimeline, TimelineBean as BeanCreation } from '../../ghost/reports/startup-timeline';
 import { safeLog } from '../../shared/logger';
 import { frameworkOriginsKnown, isFrameworkWrapper, kindOf, readBeanNames, readContainer, type Instantiation } from './container-reader';
-import { tokenName } from './names';
+import { nestTokenName } from './names';
 import { PassportStrategies } from './passport';
 import { TokenLookups, type ApplicationBeans } from './token-lookups';
 import { nestEntryPoints } from './entry-points';
@@ -321,7 +321,7 @@ export class NestContainerObserver {
     for (const c of state.created) {
       if (!isStaticContext(c.context) || Number.isNaN(c.end)) continue;
       const w = c.wrapper;
-      const named = nameOf.get(w) ?? { name: tokenName(w.token ?? w.name), ...(w.host?.name ? { module: w.host.name } : {}) };
+      const named = nameOf.get(w) ?? { name: nestTokenName(w.token ?? w.name), ...(w.host?.name ? { module: w.host.name } : {}) };
       out.push({ ...named, scope: scopeName(w), startTime: c.start, endTime: c.end });
     }
     return out;
@@ -460,7 +460,7 @@ export class NestContainerObserver {
   private beanOf(state: ContainerState, wrapper: NestInstanceWrapper): BeanEntry {
     const known = state.beans.get(wrapper.host)?.get(wrapper.token);
     if (known !== undefined) return known;
-    const token = tokenName(wrapper.token ?? wrapper.name);
+    const token = nestTokenName(wrapper.token ?? wrapper.name);
     const tracked = this.detector.tracker !== undefined;
     return this.remember(state, wrapper, {
       name: tracked && wrapper.host?.name ? `${wrapper.host.name}/${token}` : token,

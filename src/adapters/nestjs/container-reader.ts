@@ -1,7 +1,7 @@
 import { BeanGraph, uniqueBeanNames, type BeanKind, type BeanRole, type BeanScope } from '../../ghost/analysis/bean-graph';
 import type { ClassOrigin, ClassOriginIndex } from '../../ghost/origins/class-origin';
 import type { NestBeanFacts } from './entry-points';
-import { className, tokenName } from './names';
+import { className, nestTokenName } from './names';
 import {
   GLOBAL_ENHANCER_TOKEN,
   NEST_SCOPE,
@@ -146,7 +146,7 @@ function visitWrappers(container: NestContainer, visit: (v: WrapperVisit) => voi
   const seen = new Set<NestInstanceWrapper>();
   for (const mod of container.getModules().values()) {
     const moduleClass = mod.metatype;
-    const moduleName = mod.name ?? tokenName(moduleClass);
+    const moduleName = mod.name ?? nestTokenName(moduleClass);
     for (const [collection, role] of COLLECTIONS) {
       const map = mod[collection] as Map<unknown, NestInstanceWrapper> | undefined;
       if (!(map instanceof Map)) continue;
@@ -159,7 +159,7 @@ function visitWrappers(container: NestContainer, visit: (v: WrapperVisit) => voi
         const cls = typeof wrapper.metatype === 'function' && kind === 'class' ? wrapper.metatype : undefined;
         const enhancer = typeof token === 'string' ? GLOBAL_ENHANCER_TOKEN.exec(token)?.[1] : undefined;
         // `APP_GUARD(RolesGuard)`: the token alone repeats for every global guard and says nothing.
-        const displayToken = enhancer && cls ? `${enhancer}(${tokenName(cls)})` : tokenName(token);
+        const displayToken = enhancer && cls ? `${enhancer}(${nestTokenName(cls)})` : nestTokenName(token);
         visit({ wrapper, listedIn: mod, role: isModuleClass ? 'module' : role, moduleName, token, kind, cls, enhancer, displayToken });
       }
     }

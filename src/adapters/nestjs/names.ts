@@ -27,8 +27,11 @@ export function className(cls: Function): string {
   }
 }
 
-/** `Symbol(foo)` → `foo`; classes by name; strings as they are. */
-export function tokenName(token: unknown): string {
+/**
+ * A Nest token as the reports name it: `Symbol(foo)` → `foo`; classes by {@link className}; strings as they are,
+ * but a global enhancer's (`APP_GUARD (UUID: …)`) without its per-run UUID.
+ */
+export function nestTokenName(token: unknown): string {
   if (typeof token === 'function') return className(token);
   if (typeof token === 'symbol') return token.description ?? 'Symbol()';
   if (typeof token === 'string') {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeJsonAtomic } from '../../shared/atomic-file';
 import { DIAG_REPORT_FILE } from '../reports/diag-report';
 
 /**
@@ -175,10 +176,7 @@ export function readBaseline(file: string | undefined, kind: FindingKind): Set<s
 
 export function writeBaseline(file: string, kind: FindingKind, findings: readonly Finding[]): void {
   const baseline: Baseline = { tool: 'diag-instrumentation', kind, beans: [...new Set(findings.map((f) => f.bean))].sort() };
-  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(baseline, null, 2)}\n`);
-  fs.renameSync(tmp, file);
+  writeJsonAtomic(file, baseline);
 }
 
 /** SARIF 2.1.0: every current finding, `baselineState` saying which are new. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { PageData } from './types';
+import { writeFileAtomic } from '../../shared/atomic-file';
 import { PACKAGE_ROOT } from '../../shared/package-root';
 
 export type { PageData } from './types';
@@ -93,16 +94,13 @@ export function reportPageHtml(data: PageData): string {
 }
 
 /**
- * Writes the page atomically (temp file, then rename). Returns the error instead of throwing: a page that
+ * Writes the page atomically (shared/atomic-file.ts). Returns the error instead of throwing: a page that
  * cannot be written must not disturb the host.
  */
 export function writeReportPage(file: string, data: PageData): Error | undefined {
   try {
     const html = reportPageHtml(data);
-    // No mkdir: the page goes beside diag-report.json, whose write made the directory.
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, html);
-    fs.renameSync(tmp, file);
+    writeFileAtomic(file, html);
     return undefined;
   } catch (err) {
     return err as Error;

@@ -1,6 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { BeanGraph } from '../analysis/bean-graph';
 import type { Phase1Result, OrphanVerdict } from '../analysis/candidates';
 
@@ -189,40 +186,4 @@ export function excludeLookedUp(report: DiagReport, lookups: ReadonlyMap<string,
       }),
     },
   };
-}
-
-/**
- * Writes `data` as JSON so that a reader never sees a torn file: a uniquely named temporary file in the same
- * directory (created exclusively, so a planted file or link is never followed), then an atomic rename.
- * Creates the directory if missing. Synchronous on purpose: it also runs from `process.on('exit')`.
- */
-export function writeJsonAtomic(file: string, data: unknown): void {
-  const dir = path.dirname(file);
-  fs.mkdirSync(dir, { recursive: true });
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  const text = `${JSON.stringify(data, null, 2)}\n`;
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(tmp, 'wx', 0o644);
-    // No fsync: the rename alone keeps readers from ever seeing a torn file, and a report is rewritten at
-    // the next start anyway; an fsync per write costs more than the analysis on a busy disk.
-    fs.writeSync(fd, text);
-    fs.closeSync(fd);
-    fd = undefined;
-    fs.renameSync(tmp, file);
-  } catch (err) {
-    if (fd !== undefined) {
-      try {
-        fs.closeSync(fd);
-      } catch {
-        /* already failing */
-      }
-    }
-    try {
-      fs.unlinkSync(tmp);
-    } catch {
-      /* nothing to clean */
-    }
-    throw err;
-  }
 }

@@ -16,6 +16,7 @@
 import { EventEmitter } from 'node:events';
 import stream from 'node:stream';
 import { types } from 'node:util';
+import { copyOwnMetadata, metadataApi, type MetadataApi } from '../../shared/reflect-metadata';
 import { originalOf, ownOriginals, siteOriginals } from './originals';
 
 export { DEFAULT_LIFECYCLE_HOOKS } from './lifecycle-hooks';
@@ -53,25 +54,6 @@ export interface FirstTouchHandle {
    * been tracked, and `onTouch` is never called. No-op once touched.
    */
   end(): void;
-}
-
-/** The subset of reflect-metadata's API the wrappers need. Looked up at call time: it may be loaded late or never. */
-interface MetadataApi {
-  getOwnMetadataKeys(target: object, propertyKey?: string | symbol): unknown[];
-  getOwnMetadata(key: unknown, target: object, propertyKey?: string | symbol): unknown;
-  hasOwnMetadata(key: unknown, target: object, propertyKey?: string | symbol): boolean;
-  defineMetadata(key: unknown, value: unknown, target: object, propertyKey?: string | symbol): void;
-}
-
-function metadataApi(): MetadataApi | undefined {
-  const r = Reflect as unknown as Partial<MetadataApi> & { getMetadata?: unknown };
-  return typeof r.getMetadata === 'function' &&
-    typeof r.getOwnMetadataKeys === 'function' &&
-    typeof r.getOwnMetadata === 'function' &&
-    typeof r.hasOwnMetadata === 'function' &&
-    typeof r.defineMetadata === 'function'
-    ? (r as MetadataApi)
-    : undefined;
 }
 
 /**
@@ -248,19 +230,6 @@ function methodWrapper(original: Function, key: string, gate: Gate): Function {
           return Reflect.apply(original, this, arguments);
         },
       }[name]!;
-  }
-}
-
-function copyOwnMetadata(
-  meta: MetadataApi,
-  from: object,
-  to: object,
-  propertyKey?: string,
-  onlyMissing = false,
-): void {
-  for (const key of meta.getOwnMetadataKeys(from, propertyKey)) {
-    if (onlyMissing && meta.hasOwnMetadata(key, to, propertyKey)) continue;
-    meta.defineMetadata(key, meta.getOwnMetadata(key, from, propertyKey), to, propertyKey);
   }
 }
 

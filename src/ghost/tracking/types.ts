@@ -4,6 +4,8 @@ import type { BeanVerdict } from '../verdicts';
  * (actuator, telemetry) depend on these types only.
  */
 
+import type { BeanScope } from '../analysis/bean-graph';
+
 /** Why a bean is not tracked in Phase 2. Strings are the report's own. */
 export type UntrackableReason =
   | 'already-proxied'
@@ -54,15 +56,15 @@ export interface GhostSnapshotSource {
   ghostSnapshot(): GhostReport | GhostTrackingDisabled;
 }
 
-/**
- * How a bean lives in its container, as the tracker needs to know it. Only `singleton` beans are tracked:
- * one flag per name would misstate beans that have many instances.
- */
-export type BeanScope = 'singleton' | 'request' | 'transient';
+// One scope vocabulary for the graph and the tracker: an adapter hands the tracker the scope it put in the graph.
+export type { BeanScope };
 
 /** What the caller (the framework hook) knows about a bean when it hands it to `GhostTracker.track`. */
 export interface TrackOptions {
-  /** Defaults to `singleton`. Anything else is reported as `non-singleton`. */
+  /**
+   * Defaults to `singleton`. Anything else is reported as `non-singleton`: only singletons are tracked, since one
+   * flag per name would misstate beans that have many instances.
+   */
   readonly scope?: BeanScope;
   /** A bean registered by the framework or a library module: counted in `frameworkSkipped`, never wrapped. */
   readonly framework?: boolean;

@@ -5,8 +5,10 @@
  * checks this before loading.
  */
 
+/** The executable format a header shows: Linux's ELF, macOS's Mach-O, Windows's PE. */
 export type BinaryFormat = 'elf' | 'macho' | 'pe' | 'unknown';
 
+/** What {@link inspectBinary} read from a shared library's header. */
 export interface BinaryInfo {
   readonly format: BinaryFormat;
   /** Node-style arch name (`x64`, `arm64`, `ia32`, `arm`, ...), or `unknown:<machine>` for others. */

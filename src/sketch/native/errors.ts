@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../../shared/error-codes';
 import { DiagError } from '../../shared/errors';
 
 /** Which cause the loader detected. Each maps to one stable `code`. */
@@ -13,7 +14,7 @@ export type UnsatisfiedLinkReason =
   | 'LOAD_FAILED';
 
 /** Stable codes, one per reason, so callers can branch without parsing messages. */
-export const UNSATISFIED_LINK_CODES: Readonly<Record<UnsatisfiedLinkReason, string>> = {
+export const UNSATISFIED_LINK_CODES: Readonly<Record<UnsatisfiedLinkReason, ErrorCode>> = {
   NO_BINARY: 'ERR_SKETCH_NATIVE_NO_BINARY',
   CHECKSUM_MISMATCH: 'ERR_SKETCH_NATIVE_CHECKSUM',
   WRONG_ARCH: 'ERR_SKETCH_NATIVE_WRONG_ARCH',

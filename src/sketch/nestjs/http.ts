@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { copyOwnMetadata, metadataApi } from '../../shared/reflect-metadata';
 import { SketchThresholdError } from './errors';
 
 // Nest's metadata keys (stable since Nest 5); spelled out so that @nestjs/common stays an optional peer.
@@ -23,24 +24,6 @@ interface FastifyReplyLike {
   code(status: number): FastifyReplyLike;
   header(name: string, value: string): FastifyReplyLike;
   send(body: string): unknown;
-}
-
-type Reflector = typeof Reflect & {
-  getMetadata?(key: unknown, target: object, propertyKey?: string | symbol): unknown;
-  getOwnMetadata?(key: unknown, target: object): unknown;
-  getOwnMetadataKeys?(target: object): unknown[];
-  defineMetadata?(key: unknown, value: unknown, target: object, propertyKey?: string | symbol): void;
-};
-
-/** @internal reflect-metadata's API when the application loaded it (Nest always does), else undefined. */
-export function reflector(): Required<Pick<Reflector, 'getMetadata' | 'getOwnMetadata' | 'getOwnMetadataKeys' | 'defineMetadata'>> | undefined {
-  const r = Reflect as Reflector;
-  return typeof r.defineMetadata === 'function' &&
-    typeof r.getOwnMetadataKeys === 'function' &&
-    typeof r.getOwnMetadata === 'function' &&
-    typeof r.getMetadata === 'function'
-    ? (r as never)
-    : undefined;
 }
 
 function isFastifyReply(x: unknown): x is FastifyReplyLike {
@@ -229,7 +212,7 @@ const FILTER = new SketchThresholdFilter();
  * metadata Nest selects filters by, so that Nest hands it nothing else, wherever it is registered.
  */
 export function sketchThresholdFilter(): SketchThresholdFilter {
-  const r = reflector();
+  const r = metadataApi();
   if (!filterMarked && r !== undefined) {
     // both places Nest versions look: the filter's prototype (11.2+) and its class
     r.defineMetadata(FILTER_CATCH_EXCEPTIONS, [SketchThresholdError], SketchThresholdFilter);
@@ -246,7 +229,7 @@ export function sketchThresholdFilter(): SketchThresholdFilter {
  * filters. Does nothing without reflect-metadata: then there is no Nest to read it either.
  */
 export function attachNestFilter(handler: object): void {
-  const r = reflector();
+  const r = metadataApi();
   if (r === undefined) return;
   sketchThresholdFilter();
   const existing = r.getOwnMetadata(EXCEPTION_FILTERS_METADATA, handler);
@@ -259,7 +242,7 @@ export function attachNestFilter(handler: object): void {
 
 /** Whether Nest's route decorators (`@Get()` and the like) marked this handler, whichever ran first. */
 export function isNestRoute(handler: object): boolean {
-  const r = reflector();
+  const r = metadataApi();
   return r !== undefined && r.getOwnMetadata(METHOD_METADATA, handler) !== undefined && r.getOwnMetadata(PATH_METADATA, handler) !== undefined;
 }
 
@@ -268,9 +251,8 @@ export function isNestRoute(handler: object): boolean {
  * store theirs on the method function itself, so a replacement without them would no longer be a route.
  */
 export function copyMetadata(from: object, to: object): void {
-  const r = reflector();
-  if (r === undefined) return;
-  for (const key of r.getOwnMetadataKeys(from)) r.defineMetadata(key, r.getOwnMetadata(key, from), to);
+  const r = metadataApi();
+  if (r !== undefined) copyOwnMetadata(r, from, to);
 }
 
 /** Which rate-limit header fields a decorated route's answers carry; see {@link addRateLimitFields}. */
@@ -347,7 +329,7 @@ const ANSWER_PARAMETER = `diagRateLimitAnswer${CUSTOM_ROUTE_ARGS_METADATA}:`;
  * -1 without reflect-metadata.
  */
 export function attachAnswerParameter(owner: object, name: string | symbol, declared: number): number {
-  const r = reflector();
+  const r = metadataApi();
   if (r === undefined) return -1;
   const existing = (r.getMetadata(ROUTE_ARGS_METADATA, owner, name) ?? {}) as Record<string, { index?: unknown }>;
   let last = -1;

@@ -1,3 +1,4 @@
+import { metadataApi } from '../../shared/reflect-metadata';
 import { SketchConfigError } from '../counters';
 import { SketchRegistry } from '../registry';
 import type { WindowedCountMinSketch } from '../window';
@@ -10,7 +11,6 @@ import {
   isNestRoute,
   isResponse,
   RateLimitAnswer,
-  reflector,
   withoutAnswer,
 } from './http';
 import {
@@ -156,7 +156,7 @@ function sketchDecorator(type: string, thresholdName: string, threshold: unknown
   function decorateMethod(target: object, name: string | symbol, original: AnyFunction): AnyFunction {
     const owner = typeof target === 'function' ? target : (target as object).constructor;
     const method = `${(owner as { name?: string })?.name || 'anonymous'}.${String(name)}`;
-    const r = reflector();
+    const r = metadataApi();
     // TypeScript's emitted return type, when async compiles down to a function returning a Promise
     const returnType = r?.getMetadata('design:returntype', target, name);
     const async = isAsyncFunction(original) || returnType === Promise;

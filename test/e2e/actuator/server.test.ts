@@ -227,7 +227,7 @@ describe('port in use and bad addresses', () => {
       expect(rejections).toEqual([]);
       const warn = logs.lines.find((l) => l.startsWith('WARN'));
       expect(warn).toMatch(new RegExp(`127\\.0\\.0\\.1:${port} is already in use`));
-      expect(warn).toMatch(/DIAG_ACTUATOR_LISTEN_FAILED\/EADDRINUSE/);
+      expect(warn).toMatch(/ERR_ACTUATOR_LISTEN_FAILED\/EADDRINUSE/);
       expect(warn).toMatch(/application continues/);
       expect((await raw(port, undefined, { waitMs: 1_000 })).text).toBe('holder');
     } finally {

@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BeanGraph } from '../../../src/ghost/analysis/bean-graph';
 import { findGhostCandidates } from '../../../src/ghost/analysis/candidates';
-import { buildDiagReport, writeJsonAtomic } from '../../../src/ghost/reports/diag-report';
+import { buildDiagReport } from '../../../src/ghost/reports/diag-report';
+import { writeJsonAtomic } from '../../../src/shared/atomic-file';
 import { writeGhostReport } from '../../../src/ghost/reports/ghost-report-file';
 import { GhostTracker } from '../../../src/ghost/tracking/tracker';
 import { tempDir } from '../../support/temp';
@@ -73,36 +74,5 @@ describe('diag-ghost-report.json shared by several processes', () => {
     const today = writeGhostReport(file, trackerWith([], ['A', 'B']).snapshot(), 'today');
     expect(today.touched).toEqual([]);
     expect(today.untouched).toEqual(['A', 'B']);
-  });
-
-  it('loses no touch when many writers race (forked processes)', async () => {
-    const { fork } = await import('node:child_process');
-    const dir = tmp();
-    const file = path.join(dir, 'diag-ghost-report.json');
-    const script = path.join(dir, 'writer.js');
-    const src = path.resolve(__dirname, '../../../src');
-    fs.writeFileSync(
-      script,
-      
-        `const { writeGhostReport } = require(${JSON.stringify(path.join(src, '..', 'dist', 'ghost', 'reports', 'ghost-report-file.js'))});
-         const { GhostTracker } = require(${JSON.stringify(path.join(src, '..', 'dist', 'ghost', 'tracking', 'tracker.js'))});
-         const me = process.argv[2];
-         const t = new GhostTracker();
-         const names = Array.from({ length: 8 }, (_, i) => 'Bean' + i);
-         const beans = names.map((n) => { const b = { go() { return 1; } }; t.track(n, b); return b; });
-         beans[Number(me)].go();
-         for (let i = 0; i < 20; i++) writeGhostReport(${JSON.stringify(file)}, t.snapshot(), 'shared-run');`,
-    );
-    if (!fs.existsSync(path.join(src, '..', 'dist', 'ghost', 'reports', 'ghost-report-file.js'))) {
-      throw new Error('dist/ is missing: run the global setup (npm test) first');
-    }
-    const children = Array.from({ length: 8 }, (_, i) => fork(script, [String(i)], { stdio: 'ignore' }));
-    const codes = await Promise.all(children.map((c) => new Promise((r) => c.once('exit', r))));
-    expect(codes).toEqual(Array(8).fill(0));
-    const final = JSON.parse(fs.readFileSync(file, 'utf8'));
-    expect(final.touched).toHaveLength(8);
-    expect(final.untouchedCount).toBe(0);
-    expect(final.processes).toHaveLength(8);
-    expect(fs.readdirSync(dir).filter((f) => f.includes('.tmp') || f.endsWith('.lock'))).toEqual([]);
   });
 });

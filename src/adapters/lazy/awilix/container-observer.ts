@@ -9,7 +9,7 @@
  * `container.resolve` itself is not patched: the cradle resolves through a closure that never goes through it.
  */
 import type { BeanKind, BeanScope, EdgeKind } from '../../../ghost/analysis/bean-graph';
-import { LazyContainerLedger, bookkeeping, bookkeepingFailed, lazyBinding, tokenName, type LazyBinding } from '../bindings';
+import { LazyContainerLedger, bookkeeping, bookkeepingFailed, lazyBinding, lazyTokenName, type LazyBinding } from '../bindings';
 import type { GhostDetector } from '../../../ghost/detector';
 import { awilixRouterEntryPoints } from './entry-points';
 
@@ -146,7 +146,7 @@ export class AwilixObserver {
     const kind: BeanKind = tag?.kind ?? 'factory';
     const cls = kind === 'class' && typeof tag?.target === 'function' ? (tag.target as Function) : undefined;
     const owner = typeof tag?.target === 'function' ? (tag.target as Function) : undefined;
-    return lazyBinding(tokenName(name), kind, scopeOf(kind, resolver.lifetime), false, owner, cls !== undefined && cls.name !== '' ? cls.name : undefined);
+    return lazyBinding(lazyTokenName(name), kind, scopeOf(kind, resolver.lifetime), false, owner, cls !== undefined && cls.name !== '' ? cls.name : undefined);
   }
 
   private wrapResolve(resolver: Resolver, ledger: LazyContainerLedger<Resolver>): void {

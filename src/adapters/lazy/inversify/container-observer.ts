@@ -11,7 +11,7 @@ import path from 'node:path';
 import { CODE_ROOT } from '../../../shared/package-root';
 
 import type { BeanKind, BeanScope } from '../../../ghost/analysis/bean-graph';
-import { LazyContainerLedger, bookkeepingFailed, lazyBinding, tokenName, type LazyBinding } from '../bindings';
+import { LazyContainerLedger, bookkeepingFailed, lazyBinding, lazyTokenName, type LazyBinding } from '../bindings';
 import { callSites } from '../../../ghost/origins/call-sites';
 import type { GhostDetector } from '../../../ghost/detector';
 import { inversifyEntryPoints } from './entry-points';
@@ -146,7 +146,7 @@ export class InversifyObserver {
   private describe(binding: InversifyBinding): LazyBinding {
     const kind = kindOf(binding.type);
     const cls = kind === 'class' && typeof binding.implementationType === 'function' ? binding.implementationType : undefined;
-    const token = tokenName(binding.serviceIdentifier);
+    const token = lazyTokenName(binding.serviceIdentifier);
     return lazyBinding(
       token,
       kind,

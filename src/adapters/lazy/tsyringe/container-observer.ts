@@ -7,7 +7,7 @@
  * resolves a class's parameters through `this.resolve`: so `resolve` on the container's prototype, shared by
  * the global container and its children, is the one place that sees every resolution.
  */
-import { LazyContainerLedger, bookkeeping, bookkeepingFailed, lazyBinding, tokenName, type LazyBinding } from '../bindings';
+import { LazyContainerLedger, bookkeeping, bookkeepingFailed, lazyBinding, lazyTokenName, type LazyBinding } from '../bindings';
 import type { GhostDetector } from '../../../ghost/detector';
 import type { BeanKind, BeanScope } from '../../../ghost/analysis/bean-graph';
 import { routingControllersEntryPoints } from './entry-points';
@@ -130,7 +130,7 @@ export class TsyringeObserver {
 
   private binding(token: Token, kind: BeanKind, scope: BeanScope, cls: Function | undefined): LazyBinding {
     const owner = cls ?? (typeof token === 'function' ? token : undefined);
-    const name = tokenName(token);
+    const name = lazyTokenName(token);
     return lazyBinding(name, kind, scope, false, owner, cls !== undefined && cls.name !== '' && cls.name !== name ? cls.name : undefined);
   }
 

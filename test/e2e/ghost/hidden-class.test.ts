@@ -5,7 +5,7 @@ import * as path from 'node:path';
 // the same hidden class (map), in fast mode. A different map is what made field writes and getters up to 4×
 // slower on tracked beans (bench/tracker/shapes.js). V8's own answer needs --allow-natives-syntax, so it runs
 // in a child.
-const tracker = path.resolve(__dirname, '../../../../dist/ghost/tracking/tracker.js');
+const tracker = path.resolve(__dirname, '../../../dist/ghost/tracking/tracker.js');
 
 function probe(body: string): Record<string, unknown> {
   const script = `

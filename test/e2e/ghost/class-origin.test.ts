@@ -1,0 +1,44 @@
+/**
+ * ClassOriginIndex in a fresh node process, from dist/: jest's require.cache and module list are not the ones
+ * the index reads. The rest of its tests are in test/unit/ghost/origins/class-origin.test.ts.
+ */
+import { execFileSync } from 'node:child_process';
+import * as path from 'node:path';
+
+describe('ClassOriginIndex in a process of its own', () => {
+  it('never loads a builtin module the process has not loaded, and indexes it once loaded', () => {
+    // A fresh process: moduleLoadList is process-wide, and other test files load builtins of their own.
+    const script = `
+      const { EventEmitter } = require('node:events');
+      const { ClassOriginIndex } = require(${JSON.stringify(path.join(__dirname, '..', '..', '..', 'dist', 'ghost', 'origins', 'class-origin.js'))});
+      const loaded = () => process.moduleLoadList.includes('NativeModule worker_threads');
+      const before = loaded();
+      const index = new ClassOriginIndex();
+      const emitter = index.originOf(EventEmitter);
+      const afterIndexing = loaded();
+      const { Worker } = require('node:worker_threads');
+      console.log(JSON.stringify({ before, emitter, afterIndexing, worker: index.originOf(Worker) }));`;
+    const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual({ before: false, emitter: 'builtin', afterIndexing: false, worker: 'builtin' });
+  });
+
+  it('never looks into a module in require.cache whose exports are a Proxy: none of its traps runs', () => {
+    // A fresh process: jest's require.cache is not the one the index reads. The module is a lazy loader's, as
+    // some libraries have them: its keys come from its traps, code of its own.
+    const script = `
+      const { ClassOriginIndex } = require(process.env.CLASS_ORIGIN);
+      const trapped = [];
+      const handler = {};
+      for (const trap of ['get', 'has', 'ownKeys', 'getOwnPropertyDescriptor', 'getPrototypeOf']) {
+        handler[trap] = () => { trapped.push(trap); throw new Error(trap + ' refused'); };
+      }
+      class Lazy {}
+      require.cache[require('node:path').join(process.cwd(), 'lazy-exports.js')] = { exports: new Proxy({ Lazy }, handler) };
+      const index = new ClassOriginIndex();
+      index.scanRequireCache();
+      console.log(JSON.stringify({ trapped, lazy: index.originOf(Lazy) }));`;
+    const classOrigin = path.join(__dirname, '..', '..', '..', 'dist', 'ghost', 'origins', 'class-origin.js');
+    const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, CLASS_ORIGIN: classOrigin } });
+    expect(JSON.parse(out)).toEqual({ trapped: [], lazy: 'unknown' });
+  });
+});
