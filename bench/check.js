@@ -74,7 +74,12 @@ const STARTUP = [
  * Heap bytes per bean that tracking adds after start-up (the slope between 1,000 and 3,000 beans). Goal 200
  * (issue #15). Margin: the median of three pairs read 433-518 over three checks in a row.
  */
-const MEMORY = { goal: 200, ceiling: 440, margin: 80, gap: 'a wrapper closure per method, a site per class; see docs/tracking.md#memory' };
+const MEMORY = {
+  goal: 200,
+  ceiling: 440,
+  margin: 80,
+  gap: 'a wrapper closure per method, a site per class; see docs/tracking.md#memory',
+};
 
 /**
  * One figure against its goal (or, for a known gap, its ceiling) plus `margin`. Above the threshold it is
@@ -98,7 +103,12 @@ function checkShapes() {
   const first = measure();
   const again = lazily(measure);
   return Object.entries(SHAPES).map(([shape, spec]) =>
-    judge(`tracked/untracked, ${shape}`, first[shape].ratio, { goal: SHAPE_GOAL, margin: SHAPE_MARGIN, ...spec }, () => again()[shape].ratio),
+    judge(
+      `tracked/untracked, ${shape}`,
+      first[shape].ratio,
+      { goal: SHAPE_GOAL, margin: SHAPE_MARGIN, ...spec },
+      () => again()[shape].ratio,
+    ),
   );
 }
 
@@ -109,7 +119,12 @@ function judgeStartup(app, measure, specs) {
   const first = measure();
   const again = lazily(measure);
   return specs.map((spec) =>
-    judge(`start-up ÷ NodeSDK, ${PHASE_LABEL[spec.side]}, ${app}`, first[spec.side].totalToSdk, { ...spec, margin: STARTUP_MARGIN }, () => again()[spec.side].totalToSdk),
+    judge(
+      `start-up ÷ NodeSDK, ${PHASE_LABEL[spec.side]}, ${app}`,
+      first[spec.side].totalToSdk,
+      { ...spec, margin: STARTUP_MARGIN },
+      () => again()[spec.side].totalToSdk,
+    ),
   );
 }
 
@@ -162,7 +177,9 @@ const CONTAINER_GOAL = 1.05;
 
 function checkContainers() {
   const specs = ['phase1', 'phase2'].map((side) => ({ side, goal: CONTAINER_GOAL }));
-  return CONTAINERS.flatMap((container) => judgeStartup(`${container} app`, () => measureContainer(container, { runs: 9 }), specs));
+  return CONTAINERS.flatMap((container) =>
+    judgeStartup(`${container} app`, () => measureContainer(container, { runs: 9 }), specs),
+  );
 }
 
 /**
@@ -177,22 +194,48 @@ function checkContainers() {
 const INSTRUCTION_MARGIN = 0.03;
 const INSTRUCTIONS = {
   nest: [
-    { side: 'phase1', goal: 1.03, ceiling: 1.039, gap: 'the package load and per-bean records on 1,000 beans; 1.015 in some checkouts and with incremental marking' },
-    { side: 'phase2', goal: 1.05, ceiling: 1.060, gap: 'first-touch wrappers on 1,000 class prototypes and the names read before the first instance; 1.043 in some checkouts' },
+    {
+      side: 'phase1',
+      goal: 1.03,
+      ceiling: 1.039,
+      gap: 'the package load and per-bean records on 1,000 beans; 1.015 in some checkouts and with incremental marking',
+    },
+    {
+      side: 'phase2',
+      goal: 1.05,
+      ceiling: 1.06,
+      gap: 'first-touch wrappers on 1,000 class prototypes and the names read before the first instance; 1.043 in some checkouts',
+    },
   ],
-  inversify: [{ side: 'phase1', goal: 1.05 }, { side: 'phase2', goal: 1.05 }],
-  tsyringe: [{ side: 'phase1', goal: 1.05 }, { side: 'phase2', goal: 1.05 }],
-  awilix: [{ side: 'phase1', goal: 1.05 }, { side: 'phase2', goal: 1.05 }],
+  inversify: [
+    { side: 'phase1', goal: 1.05 },
+    { side: 'phase2', goal: 1.05 },
+  ],
+  tsyringe: [
+    { side: 'phase1', goal: 1.05 },
+    { side: 'phase2', goal: 1.05 },
+  ],
+  awilix: [
+    { side: 'phase1', goal: 1.05 },
+    { side: 'phase2', goal: 1.05 },
+  ],
 };
 
 function checkInstructions() {
   const apps = Object.keys(INSTRUCTIONS);
   const specs = apps.flatMap((app) => INSTRUCTIONS[app].map((spec) => ({ app, ...spec })));
-  const label = (spec) => `start-up instructions ÷ NodeSDK, ${PHASE_LABEL[spec.side]}, ${INSTRUCTION_APPS[spec.app].label}`;
+  const label = (spec) =>
+    `start-up instructions ÷ NodeSDK, ${PHASE_LABEL[spec.side]}, ${INSTRUCTION_APPS[spec.app].label}`;
   if (valgrindVersion() === undefined) {
     const why = 'valgrind not found (Debian: apt-get install valgrind)';
     if (process.env.DIAG_REQUIRE_SERVICES === '1') throw new Error(`instruction counts: ${why}`);
-    return specs.map((spec) => ({ what: label(spec), value: NaN, goal: spec.goal, limit: NaN, status: `skipped: ${why}` }));
+    return specs.map((spec) => ({
+      what: label(spec),
+      value: NaN,
+      goal: spec.goal,
+      limit: NaN,
+      status: `skipped: ${why}`,
+    }));
   }
   return judgeEach(() => measureInstructions({ apps, runs: 1 }), specs, {
     label,
@@ -233,21 +276,30 @@ async function main() {
   const onlyArg = process.argv.indexOf('--only');
   const only = onlyArg > 0 ? process.argv[onlyArg + 1].split(',') : Object.keys(checks);
   const unknown = only.filter((name) => !(name in checks));
-  if (unknown.length > 0) throw new Error(`unknown check ${unknown.join(', ')}; one of ${Object.keys(checks).join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`unknown check ${unknown.join(', ')}; one of ${Object.keys(checks).join(', ')}`);
   const rows = [];
   for (const name of only) rows.push(...(await checks[name]()));
   if (process.argv.includes('--json')) console.log(JSON.stringify(rows, null, 2));
   else {
-    console.log(`bench:check on node ${process.version}, ${require('node:os').cpus().length} cores, ${((Date.now() - started) / 1000).toFixed(0)} s`);
-    console.log(`${'figure'.padEnd(58)} ${'measured'.padStart(9)} ${'goal'.padStart(6)} ${'fails >'.padStart(8)}  status`);
+    console.log(
+      `bench:check on node ${process.version}, ${require('node:os').cpus().length} cores, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
+    console.log(
+      `${'figure'.padEnd(58)} ${'measured'.padStart(9)} ${'goal'.padStart(6)} ${'fails >'.padStart(8)}  status`,
+    );
     for (const r of rows) {
       const f = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(3));
-      console.log(`${r.what.padEnd(58)} ${f(r.value).padStart(9)} ${f(r.goal).padStart(6)} ${f(r.limit).padStart(8)}  ${r.status}${r.status === 'known gap' ? ` (${r.gap})` : ''}`);
+      console.log(
+        `${r.what.padEnd(58)} ${f(r.value).padStart(9)} ${f(r.goal).padStart(6)} ${f(r.limit).padStart(8)}  ${r.status}${r.status === 'known gap' ? ` (${r.gap})` : ''}`,
+      );
     }
   }
   const failed = rows.filter((r) => r.status === 'FAIL');
   if (failed.length > 0) {
-    console.error(`bench:check: ${failed.length} figure(s) above their threshold, in two measurements: ${failed.map((r) => r.what).join('; ')}`);
+    console.error(
+      `bench:check: ${failed.length} figure(s) above their threshold, in two measurements: ${failed.map((r) => r.what).join('; ')}`,
+    );
     process.exitCode = 1;
   }
 }

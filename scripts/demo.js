@@ -29,11 +29,15 @@ async function main() {
     OTEL_LOGS_EXPORTER: 'none',
   };
   console.log('> starting examples/shop (NestJS 11) with: node --require telemetry.cjs main.js');
-  const app = spawn(process.execPath, ['--require', path.join(root, 'test/fixtures/telemetry/telemetry.cjs'), 'main.js'], {
-    cwd: appDir,
-    env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const app = spawn(
+    process.execPath,
+    ['--require', path.join(root, 'test/fixtures/telemetry/telemetry.cjs'), 'main.js'],
+    {
+      cwd: appDir,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let out = '';
   app.stdout.on('data', (d) => {
     out += d;
@@ -69,7 +73,7 @@ async function main() {
   console.log(`  POST /users/login -> ${login.status} ${await login.text()}`);
 
   const base = `http://127.0.0.1:${actuatorPort}/actuator`;
-  const report = (await (await fetch(`${base}/diag`)).json());
+  const report = await (await fetch(`${base}/diag`)).json();
   const live = await (await fetch(`${base}/diag/ghosts`)).json();
   app.kill('SIGTERM');
   await new Promise((r) => app.once('exit', r));
@@ -88,7 +92,11 @@ async function main() {
     if (beans.length === 0) console.log('  (none)');
     for (const bean of beans) console.log(`  - ${bean.padEnd(24)} ${where(bean).padEnd(36)} ${why}`);
   };
-  list('Most likely dead: ghost candidate (Phase 1) AND untouched during the run (Phase 2)', both, 'nothing injects it, nothing called it');
+  list(
+    'Most likely dead: ghost candidate (Phase 1) AND untouched during the run (Phase 2)',
+    both,
+    'nothing injects it, nothing called it',
+  );
   list(
     'Untouched during the run, though something injects it (Phase 2 only)',
     [...untouched].filter((b) => !candidates.has(b)),
@@ -112,7 +120,11 @@ async function main() {
       `${report.ghostCandidates.lookedUpExcluded ?? 0} looked up by token — the rest are the candidates above.`,
   );
   console.log(`  touched: ${live.touched.join(', ')}`);
-  console.log(`  untrackable: ${Object.entries(live.untrackable).map(([b, why]) => `${b} (${why})`).join(', ')}`);
+  console.log(
+    `  untrackable: ${Object.entries(live.untrackable)
+      .map(([b, why]) => `${b} (${why})`)
+      .join(', ')}`,
+  );
 
   console.log(`\nReports in ${reportDir}:`);
   for (const f of fs.readdirSync(reportDir)) console.log(`  ${path.join(reportDir, f)}`);

@@ -14,8 +14,16 @@ const work = path.join(root, '.tmp', 'matrix');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 const OTEL = {
-  '2.x': { '@opentelemetry/api': '1.9.1', '@opentelemetry/instrumentation': '0.223.0', '@opentelemetry/sdk-node': '0.223.0' },
-  '3.x': { '@opentelemetry/api': '1.10.0', '@opentelemetry/instrumentation': '0.301.1', '@opentelemetry/sdk-node': '0.301.0' },
+  '2.x': {
+    '@opentelemetry/api': '1.9.1',
+    '@opentelemetry/instrumentation': '0.223.0',
+    '@opentelemetry/sdk-node': '0.223.0',
+  },
+  '3.x': {
+    '@opentelemetry/api': '1.10.0',
+    '@opentelemetry/instrumentation': '0.301.1',
+    '@opentelemetry/sdk-node': '0.301.0',
+  },
 };
 const NEST = {
   10: {
@@ -88,14 +96,18 @@ function prepareCell(cell, tarball, cellsRoot) {
     ...OTEL[cell.otel],
     ...(cell.node ? { node: cell.node } : {}),
   };
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: cell.name, private: true, dependencies }, null, 2));
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: cell.name, private: true, dependencies }, null, 2),
+  );
   run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir });
   // The compiled fixture apps are plain JS and version-neutral; the CommonJS and ESM builds are copied in so
   // that they resolve NestJS, the SDK and the package from this cell's node_modules.
   const fixtures = path.join(root, 'test', 'fixtures');
   fs.cpSync(path.join(fixtures, 'nest11', 'out-cjs'), path.join(dir, 'out-cjs'), { recursive: true });
   fs.cpSync(path.join(fixtures, 'nest12', 'out-esm'), path.join(dir, 'out-esm'), { recursive: true });
-  for (const f of ['telemetry.cjs', 'telemetry.mjs']) fs.copyFileSync(path.join(fixtures, 'telemetry', f), path.join(dir, f));
+  for (const f of ['telemetry.cjs', 'telemetry.mjs'])
+    fs.copyFileSync(path.join(fixtures, 'telemetry', f), path.join(dir, f));
   const nodeBin = cell.node ? path.join(dir, 'node_modules', '.bin', 'node') : process.execPath;
   const version = execFileSync(nodeBin, ['--version'], { encoding: 'utf8' }).trim();
   return { dir, nodeBin, version };
@@ -146,7 +158,10 @@ async function main() {
     results.push({ cell: cell.name, ok: res.status === 0, passed, failed, seconds: (Date.now() - started) / 1000 });
   }
   console.log('\nmatrix summary');
-  for (const r of results) console.log(`  ${r.ok ? 'PASS' : 'FAIL'} ${r.cell}: ${r.passed} passed, ${r.failed} failed (${r.seconds.toFixed(0)} s)`);
+  for (const r of results)
+    console.log(
+      `  ${r.ok ? 'PASS' : 'FAIL'} ${r.cell}: ${r.passed} passed, ${r.failed} failed (${r.seconds.toFixed(0)} s)`,
+    );
   const passed = results.reduce((a, r) => a + r.passed, 0);
   const failed = results.reduce((a, r) => a + r.failed, 0);
   console.log(`matrix: ${passed} passed, ${failed} failed`);

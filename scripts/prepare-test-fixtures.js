@@ -79,7 +79,12 @@ function buildApps() {
     // container examples (examples/tsyringe, examples/awilix) those the adapters' tests start.
     tsc(['-p', path.join(fixtures, `tsconfig.example.${target.format}.json`), '--outDir', path.join(out, 'ghost-app')]);
     for (const container of ['tsyringe', 'awilix', 'inversify']) {
-      tsc(['-p', path.join(fixtures, `tsconfig.example-${container}.${target.format}.json`), '--outDir', path.join(out, `${container}-app`)]);
+      tsc([
+        '-p',
+        path.join(fixtures, `tsconfig.example-${container}.${target.format}.json`),
+        '--outDir',
+        path.join(out, `${container}-app`),
+      ]);
     }
     fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify({ type: target.type })}\n`);
   }
@@ -88,8 +93,16 @@ function buildApps() {
     for (const format of formats) {
       const out = path.join(fixtures, folder, `out-${format}`);
       fs.rmSync(out, { recursive: true, force: true });
-      tsc(['-p', path.join(fixtures, `tsconfig.example-${example}.${format}.json`), '--outDir', path.join(out, `${example}-app`)]);
-      fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify({ type: format === 'esm' ? 'module' : 'commonjs' })}\n`);
+      tsc([
+        '-p',
+        path.join(fixtures, `tsconfig.example-${example}.${format}.json`),
+        '--outDir',
+        path.join(out, `${example}-app`),
+      ]);
+      fs.writeFileSync(
+        path.join(out, 'package.json'),
+        `${JSON.stringify({ type: format === 'esm' ? 'module' : 'commonjs' })}\n`,
+      );
     }
   }
   // and its web layer, inversify-express-utils (InversifyJS 6 only), in plain JavaScript

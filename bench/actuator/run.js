@@ -38,7 +38,9 @@ function load(url, duration) {
 }
 
 async function measure(mode) {
-  const child = fork(path.join(__dirname, 'server.js'), [mode, String(BEANS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path.join(__dirname, 'server.js'), [mode, String(BEANS)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   try {
     const { url } = await once(child, (m) => m && m.ready);
     const probe = await fetch(url);
@@ -80,7 +82,9 @@ const LABEL = {
 };
 
 async function main() {
-  console.log(`node ${process.version}, ${require('node:os').cpus().length} cpus; ${RUNS} runs × ${DURATION}s, ${CONNECTIONS} connections, ${BEANS} beans`);
+  console.log(
+    `node ${process.version}, ${require('node:os').cpus().length} cpus; ${RUNS} runs × ${DURATION}s, ${CONNECTIONS} connections, ${BEANS} beans`,
+  );
   const rows = [];
   for (let run = 0; run < RUNS; run++) {
     // Rotate the order so no side always runs first (on a cooler machine) or last.
@@ -90,7 +94,10 @@ async function main() {
     rows.push(results);
     console.log(
       `run ${run + 1}: ` +
-        MODES.map((m) => `${m} ${fmt(results[m].rps, 0)} req/s p99 ${results[m].p99} ms ELD p99 ${fmt(results[m].eld.p99, 2)} ms`).join(' | ') +
+        MODES.map(
+          (m) =>
+            `${m} ${fmt(results[m].rps, 0)} req/s p99 ${results[m].p99} ms ELD p99 ${fmt(results[m].eld.p99, 2)} ms`,
+        ).join(' | ') +
         ` | ratios ${fmt(results.actuator.rps / results.bare.rps, 2)} / ${fmt(results['actuator-versioned'].rps / results.bare.rps, 2)}`,
     );
     for (const m of MODES) {
@@ -105,14 +112,30 @@ async function main() {
   console.log(`| median of ${RUNS} runs | ${MODES.map((m) => LABEL[m]).join(' | ')} |`);
   console.log(`|---|${MODES.map(() => '---').join('|')}|`);
   line('response size (bytes)', (m) => String(rows[0][m].bytes));
-  line('requests/s', (m) => fmt(med(m, (x) => x.rps), 0));
+  line('requests/s', (m) =>
+    fmt(
+      med(m, (x) => x.rps),
+      0,
+    ),
+  );
   line('throughput vs bare (median of per-run ratios)', (m) => {
     const r = ratio(m);
     return `${fmt(median(r), 2)} (${fmt(Math.min(...r), 2)}–${fmt(Math.max(...r), 2)})`;
   });
   line('latency p50 / p99 (ms)', (m) => `${med(m, (x) => x.p50)} / ${med(m, (x) => x.p99)}`);
-  line('server event-loop delay p50 / p99 / max (ms)', (m) =>
-    `${fmt(med(m, (x) => x.eld.p50), 2)} / ${fmt(med(m, (x) => x.eld.p99), 2)} / ${fmt(med(m, (x) => x.eld.max), 2)}`,
+  line(
+    'server event-loop delay p50 / p99 / max (ms)',
+    (m) =>
+      `${fmt(
+        med(m, (x) => x.eld.p50),
+        2,
+      )} / ${fmt(
+        med(m, (x) => x.eld.p99),
+        2,
+      )} / ${fmt(
+        med(m, (x) => x.eld.max),
+        2,
+      )}`,
   );
   console.log('');
   for (const m of ['actuator', 'actuator-versioned']) {

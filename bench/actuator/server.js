@@ -34,7 +34,14 @@ async function main() {
     const { setLogger } = require(path.resolve(__dirname, '../../dist/shared/logger'));
     setLogger(null);
     const handle = await startActuator(
-      { include: ['diag', 'health'], exclude: [], basePath: '/actuator', port: 0, address: '127.0.0.1', authToken: undefined },
+      {
+        include: ['diag', 'health'],
+        exclude: [],
+        basePath: '/actuator',
+        port: 0,
+        address: '127.0.0.1',
+        authToken: undefined,
+      },
       // 'actuator': no version, so the snapshot is serialised on every request (the worst case).
       // 'actuator-versioned': the source offers a change counter, as a tracker can (it changes only on a first
       // touch, at most once per bean); here it never changes, the steady state of a running application.
@@ -71,7 +78,12 @@ async function main() {
       histogram.disable();
       const ms = (ns) => ns / 1e6;
       process.send({
-        eld: { p50: ms(histogram.percentile(50)), p99: ms(histogram.percentile(99)), max: ms(histogram.max), mean: ms(histogram.mean) },
+        eld: {
+          p50: ms(histogram.percentile(50)),
+          p99: ms(histogram.percentile(99)),
+          max: ms(histogram.max),
+          mean: ms(histogram.mean),
+        },
       });
     } else if (msg === 'exit') {
       process.exit(0);

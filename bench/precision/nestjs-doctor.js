@@ -25,15 +25,26 @@ function truth() {
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-nestjs-doctor-'));
 try {
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--silent', `nestjs-doctor@${version}`], { cwd: dir, stdio: 'ignore' });
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--silent', `nestjs-doctor@${version}`], {
+    cwd: dir,
+    stdio: 'ignore',
+  });
   const project = path.join(dir, 'project');
   fs.mkdirSync(path.join(project, 'src'), { recursive: true });
   for (const f of fs.readdirSync(corpus)) fs.copyFileSync(path.join(corpus, f), path.join(project, 'src', f));
-  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'corpus', dependencies: { '@nestjs/common': '^11', '@nestjs/core': '^11' } }));
-  fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { experimentalDecorators: true, emitDecoratorMetadata: true } }));
+  fs.writeFileSync(
+    path.join(project, 'package.json'),
+    JSON.stringify({ name: 'corpus', dependencies: { '@nestjs/common': '^11', '@nestjs/core': '^11' } }),
+  );
+  fs.writeFileSync(
+    path.join(project, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { experimentalDecorators: true, emitDecoratorMetadata: true } }),
+  );
   let out;
   try {
-    out = execFileSync(path.join(dir, 'node_modules', '.bin', 'nestjs-doctor'), ['--json', project], { encoding: 'utf8' });
+    out = execFileSync(path.join(dir, 'node_modules', '.bin', 'nestjs-doctor'), ['--json', project], {
+      encoding: 'utf8',
+    });
   } catch (err) {
     out = err.stdout; // a low score exits non-zero
   }

@@ -68,9 +68,21 @@ function perCall() {
   const big = 0xfffffffe; // every call admitted: the cost measured is the counting, not the rejection
 
   // the same body everywhere; each candidate its own class so V8 sees one shape per call site
-  class Plain { work(k) { return k.length; } }
-  class NoKey { work(k) { return k.length; } }
-  class Keyed { work(k) { return k.length; } }
+  class Plain {
+    work(k) {
+      return k.length;
+    }
+  }
+  class NoKey {
+    work(k) {
+      return k.length;
+    }
+  }
+  class Keyed {
+    work(k) {
+      return k.length;
+    }
+  }
   decorate(NoKey, 'work', SketchLimit({ requests: big, registry }));
   decorate(Keyed, 'work', SketchLimit({ requests: big, registry, key: (k) => k }));
 
@@ -123,14 +135,23 @@ async function serve(kind) {
   if (kind === 'sketch' || kind === 'sketch+fields') {
     const { SketchLimit } = require(path.join(root, 'dist', 'sketch'));
     const headers = kind === 'sketch' ? 'none' : 'standard';
-    decorate(Ctrl, 'hit', SketchLimit({ windowMs: 60_000, requests: LIMIT, key: (req) => req.headers['x-key'], headers }));
+    decorate(
+      Ctrl,
+      'hit',
+      SketchLimit({ windowMs: 60_000, requests: LIMIT, key: (req) => req.headers['x-key'], headers }),
+    );
   } else if (kind === 'global') {
     const { SketchModule } = require(path.join(root, 'dist', 'sketch'));
-    imports.push(SketchModule.forRoot({ limits: { windowMs: 60_000, requests: LIMIT }, key: (req) => req.headers['x-key'] }));
+    imports.push(
+      SketchModule.forRoot({ limits: { windowMs: 60_000, requests: LIMIT }, key: (req) => req.headers['x-key'] }),
+    );
   } else if (kind === 'throttler') {
     const { ThrottlerGuard, ThrottlerModule } = require('@nestjs/throttler');
     imports.push(
-      ThrottlerModule.forRoot({ throttlers: [{ ttl: 60_000, limit: LIMIT }], getTracker: (req) => req.headers['x-key'] }),
+      ThrottlerModule.forRoot({
+        throttlers: [{ ttl: 60_000, limit: LIMIT }],
+        getTracker: (req) => req.headers['x-key'],
+      }),
     );
     decorate(Ctrl, 'hit', (t, k, d) => {
       UseGuards(ThrottlerGuard)(t, k, d);
@@ -150,7 +171,10 @@ async function serve(kind) {
 
 function startServer(kind) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--expose-gc', __filename, '--app', kind], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, ['--expose-gc', __filename, '--app', kind], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     proc.stdout.on('data', (d) => {
       out += d;
@@ -199,17 +223,25 @@ async function load(kind) {
 
 async function main() {
   const mb = (b) => (b / 1048576).toFixed(1);
-  console.log(`node ${process.version}, ${require('node:os').cpus().length} CPUs, load average ${require('node:os').loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(
+    `node ${process.version}, ${require('node:os').cpus().length} CPUs, load average ${require('node:os')
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   if (PARTS.includes(1)) {
     console.log(`\n1. ns per call, median of ${ROUNDS} rounds of ${CALLS} calls (${KEYS} distinct keys)\n`);
     const { rows, base } = perCall();
     console.log('| candidate | ns per call | overhead (ns) | × undecorated |');
     console.log('|---|---:|---:|---:|');
-    for (const r of rows) console.log(`| ${r.name} | ${r.ns.toFixed(1)} | ${r.overhead.toFixed(1)} | ${(r.ns / base).toFixed(1)} |`);
+    for (const r of rows)
+      console.log(`| ${r.name} | ${r.ns.toFixed(1)} | ${r.overhead.toFixed(1)} | ${(r.ns / base).toFixed(1)} |`);
   }
 
   if (PARTS.includes(2)) {
-    console.log(`\n2. Nest 11 route, autocannon ${CONNECTIONS} connections, ${KEYS * PASSES} requests, x-key from ${KEYS} rotating keys, limit ${LIMIT} per 60 s\n`);
+    console.log(
+      `\n2. Nest 11 route, autocannon ${CONNECTIONS} connections, ${KEYS * PASSES} requests, x-key from ${KEYS} rotating keys, limit ${LIMIT} per 60 s\n`,
+    );
     const runs = [];
     const i = process.argv.indexOf('--order');
     const order = i > 0 ? process.argv[i + 1].split(',') : ['bare', 'sketch', 'sketch+fields', 'global', 'throttler'];
@@ -238,7 +270,9 @@ async function transports(mb) {
   const only = process.argv.indexOf('--transports');
   const chosen = only > 0 ? process.argv[only + 1].split(',') : plans.map((p) => p.transport);
   for (const plan of plans.filter((p) => chosen.includes(p.transport))) {
-    console.log(`\n3. ${plan.name}, Nest 11, ${CONNECTIONS} connections, ${amount} messages, keys from ${KEYS}, limit ${LIMIT} per 60 s; ${TRANSPORT_ROUNDS} rounds\n`);
+    console.log(
+      `\n3. ${plan.name}, Nest 11, ${CONNECTIONS} connections, ${amount} messages, keys from ${KEYS}, limit ${LIMIT} per 60 s; ${TRANSPORT_ROUNDS} rounds\n`,
+    );
     const samples = Object.fromEntries(plan.kinds.map((k) => [k, { rate: [], ratio: [], heap: [], errors: 0 }]));
     for (let round = 0; round < TRANSPORT_ROUNDS; round++) {
       const order = plan.kinds.map((_, j) => plan.kinds[(j + round) % plan.kinds.length]);
@@ -262,7 +296,9 @@ async function transports(mb) {
     console.log('|---|---:|---:|---:|---:|');
     for (const kind of plan.kinds) {
       const s = samples[kind];
-      console.log(`| ${kind} | ${Math.round(median(s.rate))} | ${median(s.ratio).toFixed(2)} | ${mb(median(s.heap))} MB | ${s.errors} |`);
+      console.log(
+        `| ${kind} | ${Math.round(median(s.rate))} | ${median(s.ratio).toFixed(2)} | ${mb(median(s.heap))} MB | ${s.errors} |`,
+      );
     }
   }
 }

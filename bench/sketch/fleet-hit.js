@@ -28,11 +28,20 @@ if (process.argv.includes('--child')) {
   const { FleetSketch } = require(path.join(root, 'dist', 'sketch', 'stores', 'redis', 'fleet-sketch.js'));
   const keys = keysFor(OPS, KEYS);
   const local = new WindowedCountMinSketch({ windowMs: 60_000, clock: Date.now, seed: 7 });
-  const fleet = new FleetSketch({ windowMs: 60_000, clock: Date.now, seed: 7 }, { mode: 'fleet', nodes: 3, rejectAll: false });
+  const fleet = new FleetSketch(
+    { windowMs: 60_000, clock: Date.now, seed: 7 },
+    { mode: 'fleet', nodes: 3, rejectAll: false },
+  );
   // What a sync round leaves behind: the rest of the fleet's counts of the cells these keys map to.
   for (let i = 0; i < KEYS; i++) fleet.hit(`user:${i}`);
   const plan = fleet.collect(Date.now(), 1000);
-  for (const b of plan.batches) fleet.apply(b, b.deltas.map((d) => 2 * d + 1), Date.now(), 1000);
+  for (const b of plan.batches)
+    fleet.apply(
+      b,
+      b.deltas.map((d) => 2 * d + 1),
+      Date.now(),
+      1000,
+    );
   const run = (s) => {
     let sink = 0;
     const t0 = process.hrtime.bigint();
@@ -51,19 +60,30 @@ if (process.argv.includes('--child')) {
   return;
 }
 
-console.log(`node ${process.version}, ${os.cpus()[0].model} x${os.cpus().length}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+console.log(
+  `node ${process.version}, ${os.cpus()[0].model} x${os.cpus().length}, load ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
 console.log(`${PROCESSES} fresh processes × ${ROUNDS} alternating rounds of ${OPS} hits over ${KEYS} keys\n`);
 console.log('| process | local ns/hit | fleet ns/hit | fleet ÷ local |');
 console.log('|---:|---:|---:|---:|');
 const ratios = [];
 for (let p = 0; p < PROCESSES; p++) {
-  const r = spawnSync(process.execPath, [__filename, '--child', '--rounds', String(ROUNDS), '--ops', String(OPS), '--keys', String(KEYS)], {
-    cwd: root,
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    process.execPath,
+    [__filename, '--child', '--rounds', String(ROUNDS), '--ops', String(OPS), '--keys', String(KEYS)],
+    {
+      cwd: root,
+      encoding: 'utf8',
+    },
+  );
   if (r.status !== 0) throw new Error(`child exited ${r.status}: ${r.stderr}`);
   const { local, fleet } = JSON.parse(r.stdout.trim().split('\n').pop());
   ratios.push(fleet / local);
   console.log(`| ${p + 1} | ${local.toFixed(1)} | ${fleet.toFixed(1)} | ${(fleet / local).toFixed(3)} |`);
 }
-console.log(`\nmedian fleet ÷ local: ${median(ratios).toFixed(3)} (range ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)})`);
+console.log(
+  `\nmedian fleet ÷ local: ${median(ratios).toFixed(3)} (range ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)})`,
+);

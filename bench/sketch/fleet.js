@@ -73,14 +73,24 @@ async function child() {
   } else if (variant === 'rate-limiter-flexible') {
     const { RateLimiterRedis } = require('rate-limiter-flexible');
     const client = new Redis({ port, host: '127.0.0.1' });
-    const limiter = new RateLimiterRedis({ storeClient: client, points: limit, duration: windowMs / 1000, keyPrefix: 'rlf' });
-    hit = (key) => limiter.consume(key).then(() => true, (r) => (r instanceof Error ? Promise.reject(r) : false));
+    const limiter = new RateLimiterRedis({
+      storeClient: client,
+      points: limit,
+      duration: windowMs / 1000,
+      keyPrefix: 'rlf',
+    });
+    hit = (key) =>
+      limiter.consume(key).then(
+        () => true,
+        (r) => (r instanceof Error ? Promise.reject(r) : false),
+      );
     close = async () => client.disconnect();
   } else {
     const { ThrottlerStorageRedisService } = require('@nest-lab/throttler-storage-redis');
     const client = new Redis({ port, host: '127.0.0.1' });
     const storage = new ThrottlerStorageRedisService(client);
-    hit = (key) => storage.increment(key, windowMs, limit, windowMs, 'default').then((r) => !r.isBlocked && r.totalHits <= limit);
+    hit = (key) =>
+      storage.increment(key, windowMs, limit, windowMs, 'default').then((r) => !r.isBlocked && r.totalHits <= limit);
     close = async () => client.disconnect();
   }
   await new Promise((r) => setTimeout(r, 300)); // connections up, first sync done
@@ -155,34 +165,67 @@ function info(port) {
   const field = (name) => Number((text.match(new RegExp(`^${name}:(\\d+)`, 'm')) || [])[1] || 0);
   let usec = 0;
   for (const m of text.matchAll(/^cmdstat_[^:]+:calls=\d+,usec=(\d+)/gm)) usec += Number(m[1]);
-  return { usec, memory: field('used_memory'), netIn: field('total_net_input_bytes'), netOut: field('total_net_output_bytes') };
+  return {
+    usec,
+    memory: field('used_memory'),
+    netIn: field('total_net_input_bytes'),
+    netOut: field('total_net_output_bytes'),
+  };
 }
 
 function runChildren(variant, phase, port, count) {
   return Promise.all(
-    Array.from({ length: count }, (_, i) =>
-      new Promise((resolve, reject) => {
-        const args = ['--child', variant, '--phase', phase, '--port', String(port), '--offset', String(i * 1e9),
-          '--rate', String(RATE), '--seconds', String(SECONDS), '--memory-keys', String(MEMORY_KEYS)];
-        const p = spawn(process.execPath, [__filename, ...args], {
-          cwd: root,
-          stdio: ['ignore', 'pipe', 'inherit'],
-        });
-        let out = '';
-        p.stdout.on('data', (d) => (out += d));
-        p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop())) : reject(new Error(`${variant} ${phase} exited ${code}`))));
-      }),
+    Array.from(
+      { length: count },
+      (_, i) =>
+        new Promise((resolve, reject) => {
+          const args = [
+            '--child',
+            variant,
+            '--phase',
+            phase,
+            '--port',
+            String(port),
+            '--offset',
+            String(i * 1e9),
+            '--rate',
+            String(RATE),
+            '--seconds',
+            String(SECONDS),
+            '--memory-keys',
+            String(MEMORY_KEYS),
+          ];
+          const p = spawn(process.execPath, [__filename, ...args], {
+            cwd: root,
+            stdio: ['ignore', 'pipe', 'inherit'],
+          });
+          let out = '';
+          p.stdout.on('data', (d) => (out += d));
+          p.on('exit', (code) =>
+            code === 0
+              ? resolve(JSON.parse(out.trim().split('\n').pop()))
+              : reject(new Error(`${variant} ${phase} exited ${code}`)),
+          );
+        }),
     ),
   );
 }
 
 async function main() {
   const port = await freePort();
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const server = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   try {
     await new Promise((r) => setTimeout(r, 500));
-    console.log(`node ${process.version}, ${os.cpus()[0].model} x${os.cpus().length}, ${redisCli(port, 'INFO', 'server').match(/redis_version:(\S+)/)[1]}`);
-    console.log(`${PROCESSES} processes, ${RATE} hits/s each for ${SECONDS} s on distinct keys; memory after ${MEMORY_KEYS} keys; hot key ${HOT.rate}/s per process, limit ${HOT.limit}/${HOT.windowMs / 1000} s`);
+    console.log(
+      `node ${process.version}, ${os.cpus()[0].model} x${os.cpus().length}, ${redisCli(port, 'INFO', 'server').match(/redis_version:(\S+)/)[1]}`,
+    );
+    console.log(
+      `${PROCESSES} processes, ${RATE} hits/s each for ${SECONDS} s on distinct keys; memory after ${MEMORY_KEYS} keys; hot key ${HOT.rate}/s per process, limit ${HOT.limit}/${HOT.windowMs / 1000} s`,
+    );
     const rows = [];
     for (const variant of VARIANTS) {
       const remote = variant !== 'sketch-local';
@@ -205,14 +248,18 @@ async function main() {
       rows.push({
         variant,
         cpuPerHitUs: remote ? (after.usec - before.usec) / hits : 0,
-        netPerProcessKBs: remote ? (after.netIn + after.netOut - before.netIn - before.netOut) / 1024 / PROCESSES / SECONDS : 0,
+        netPerProcessKBs: remote
+          ? (after.netIn + after.netOut - before.netIn - before.netOut) / 1024 / PROCESSES / SECONDS
+          : 0,
         p50,
         p99,
         memoryMiB: memory / 1048576,
         hotAdmitted: `${admitted} of ${hotHits}`,
       });
     }
-    console.log('\nvariant                    Redis µs/hit  net KiB/s/proc  hit p50 µs  hit p99 µs  Redis MiB @keys  hot key admitted (limit 100)');
+    console.log(
+      '\nvariant                    Redis µs/hit  net KiB/s/proc  hit p50 µs  hit p99 µs  Redis MiB @keys  hot key admitted (limit 100)',
+    );
     for (const r of rows) {
       console.log(
         `${r.variant.padEnd(26)} ${r.cpuPerHitUs.toFixed(3).padStart(12)} ${r.netPerProcessKBs.toFixed(0).padStart(15)} ${r.p50.toFixed(2).padStart(11)} ${r.p99.toFixed(2).padStart(11)} ${r.memoryMiB.toFixed(1).padStart(16)}  ${r.hotAdmitted}`,

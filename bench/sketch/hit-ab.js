@@ -33,7 +33,13 @@ function child() {
   for (const name of Object.keys(sides)) {
     // the comment makes each source unique: V8 shares feedback between functions of identical source
     // eslint-disable-next-line no-new-func
-    loops[name] = new Function('s', 'keys', 'n', 'off', `// ${name}\nlet acc = 0;\nfor (let i = 0; i < n; i++) acc += s.hit(keys[(off + i) % keys.length]);\nreturn acc;`);
+    loops[name] = new Function(
+      's',
+      'keys',
+      'n',
+      'off',
+      `// ${name}\nlet acc = 0;\nfor (let i = 0; i < n; i++) acc += s.hit(keys[(off + i) % keys.length]);\nreturn acc;`,
+    );
   }
   const ratios = { pure: [], unrolled: [] };
   const names = Object.keys(sides);
@@ -75,10 +81,19 @@ function measureSketchHit({ processes = 5, rounds = 60, ops = 200_000 } = {}) {
 
 function main() {
   const processes = arg('processes', 5);
-  const { perProcess, median: medians } = measureSketchHit({ processes, rounds: arg('rounds', 60), ops: arg('ops', 200_000) });
+  const { perProcess, median: medians } = measureSketchHit({
+    processes,
+    rounds: arg('rounds', 60),
+    ops: arg('ops', 200_000),
+  });
   console.log(`node ${process.version}, ${processes} fresh processes; median ratio per process, then over processes`);
-  for (const [side, label] of [['pure', 'pure-JS reference'], ['unrolled', 'pure-JS reference unrolled like ours']]) {
-    console.log(`WindowedCountMinSketch.hit / ${label}: ${perProcess.map((r) => r[side].toFixed(3)).join(' ')}  → ${medians[side].toFixed(3)}`);
+  for (const [side, label] of [
+    ['pure', 'pure-JS reference'],
+    ['unrolled', 'pure-JS reference unrolled like ours'],
+  ]) {
+    console.log(
+      `WindowedCountMinSketch.hit / ${label}: ${perProcess.map((r) => r[side].toFixed(3)).join(' ')}  → ${medians[side].toFixed(3)}`,
+    );
   }
 }
 

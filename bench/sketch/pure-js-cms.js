@@ -8,15 +8,23 @@ const { fingerprint, fp, fmix32 } = require(path.resolve(__dirname, '..', '..', 
 
 class PureJsWindowedCms {
   constructor(width, depth, slots) {
-    this.w = width; this.d = depth; this.s = slots; this.shift = 32 - Math.log2(width);
+    this.w = width;
+    this.d = depth;
+    this.s = slots;
+    this.shift = 32 - Math.log2(width);
     this.c = new Uint32Array(width * depth * slots);
-    this.mul = new Int32Array(depth).map((_, i) => (Math.imul(i + 1, 0x9e3779b1) | 1));
+    this.mul = new Int32Array(depth).map((_, i) => Math.imul(i + 1, 0x9e3779b1) | 1);
     this.add = new Int32Array(depth).map((_, i) => Math.imul(i + 7, 0x85ebca6b));
     this.cells = new Int32Array(depth);
   }
   hit(key) {
     fingerprint(key);
-    const a = fp.a, b = fp.b, c = this.c, w = this.w, s = this.s, cells = this.cells;
+    const a = fp.a,
+      b = fp.b,
+      c = this.c,
+      w = this.w,
+      s = this.s,
+      cells = this.cells;
     let min = 0xffffffff;
     for (let i = 0; i < this.d; i++) {
       const h = fmix32((a + Math.imul(b, this.mul[i]) + this.add[i]) | 0);
@@ -43,12 +51,21 @@ class PureJsWindowedCms {
 class UnrolledPureJsWindowedCms extends PureJsWindowedCms {
   hit(key) {
     fingerprint(key);
-    const a = fp.a, b = fp.b, c = this.c, w = this.w, shift = this.shift, mul = this.mul, add = this.add;
+    const a = fp.a,
+      b = fp.b,
+      c = this.c,
+      w = this.w,
+      shift = this.shift,
+      mul = this.mul,
+      add = this.add;
     const c0 = (fmix32((a + Math.imul(b, mul[0]) + add[0]) | 0) >>> shift) << 2;
     const c1 = (w + (fmix32((a + Math.imul(b, mul[1]) + add[1]) | 0) >>> shift)) << 2;
     const c2 = (2 * w + (fmix32((a + Math.imul(b, mul[2]) + add[2]) | 0) >>> shift)) << 2;
     const c3 = (3 * w + (fmix32((a + Math.imul(b, mul[3]) + add[3]) | 0) >>> shift)) << 2;
-    const v0 = c[c0], v1 = c[c1], v2 = c[c2], v3 = c[c3];
+    const v0 = c[c0],
+      v1 = c[c1],
+      v2 = c[c2],
+      v3 = c[c3];
     let min = v0 < v1 ? v0 : v1;
     if (v2 < min) min = v2;
     if (v3 < min) min = v3;

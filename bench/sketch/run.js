@@ -48,7 +48,12 @@ function timeSync(label, n, fn) {
   let loop = loops.get(label);
   if (loop === undefined) {
     // eslint-disable-next-line no-new-func -- one loop per label, so that each call site sees one function
-    loop = new Function('fn', 'keys', 'n', `// ${label}\nlet acc = 0;\nfor (let i = 0; i < n; i++) acc += fn(keys[i]);\nreturn acc;`);
+    loop = new Function(
+      'fn',
+      'keys',
+      'n',
+      `// ${label}\nlet acc = 0;\nfor (let i = 0; i < n; i++) acc += fn(keys[i]);\nreturn acc;`,
+    );
     loops.set(label, loop);
   }
   const t0 = process.hrtime.bigint();
@@ -59,12 +64,18 @@ function timeSync(label, n, fn) {
 }
 
 const lib = nativeLibrary();
-const cmsAddStr = lib.handle.func('uint32_t cms_add(void *s, uint32_t slot, const char *key, size_t len, uint32_t count)');
+const cmsAddStr = lib.handle.func(
+  'uint32_t cms_add(void *s, uint32_t slot, const char *key, size_t len, uint32_t count)',
+);
 
 function cFloor() {
   const out = path.join(os.tmpdir(), `diag-cms-bench-${process.pid}`);
   try {
-    execFileSync('gcc', ['-std=c99', '-O2', '-o', out, path.join(root, 'native', 'bench.c'), path.join(root, 'native', 'cms.c')], { stdio: 'pipe' });
+    execFileSync(
+      'gcc',
+      ['-std=c99', '-O2', '-o', out, path.join(root, 'native', 'bench.c'), path.join(root, 'native', 'cms.c')],
+      { stdio: 'pipe' },
+    );
   } catch {
     return undefined;
   }
@@ -118,7 +129,9 @@ async function main() {
       () => {
         const raw = new WindowedCountMinSketch({ windowMs: 60_000, autoRotate: false });
         const handle = raw.core.native('bench');
-        results['ours: one koffi call per key (string)'].push(timeSync('koffi', OPS, (k) => cmsAddStr(handle, 0, k, k.length, 1)));
+        results['ours: one koffi call per key (string)'].push(
+          timeSync('koffi', OPS, (k) => cmsAddStr(handle, 0, k, k.length, 1)),
+        );
         raw.close();
       },
       () => {
@@ -130,7 +143,9 @@ async function main() {
 
     const bloom = new BloomCms(16384, 4);
     const nb = Math.min(OPS, 20_000);
-    results['bloom-filters CountMinSketch update+count'].push(timeSync('bloom', nb, (k) => (bloom.update(k), bloom.count(k))));
+    results['bloom-filters CountMinSketch update+count'].push(
+      timeSync('bloom', nb, (k) => (bloom.update(k), bloom.count(k))),
+    );
 
     const limiter = new RateLimiterMemory({ points: 1e9, duration: 60 });
     const nl = Math.min(OPS, 100_000);
@@ -140,7 +155,9 @@ async function main() {
   }
 
   const floorNs = floor ? median(results['C floor (native/bench.c, cms_add)']) : undefined;
-  console.log(`node ${process.version}, ${os.cpus()[0].model} x${os.cpus().length}, ops ${OPS}, distinct keys ${KEYS}, rounds ${ROUNDS}`);
+  console.log(
+    `node ${process.version}, ${os.cpus()[0].model} x${os.cpus().length}, ops ${OPS}, distinct keys ${KEYS}, rounds ${ROUNDS}`,
+  );
   console.log('ns per add+check (median of rounds)   ns     × C floor   [min..max]');
   const summary = {};
   for (const [name, values] of Object.entries(results)) {
@@ -151,7 +168,9 @@ async function main() {
     const m = median(values);
     summary[name] = m;
     const ratio = floorNs ? (m / floorNs).toFixed(2) : '-';
-    console.log(`${name.padEnd(50)} ${m.toFixed(1).padStart(8)} ${ratio.padStart(8)}   [${Math.min(...values).toFixed(1)}..${Math.max(...values).toFixed(1)}]`);
+    console.log(
+      `${name.padEnd(50)} ${m.toFixed(1).padStart(8)} ${ratio.padStart(8)}   [${Math.min(...values).toFixed(1)}..${Math.max(...values).toFixed(1)}]`,
+    );
   }
 
   // The goals are ratios: taken within each round (the same machine load on both sides), then the median.
@@ -162,7 +181,10 @@ async function main() {
   console.log(`${'ours / pure-JS CMS'.padEnd(50)} ${summary['ratio ours / pure-JS'].toFixed(2).padStart(8)}`);
   if (floor) {
     summary['ratio ours / C floor'] = perRound(OURS, 'C floor (native/bench.c, cms_add)');
-    summary['ratio pure-JS / C floor'] = perRound('pure-JS CMS, same shape, JS heap', 'C floor (native/bench.c, cms_add)');
+    summary['ratio pure-JS / C floor'] = perRound(
+      'pure-JS CMS, same shape, JS heap',
+      'C floor (native/bench.c, cms_add)',
+    );
     console.log(`${'ours / C floor'.padEnd(50)} ${summary['ratio ours / C floor'].toFixed(2).padStart(8)}`);
     console.log(`${'pure-JS CMS / C floor'.padEnd(50)} ${summary['ratio pure-JS / C floor'].toFixed(2).padStart(8)}`);
   }
@@ -171,7 +193,9 @@ async function main() {
   for (const which of ['ours', 'rate-limiter-flexible']) {
     const r = spawnSync(process.execPath, ['--expose-gc', __filename, '--memory-child', which], { encoding: 'utf8' });
     const m = JSON.parse(r.stdout.trim().split('\n').pop());
-    console.log(`${which.padEnd(24)} heapUsed +${m.heapMb.toFixed(1)} MB, rss +${m.rssMb.toFixed(1)} MB, native counters ${m.nativeMb.toFixed(1)} MB`);
+    console.log(
+      `${which.padEnd(24)} heapUsed +${m.heapMb.toFixed(1)} MB, rss +${m.rssMb.toFixed(1)} MB, native counters ${m.nativeMb.toFixed(1)} MB`,
+    );
     summary[`memory ${which}`] = m;
   }
   fs.writeFileSync(path.join(os.tmpdir(), 'diag-sketch-bench.json'), JSON.stringify(summary, null, 2));
@@ -199,7 +223,13 @@ async function memoryChild(which) {
   }
   global.gc();
   const after = process.memoryUsage();
-  console.log(JSON.stringify({ heapMb: (after.heapUsed - before.heapUsed) / 1048576, rssMb: (after.rss - before.rss) / 1048576, nativeMb: native / 1048576 }));
+  console.log(
+    JSON.stringify({
+      heapMb: (after.heapUsed - before.heapUsed) / 1048576,
+      rssMb: (after.rss - before.rss) / 1048576,
+      nativeMb: native / 1048576,
+    }),
+  );
   if (hold === null) console.log('');
 }
 

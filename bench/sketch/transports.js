@@ -57,7 +57,11 @@ function graphqlModule(limiter) {
   }
   const decorators = [Query('hit')];
   const imports = [
-    GraphQLModule.forRoot({ driver: ApolloDriver, typeDefs: 'type Query { hit: Boolean! }', context: ({ req, res }) => ({ req, res }) }),
+    GraphQLModule.forRoot({
+      driver: ApolloDriver,
+      typeDefs: 'type Query { hit: Boolean! }',
+      context: ({ req, res }) => ({ req, res }),
+    }),
   ];
   if (limiter === 'sketch') {
     decorators.push(sketch.SketchLimit({ requests: LIMIT, key: (ctx) => keyOf(ctx.req) }));
@@ -158,7 +162,12 @@ async function loadGraphql(port, { amount, keys, connections }) {
     ],
   });
   // total over duration: autocannon's per-second average rounds to whole seconds on a short run
-  return { rate: result.requests.total / result.duration, total: result.requests.total, errors: result.non2xx + result.errors, seconds: result.duration };
+  return {
+    rate: result.requests.total / result.duration,
+    total: result.requests.total,
+    errors: result.non2xx + result.errors,
+    seconds: result.duration,
+  };
 }
 
 /**
@@ -168,11 +177,15 @@ async function loadGraphql(port, { amount, keys, connections }) {
 async function loadWebSocket(port, { amount, keys, connections, inFlight = 8 }) {
   const { io } = require('socket.io-client');
   const sockets = await Promise.all(
-    Array.from({ length: connections }, () => new Promise((resolve, reject) => {
-      const s = io(`http://127.0.0.1:${port}`, { transports: ['websocket'], reconnection: false });
-      s.once('connect', () => resolve(s));
-      s.once('connect_error', reject);
-    })),
+    Array.from(
+      { length: connections },
+      () =>
+        new Promise((resolve, reject) => {
+          const s = io(`http://127.0.0.1:${port}`, { transports: ['websocket'], reconnection: false });
+          s.once('connect', () => resolve(s));
+          s.once('connect_error', reject);
+        }),
+    ),
   );
   let sent = 0;
   let done = 0;

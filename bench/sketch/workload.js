@@ -4,9 +4,11 @@ function keysFor(ops, keys) {
   const out = new Array(ops);
   let x = 0x9e3779b9 >>> 0;
   for (let i = 0; i < ops; i++) {
-    x ^= x << 13; x >>>= 0;
+    x ^= x << 13;
+    x >>>= 0;
     x ^= x >>> 17;
-    x ^= x << 5; x >>>= 0;
+    x ^= x << 5;
+    x >>>= 0;
     out[i] = 'user:' + (x % keys);
   }
   return out;

@@ -42,11 +42,29 @@ for (let i = 0; i < N; i++) {
   const deps = [];
   // Depend on up to three earlier providers, so the graph is acyclic and has real depth.
   if (i > 0) for (let k = 0; k < 3; k++) if (rand() < 0.55) deps.push(classes[Math.floor(rand() * i)]);
-  const cls = { [`Service${i}`]: class { constructor(...args) { this.deps = args; } work() { return i; } } }[`Service${i}`];
+  const cls = {
+    [`Service${i}`]: class {
+      constructor(...args) {
+        this.deps = args;
+      }
+      work() {
+        return i;
+      }
+    },
+  }[`Service${i}`];
   for (let m = 0; m < EXTRA_METHODS; m++) {
     // as a class body defines them: method shorthand (no `prototype`, not a constructor), not enumerable
-    const method = { [`method${m}`]() { return m; } }[`method${m}`];
-    Object.defineProperty(cls.prototype, `method${m}`, { value: method, writable: true, enumerable: false, configurable: true });
+    const method = {
+      [`method${m}`]() {
+        return m;
+      },
+    }[`method${m}`];
+    Object.defineProperty(cls.prototype, `method${m}`, {
+      value: method,
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    });
   }
   Injectable()(cls);
   Reflect.defineMetadata('design:paramtypes', deps, cls);
@@ -59,7 +77,13 @@ for (let i = 0; i < N / 20; i++) {
 }
 const controllers = [];
 for (let i = 0; i < 10; i++) {
-  const ctl = { [`Controller${i}`]: class { constructor(s) { this.s = s; } } }[`Controller${i}`];
+  const ctl = {
+    [`Controller${i}`]: class {
+      constructor(s) {
+        this.s = s;
+      }
+    },
+  }[`Controller${i}`];
   Controller(`c${i}`)(ctl);
   Reflect.defineMetadata('design:paramtypes', [classes[Math.floor(rand() * N)]], ctl);
   controllers.push(ctl);

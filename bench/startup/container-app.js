@@ -20,7 +20,18 @@ for (let i = 0; i < N; i++) {
   const deps = [];
   if (i > 0) for (let k = 0; k < 3; k++) if (rand() < 0.55) deps.push(Math.floor(rand() * i));
   needs.push(deps);
-  classes.push({ [`Service${i}`]: class { constructor(...args) { this.deps = args; } work() { return i; } } }[`Service${i}`]);
+  classes.push(
+    {
+      [`Service${i}`]: class {
+        constructor(...args) {
+          this.deps = args;
+        }
+        work() {
+          return i;
+        }
+      },
+    }[`Service${i}`],
+  );
 }
 const roots = [];
 for (let i = Math.floor((2 * N) / 3); i < N; i++) roots.push(i);
@@ -28,12 +39,17 @@ for (let i = Math.floor((2 * N) / 3); i < N; i++) roots.push(i);
 if (CONTAINER === 'tsyringe') {
   const { container, injectable, Lifecycle } = require('tsyringe');
   classes.forEach((cls, i) => {
-    Reflect.defineMetadata('design:paramtypes', needs[i].map((d) => classes[d]), cls);
+    Reflect.defineMetadata(
+      'design:paramtypes',
+      needs[i].map((d) => classes[d]),
+      cls,
+    );
     injectable()(cls);
     if (i % 2 === 0) container.register(cls, { useClass: cls }, { lifecycle: Lifecycle.Singleton });
   });
   for (let i = 0; i < N / 20; i++) container.register(`VALUE_${i}`, { useValue: { i } });
-  for (let i = 0; i < N / 20; i++) container.register(`FACTORY_${i}`, { useFactory: (c) => ({ s: c.resolve(classes[i]) }) });
+  for (let i = 0; i < N / 20; i++)
+    container.register(`FACTORY_${i}`, { useFactory: (c) => ({ s: c.resolve(classes[i]) }) });
   for (const i of roots) container.resolve(classes[i]);
 } else if (CONTAINER === 'inversify') {
   const { Container, decorate, inject, injectable } = require('inversify');
@@ -57,7 +73,11 @@ if (CONTAINER === 'tsyringe') {
     container.register(name(i), i % 2 === 0 ? resolver.singleton() : resolver);
   });
   for (let i = 0; i < N / 20; i++) container.register(`value${i}`, asValue({ i }));
-  for (let i = 0; i < N / 20; i++) container.register(`factory${i}`, asFunction(() => ({ i })));
+  for (let i = 0; i < N / 20; i++)
+    container.register(
+      `factory${i}`,
+      asFunction(() => ({ i })),
+    );
   for (const i of roots) container.resolve(name(i));
 }
 

@@ -55,9 +55,16 @@ function measureContainer(container, { runs = RUNS, bindings = BINDINGS } = {}) 
 }
 
 function main() {
-  console.log(`node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(
+    `node ${process.version}, ${os.cpus().length} CPUs, load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   console.log(`${BINDINGS} bindings, ${RUNS} alternating runs per side, medians\n`);
-  console.log('| container | side | to listening, app (ms) | × SDK alone | process start to listening (ms) | × SDK alone | candidates |');
+  console.log(
+    '| container | side | to listening, app (ms) | × SDK alone | process start to listening (ms) | × SDK alone | candidates |',
+  );
   console.log('|---|---|---:|---:|---:|---:|---:|');
   for (const container of CONTAINERS) {
     const r = measureContainer(container);

@@ -27,12 +27,30 @@ const SIDES = ['sdk', 'phase1', 'phase2'];
  * app's Phase 1 reads 1.015 with incremental marking on an idle machine, 1.015-1.041 in this mode depending on
  * the checkout's path (docs/benchmarks.md).
  */
-const NODE_FLAGS = ['--predictable', '--no-incremental-marking', '--no-memory-reducer', '--hash-seed=1', '--random-seed=1'];
+const NODE_FLAGS = [
+  '--predictable',
+  '--no-incremental-marking',
+  '--no-memory-reducer',
+  '--hash-seed=1',
+  '--random-seed=1',
+];
 const APPS = {
   nest: { script: 'app.js', env: { PROVIDERS: '1000' }, label: 'NestJS, 1,000 providers' },
-  inversify: { script: 'container-app.js', env: { CONTAINER: 'inversify', BINDINGS: '1000' }, label: 'InversifyJS, 1,000 bindings' },
-  tsyringe: { script: 'container-app.js', env: { CONTAINER: 'tsyringe', BINDINGS: '1000' }, label: 'tsyringe, 1,000 bindings' },
-  awilix: { script: 'container-app.js', env: { CONTAINER: 'awilix', BINDINGS: '1000' }, label: 'awilix, 1,000 bindings' },
+  inversify: {
+    script: 'container-app.js',
+    env: { CONTAINER: 'inversify', BINDINGS: '1000' },
+    label: 'InversifyJS, 1,000 bindings',
+  },
+  tsyringe: {
+    script: 'container-app.js',
+    env: { CONTAINER: 'tsyringe', BINDINGS: '1000' },
+    label: 'tsyringe, 1,000 bindings',
+  },
+  awilix: {
+    script: 'container-app.js',
+    env: { CONTAINER: 'awilix', BINDINGS: '1000' },
+    label: 'awilix, 1,000 bindings',
+  },
 };
 const appsArg = process.argv.indexOf('--apps');
 const selectedApps = appsArg > 0 ? process.argv[appsArg + 1].split(',') : Object.keys(APPS);
@@ -48,10 +66,23 @@ function valgrindVersion() {
 /** Instructions from process start to ready, one process of `side` of `app`. */
 function count(app, side) {
   const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-bench-'));
-  const args = ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, ...NODE_FLAGS, '--require', preload, path.join(__dirname, APPS[app].script)];
+  const args = [
+    '--tool=callgrind',
+    '--callgrind-out-file=/dev/null',
+    process.execPath,
+    ...NODE_FLAGS,
+    '--require',
+    preload,
+    path.join(__dirname, APPS[app].script),
+  ];
   // Under valgrind a start lasts 30-60 s of wall time: the ghost report's 30 s rewrite would fall inside it,
   // which it never does in a real start.
-  const env = { ...sideEnv(side, reportDir), ...APPS[app].env, DIAG_BENCH_EXIT_AT_READY: '1', DIAG_REPORT_FLUSH_INTERVAL_MS: '0' };
+  const env = {
+    ...sideEnv(side, reportDir),
+    ...APPS[app].env,
+    DIAG_BENCH_EXIT_AT_READY: '1',
+    DIAG_REPORT_FLUSH_INTERVAL_MS: '0',
+  };
   return new Promise((resolve, reject) => {
     execFile('valgrind', args, { env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       fs.rmSync(reportDir, { recursive: true, force: true });
@@ -88,7 +119,13 @@ async function measureInstructions({ apps = Object.keys(APPS), runs = RUNS } = {
   for (const app of apps) if (!APPS[app]) throw new Error(`unknown app ${app}; one of ${Object.keys(APPS).join(', ')}`);
   const jobs = [];
   for (const app of apps) for (let r = 0; r < runs; r++) for (const side of SIDES) jobs.push({ app, side });
-  const counts = await twoAtATime(jobs.map(({ app, side }) => () => count(app, side)));
+  const counts = await twoAtATime(
+    jobs.map(
+      ({ app, side }) =>
+        () =>
+          count(app, side),
+    ),
+  );
   const results = {};
   for (const app of apps) {
     const per = (side) => median(counts.filter((_, i) => jobs[i].app === app && jobs[i].side === side));
@@ -101,7 +138,9 @@ async function measureInstructions({ apps = Object.keys(APPS), runs = RUNS } = {
 async function main() {
   const results = await measureInstructions({ apps: selectedApps });
   if (results === undefined) {
-    console.error('valgrind not found: this benchmark counts instructions with callgrind (Debian: apt-get install valgrind).');
+    console.error(
+      'valgrind not found: this benchmark counts instructions with callgrind (Debian: apt-get install valgrind).',
+    );
     process.exit(2);
   }
   console.log(`node ${process.version}, ${valgrindVersion()}, ${RUNS} process(es) per side, medians\n`);
@@ -109,7 +148,9 @@ async function main() {
   console.log('|---|---:|---:|---:|---:|---:|');
   const m = (n) => (n / 1e6).toFixed(0);
   for (const [app, r] of Object.entries(results)) {
-    console.log(`| ${APPS[app].label} | ${m(r.sdk)} | ${m(r.phase1)} | **${r.phase1ToSdk.toFixed(3)}** | ${m(r.phase2)} | **${r.phase2ToSdk.toFixed(3)}** |`);
+    console.log(
+      `| ${APPS[app].label} | ${m(r.sdk)} | ${m(r.phase1)} | **${r.phase1ToSdk.toFixed(3)}** | ${m(r.phase2)} | **${r.phase2ToSdk.toFixed(3)}** |`,
+    );
   }
   if (process.argv.includes('--json')) console.log(JSON.stringify(results));
 }

@@ -36,10 +36,14 @@ function sideEnv(side, reportDir) {
 function boot(side, tree) {
   const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-bench-'));
   try {
-    const out = execFileSync(process.execPath, [...(side === 'bare' ? [] : ['--require', preload]), path.join(__dirname, 'app.js')], {
-      env: { ...sideEnv(side, reportDir), PROVIDERS: String(PROVIDERS), DEPENDENCY_TREE: tree ? '1' : '0' },
-      encoding: 'utf8',
-    });
+    const out = execFileSync(
+      process.execPath,
+      [...(side === 'bare' ? [] : ['--require', preload]), path.join(__dirname, 'app.js')],
+      {
+        env: { ...sideEnv(side, reportDir), PROVIDERS: String(PROVIDERS), DEPENDENCY_TREE: tree ? '1' : '0' },
+        encoding: 'utf8',
+      },
+    );
     return {
       boot: Number(/BOOT_MS ([\d.]+)/.exec(out)[1]),
       total: Number(/TOTAL_MS ([\d.]+)/.exec(out)[1]),
@@ -82,7 +86,12 @@ function summariseSides(samples) {
   return out;
 }
 
-const SIDE_LABELS = { bare: 'without instrumentation', sdk: 'NodeSDK, no DiagInstrumentation', phase1: 'with Phase 1', phase2: 'with Phase 1 + Phase 2' };
+const SIDE_LABELS = {
+  bare: 'without instrumentation',
+  sdk: 'NodeSDK, no DiagInstrumentation',
+  phase1: 'with Phase 1',
+  phase2: 'with Phase 1 + Phase 2',
+};
 
 /** Prints `summariseSides`' result as a table under `title`. Shared with bench/startup/vendure.js. */
 function printSides(title, result) {
@@ -101,7 +110,10 @@ if (require.main !== module) return;
 
 for (const tree of [false, true]) {
   const r = measureStartup({ tree });
-  printSides(`NestJS start-up, ${PROVIDERS} providers${tree ? ', large dependency tree' : ''} (${r.modules} modules), ${RUNS} alternating runs, medians:`, r);
+  printSides(
+    `NestJS start-up, ${PROVIDERS} providers${tree ? ', large dependency tree' : ''} (${r.modules} modules), ${RUNS} alternating runs, medians:`,
+    r,
+  );
 }
 
 const { BeanGraph } = require(path.join(root, 'dist', 'ghost', 'analysis', 'bean-graph.js'));
@@ -114,11 +126,21 @@ for (let r = 0; r < RUNS; r++) {
   const t0 = performance.now();
   const g = new BeanGraph();
   for (let i = 0; i < 10_000; i++) {
-    g.addBean({ token: `B${i}`, module: `M${i % 50}`, kind: 'class', scope: 'singleton', role: 'provider', framework: i % 10 === 0, eager: true });
+    g.addBean({
+      token: `B${i}`,
+      module: `M${i % 50}`,
+      kind: 'class',
+      scope: 'singleton',
+      role: 'provider',
+      framework: i % 10 === 0,
+      eager: true,
+    });
   }
   for (let i = 1; i < 10_000; i++) for (let k = 0; k < 2; k++) g.addEdge(i, Math.floor(rand() * i), 'constructor');
   const p1 = findGhostCandidates(g, (b) => (b.id % 7 === 0 ? ['controller'] : []));
   buildDiagReport({ graph: g, phase1: p1, container: { name: 'bench' }, analysisMs: 0 });
   times.push(performance.now() - t0);
 }
-console.log(`Phase 1 analysis + report for 10,000 beans (graph, rules, cycles, report object): median ${median(times).toFixed(1)} ms`);
+console.log(
+  `Phase 1 analysis + report for 10,000 beans (graph, rules, cycles, report object): median ${median(times).toFixed(1)} ms`,
+);

@@ -24,7 +24,10 @@ function ensureInstalled() {
   if (fs.existsSync(path.join(appDir, 'node_modules', '@vendure', 'core', 'package.json'))) return;
   console.error('bench/startup/vendure: installing Vendure (npm ci, once)…');
   try {
-    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: appDir, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: appDir,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   } catch (err) {
     throw new Error(`could not install Vendure in ${appDir} (npm ci: ${err.message}); it needs the npm registry`);
   }
@@ -53,7 +56,11 @@ async function measureVendure({ runs = 7, sides = SIDES } = {}) {
   try {
     const db = path.join(dir, 'vendure.sqlite');
     // Creates the schema once, so that every measured boot reads the same database.
-    execFileSync(process.execPath, [server], { env: { ...process.env, VENDURE_DB: db, VENDURE_SYNC: '1', PORT: String(await freePort()) }, stdio: 'ignore', timeout: 120_000 });
+    execFileSync(process.execPath, [server], {
+      env: { ...process.env, VENDURE_DB: db, VENDURE_SYNC: '1', PORT: String(await freePort()) },
+      stdio: 'ignore',
+      timeout: 120_000,
+    });
     const reportDir = path.join(dir, 'reports');
     fs.mkdirSync(reportDir);
     const samples = Object.fromEntries(sides.map((s) => [s, []]));
@@ -76,7 +83,8 @@ if (require.main !== module) return;
 const runs = arg('runs', 7);
 measureVendure({ runs }).then(
   (r) => {
-    if (process.argv.includes('--json')) return console.log(JSON.stringify({ node: process.version, runs, ...r }, null, 2));
+    if (process.argv.includes('--json'))
+      return console.log(JSON.stringify({ node: process.version, runs, ...r }, null, 2));
     printSides(`Vendure 3.7.3 server start-up (${r.modules} modules), ${runs} alternating runs, medians:`, r);
   },
   (err) => {

@@ -55,9 +55,20 @@ Module({ providers: [...providers, Root] })(AppModule);
 `;
 
 function measure(side) {
-  const env = { ...process.env, OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none', DIAG_LOG_LEVEL: 'error' };
+  const env = {
+    ...process.env,
+    OTEL_TRACES_EXPORTER: 'none',
+    OTEL_METRICS_EXPORTER: 'none',
+    OTEL_LOGS_EXPORTER: 'none',
+    DIAG_LOG_LEVEL: 'error',
+  };
   if (side === 'sdk') env.DIAG_BENCH_SDK_ONLY = '1';
-  const out = execFileSync(process.execPath, ['--require', preload, '-e', CHILD], { cwd: root, env, encoding: 'utf8', timeout: 120_000 });
+  const out = execFileSync(process.execPath, ['--require', preload, '-e', CHILD], {
+    cwd: root,
+    env,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   const line = out.split('\n').find((l) => l.startsWith('RESULT '));
   if (!line) throw new Error(`no RESULT line from the ${side} process:\n${out}`);
   return JSON.parse(line.slice('RESULT '.length));
@@ -73,12 +84,18 @@ for (const kind of ['appGet', 'refGet']) {
   const sdk = median(samples.sdk.map((s) => s[kind]));
   const diag = median(samples.diag.map((s) => s[kind]));
   const ratios = samples.diag.map((s, i) => s[kind] / samples.sdk[i][kind]);
-  summary[kind] = { sdkNs: Number(sdk.toFixed(1)), diagNs: Number(diag.toFixed(1)), ratio: Number(median(ratios).toFixed(3)) };
+  summary[kind] = {
+    sdkNs: Number(sdk.toFixed(1)),
+    diagNs: Number(diag.toFixed(1)),
+    ratio: Number(median(ratios).toFixed(3)),
+  };
 }
 if (process.argv.includes('--json')) console.log(JSON.stringify({ runs: RUNS, lookups: LOOKUPS, ...summary }));
 else {
   console.log(`lookups by token, ${RUNS} processes per side, ${LOOKUPS} lookups each (ns per lookup + run()):`);
   for (const [kind, s] of Object.entries(summary)) {
-    console.log(`  ${kind === 'appGet' ? 'app.get      ' : 'moduleRef.get'}  SDK alone ${s.sdkNs} ns, with diag ${s.diagNs} ns, ratio ${s.ratio}`);
+    console.log(
+      `  ${kind === 'appGet' ? 'app.get      ' : 'moduleRef.get'}  SDK alone ${s.sdkNs} ns, with diag ${s.diagNs} ns, ratio ${s.ratio}`,
+    );
   }
 }

@@ -23,22 +23,26 @@ function heapUsed(tracked, providers, extraMethods) {
   try {
     // Bytecode flushing and concurrent GC threads made heapUsed wander by ±75 KiB between identical runs;
     // without them it stays within ±25 KiB, and what tracking allocates is the same.
-    const out = execFileSync(process.execPath, ['--expose-gc', '--no-flush-bytecode', '--single-threaded-gc', '--require', preload, app], {
-      env: {
-        ...process.env,
-        PROVIDERS: String(providers),
-        EXTRA_METHODS: String(extraMethods),
-        // Until the deferred end-of-bootstrap analysis is over: it takes longer on a larger application.
-        SETTLE_MS: String(Math.max(500, providers / 2)),
-        DIAG_REPORT_DIR: reportDir,
-        DIAG_LOG_LEVEL: 'warn',
-        DIAG_GHOST_TRACKING_ENABLED: tracked ? 'true' : 'false',
-        OTEL_TRACES_EXPORTER: 'none',
-        OTEL_METRICS_EXPORTER: 'none',
-        OTEL_LOGS_EXPORTER: 'none',
+    const out = execFileSync(
+      process.execPath,
+      ['--expose-gc', '--no-flush-bytecode', '--single-threaded-gc', '--require', preload, app],
+      {
+        env: {
+          ...process.env,
+          PROVIDERS: String(providers),
+          EXTRA_METHODS: String(extraMethods),
+          // Until the deferred end-of-bootstrap analysis is over: it takes longer on a larger application.
+          SETTLE_MS: String(Math.max(500, providers / 2)),
+          DIAG_REPORT_DIR: reportDir,
+          DIAG_LOG_LEVEL: 'warn',
+          DIAG_GHOST_TRACKING_ENABLED: tracked ? 'true' : 'false',
+          OTEL_TRACES_EXPORTER: 'none',
+          OTEL_METRICS_EXPORTER: 'none',
+          OTEL_LOGS_EXPORTER: 'none',
+        },
+        encoding: 'utf8',
       },
-      encoding: 'utf8',
-    });
+    );
     return Number(/HEAP_USED (\d+)/.exec(out)[1]);
   } finally {
     fs.rmSync(reportDir, { recursive: true, force: true });
@@ -67,7 +71,11 @@ function measureMemory({ pairs = 7, providers = 1000, extraMethods = 0 } = {}) {
     perBean.push(slope);
     fixed.push(small - slope * providers);
   }
-  return { bytesPerBean: median(perBean), fixedBytes: median(fixed), range: [Math.min(...perBean), Math.max(...perBean)] };
+  return {
+    bytesPerBean: median(perBean),
+    fixedBytes: median(fixed),
+    range: [Math.min(...perBean), Math.max(...perBean)],
+  };
 }
 
 module.exports = { measureMemory };
@@ -76,10 +84,14 @@ if (require.main === module) {
   const pairs = arg('pairs', 7);
   const providers = arg('providers', 1000);
   const results = {};
-  for (const extraMethods of [0, 8]) results[`${extraMethods + 1} method(s)`] = measureMemory({ pairs, providers, extraMethods });
-  if (process.argv.includes('--json')) console.log(JSON.stringify({ node: process.version, pairs, providers, results }, null, 2));
+  for (const extraMethods of [0, 8])
+    results[`${extraMethods + 1} method(s)`] = measureMemory({ pairs, providers, extraMethods });
+  if (process.argv.includes('--json'))
+    console.log(JSON.stringify({ node: process.version, pairs, providers, results }, null, 2));
   else {
-    console.log(`node ${process.version}; ${providers} and ${providers * 3} providers; ${pairs} process pairs; heap added by tracking, after start-up`);
+    console.log(
+      `node ${process.version}; ${providers} and ${providers * 3} providers; ${pairs} process pairs; heap added by tracking, after start-up`,
+    );
     for (const [k, r] of Object.entries(results)) {
       console.log(
         `${k.padEnd(12)} ${r.bytesPerBean.toFixed(0).padStart(6)} bytes per bean (range ${r.range[0].toFixed(0)}..${r.range[1].toFixed(0)}), ` +

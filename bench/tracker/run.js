@@ -23,9 +23,17 @@ const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = requi
  * the first touch none of that may cost anything per call.
  */
 function trackerWithTelemetry() {
-  const runtime = new GhostDetector(resolveConfig({ ghostTracking: { enabled: true }, report: { flushIntervalMs: 0 } }, {}));
-  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())] });
-  const telemetry = new DiagTelemetry(runtime, () => tracerProvider.getTracer('bench'), () => undefined);
+  const runtime = new GhostDetector(
+    resolveConfig({ ghostTracking: { enabled: true }, report: { flushIntervalMs: 0 } }, {}),
+  );
+  const tracerProvider = new BasicTracerProvider({
+    spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())],
+  });
+  const telemetry = new DiagTelemetry(
+    runtime,
+    () => tracerProvider.getTracer('bench'),
+    () => undefined,
+  );
   telemetry.updateMetricInstruments(new MeterProvider().getMeter('bench'));
   return runtime.tracker;
 }
@@ -58,7 +66,11 @@ function makeDirectLoop(n) {
   const calls = [];
   for (let i = 0; i < n; i++) calls.push(`s = (s + o.m${i}(i)) | 0;`);
   // eslint-disable-next-line no-new-func
-  return new Function('o', 'iters', `${tag()} let s = 0; for (let i = 0; i < iters; i++) { ${calls.join(' ')} } return s;`);
+  return new Function(
+    'o',
+    'iters',
+    `${tag()} let s = 0; for (let i = 0; i < iters; i++) { ${calls.join(' ')} } return s;`,
+  );
 }
 
 /** The same through references taken once, the way a router keeps `instance[method]` from bootstrap. */
@@ -205,12 +217,16 @@ if (JSON_OUT) {
   console.log('\ndirect path, tracked by a runtime with live OpenTelemetry metrics and tracer (after first touch)');
   console.log('methods | untracked | tracked+telemetry | ratio');
   for (const s of results.steady) {
-    console.log(`${String(s.methods).padStart(7)} | ${f(s.nsPerCall['direct/untracked'])}   | ${f(s.nsPerCall['direct/telemetry']).padStart(17)} | ${s.ratio.directTelemetry.toFixed(3)}`);
+    console.log(
+      `${String(s.methods).padStart(7)} | ${f(s.nsPerCall['direct/untracked'])}   | ${f(s.nsPerCall['direct/telemetry']).padStart(17)} | ${s.ratio.directTelemetry.toFixed(3)}`,
+    );
   }
   console.log('\none-time costs (ns per bean, medians)');
   console.log('methods | track() | first call (restores) | second call');
   for (const o of results.oneTime) {
-    console.log(`${String(o.methods).padStart(7)} | ${f(o.trackNs)} | ${f(o.firstTouchNs).padStart(21)} | ${f(o.secondCallNs)}`);
+    console.log(
+      `${String(o.methods).padStart(7)} | ${f(o.trackNs)} | ${f(o.firstTouchNs).padStart(21)} | ${f(o.secondCallNs)}`,
+    );
   }
 }
 console.error(`(checksum ${sink})`);

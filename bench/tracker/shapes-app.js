@@ -21,47 +21,91 @@ const paramtypes = (cls, types) => Reflect.defineMetadata('design:paramtypes', t
 
 // ---- the beans being called: one class per shape, so no shape's inline caches see another's objects ----
 class Plain {
-  constructor() { this.k = 1; }
-  value(x) { return (x + this.k) | 0; }
+  constructor() {
+    this.k = 1;
+  }
+  value(x) {
+    return (x + this.k) | 0;
+  }
 }
 class Counter {
-  constructor() { this.n = 0; }
-  inc(x) { this.n = (this.n + x) | 0; return this.n; }
+  constructor() {
+    this.n = 0;
+  }
+  inc(x) {
+    this.n = (this.n + x) | 0;
+    return this.n;
+  }
 }
 class Secretive {
   #seed = 3;
-  #mix(x) { return (x ^ this.#seed) | 0; }
-  read(x) { return this.#mix(x); }
+  #mix(x) {
+    return (x ^ this.#seed) | 0;
+  }
+  read(x) {
+    return this.#mix(x);
+  }
 }
 class WithGetter {
-  constructor() { this.k = 2; }
-  get current() { return this.k; }
-  bump() { this.k = (this.k + 1) | 0; }
+  constructor() {
+    this.k = 2;
+  }
+  get current() {
+    return this.k;
+  }
+  bump() {
+    this.k = (this.k + 1) | 0;
+  }
 }
 class Asynchronous {
-  constructor() { this.k = 1; }
-  async value(x) { return (x + this.k) | 0; }
+  constructor() {
+    this.k = 1;
+  }
+  async value(x) {
+    return (x + this.k) | 0;
+  }
 }
 class Bound {
-  constructor() { this.k = 4; }
-  value(x) { return (x + this.k) | 0; }
+  constructor() {
+    this.k = 4;
+  }
+  value(x) {
+    return (x + this.k) | 0;
+  }
 }
 class Listener {
-  constructor() { this.seen = 0; }
-  handle(x) { this.seen = (this.seen + x) | 0; }
+  constructor() {
+    this.seen = 0;
+  }
+  handle(x) {
+    this.seen = (this.seen + x) | 0;
+  }
 }
 class Scheduled {
-  constructor() { this.ticks = 0; }
-  tick() { this.ticks = (this.ticks + 1) | 0; }
+  constructor() {
+    this.ticks = 0;
+  }
+  tick() {
+    this.ticks = (this.ticks + 1) | 0;
+  }
 }
 class Handler {
-  constructor() { this.k = 5; }
-  handle(x) { return (x + this.k) | 0; }
+  constructor() {
+    this.k = 5;
+  }
+  handle(x) {
+    return (x + this.k) | 0;
+  }
 }
 /** Bound to an abstract token in another module, injected by interface (`@Inject(PAYMENTS) p: Payments`). */
 class StripePayments {
-  constructor() { this.total = 0; }
-  charge(x) { this.total = (this.total + x) | 0; return this.total; }
+  constructor() {
+    this.total = 0;
+  }
+  charge(x) {
+    this.total = (this.total + x) | 0;
+    return this.total;
+  }
 }
 const PAYMENTS = Symbol('Payments');
 
@@ -74,7 +118,11 @@ Controller('bench')(Handler);
 paramtypes(Handler, []);
 Handler.benchTarget = true;
 OnEvent('bench.event')(Listener.prototype, 'handle', Object.getOwnPropertyDescriptor(Listener.prototype, 'handle'));
-Cron('0 0 1 1 *', { name: 'bench-tick' })(Scheduled.prototype, 'tick', Object.getOwnPropertyDescriptor(Scheduled.prototype, 'tick'));
+Cron('0 0 1 1 *', { name: 'bench-tick' })(
+  Scheduled.prototype,
+  'tick',
+  Object.getOwnPropertyDescriptor(Scheduled.prototype, 'tick'),
+);
 
 class PaymentsModule {}
 Module({ providers: [{ provide: PAYMENTS, useClass: StripePayments }], exports: [PAYMENTS] })(PaymentsModule);
@@ -92,20 +140,70 @@ class Runner {
     this.routeHandler = creator.create(controller, controller.handle, 'handle');
     this.cronJob = this.registry.getCronJob('bench-tick');
   }
-  direct(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + this.plain.value(i)) | 0; return s; }
-  fieldWrite(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + this.counter.inc(i & 7)) | 0; return s; }
-  privateRead(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + this.secretive.read(i)) | 0; return s; }
-  getter(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + this.withGetter.current + i) | 0; this.withGetter.bump(); return s; }
-  async asyncMethod(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + (await this.asynchronous.value(i))) | 0; return s; }
-  bound(n) { let s = 0; const f = this.boundValue; for (let i = 0; i < n; i++) s = (s + f(i)) | 0; return s; }
-  interfaceTyped(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + this.payments.charge(i & 7)) | 0; return s; }
-  async routeHandler_(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + (await this.routeHandler(i))) | 0; return s; }
-  async cron(n) { for (let i = 0; i < n; i++) await this.cronJob.fireOnTick(); return n; }
-  eventListener(n) { for (let i = 0; i < n; i++) this.emitter.emit('bench.event', i & 7); return n; }
+  direct(n) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s = (s + this.plain.value(i)) | 0;
+    return s;
+  }
+  fieldWrite(n) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s = (s + this.counter.inc(i & 7)) | 0;
+    return s;
+  }
+  privateRead(n) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s = (s + this.secretive.read(i)) | 0;
+    return s;
+  }
+  getter(n) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s = (s + this.withGetter.current + i) | 0;
+    this.withGetter.bump();
+    return s;
+  }
+  async asyncMethod(n) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s = (s + (await this.asynchronous.value(i))) | 0;
+    return s;
+  }
+  bound(n) {
+    let s = 0;
+    const f = this.boundValue;
+    for (let i = 0; i < n; i++) s = (s + f(i)) | 0;
+    return s;
+  }
+  interfaceTyped(n) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s = (s + this.payments.charge(i & 7)) | 0;
+    return s;
+  }
+  async routeHandler_(n) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s = (s + (await this.routeHandler(i))) | 0;
+    return s;
+  }
+  async cron(n) {
+    for (let i = 0; i < n; i++) await this.cronJob.fireOnTick();
+    return n;
+  }
+  eventListener(n) {
+    for (let i = 0; i < n; i++) this.emitter.emit('bench.event', i & 7);
+    return n;
+  }
 }
 Injectable()(Runner);
 Inject(PAYMENTS)(Runner, undefined, 6);
-paramtypes(Runner, [Plain, Counter, Secretive, WithGetter, Asynchronous, Bound, Object, EventEmitter2, SchedulerRegistry]);
+paramtypes(Runner, [
+  Plain,
+  Counter,
+  Secretive,
+  WithGetter,
+  Asynchronous,
+  Bound,
+  Object,
+  EventEmitter2,
+  SchedulerRegistry,
+]);
 
 class BenchModule {}
 Module({
@@ -175,7 +273,8 @@ function proxyDecorator(instance) {
     }
   }
   const result = {};
-  for (const shape of Object.keys(SHAPES)) result[shape] = shape in failed ? { error: failed[shape] } : median(samples[shape]);
+  for (const shape of Object.keys(SHAPES))
+    result[shape] = shape in failed ? { error: failed[shape] } : median(samples[shape]);
   console.log(`SHAPES ${JSON.stringify(result)}`);
   console.error(`(checksum ${sink})`);
   await app.close();

@@ -83,12 +83,20 @@ if (require.main === module) {
   const rounds = arg('rounds', 5);
   const calls = arg('calls', 20_000_000);
   const proxy = process.argv.includes('--proxy');
-  const result = measureShapes({ pairs, rounds, calls, proxy, onPair: (i, n) => process.stderr.write(`pair ${i}/${n}\r`) });
+  const result = measureShapes({
+    pairs,
+    rounds,
+    calls,
+    proxy,
+    onPair: (i, n) => process.stderr.write(`pair ${i}/${n}\r`),
+  });
   if (process.argv.includes('--json')) {
     console.log(JSON.stringify({ node: process.version, pairs, rounds, calls, shapes: result }, null, 2));
   } else {
     const f = (x) => (typeof x === 'number' ? x.toFixed(2) : '—').padStart(9);
-    console.log(`node ${process.version}; ${pairs} process pairs × ${rounds} rounds; ns per call after first touch (medians)`);
+    console.log(
+      `node ${process.version}; ${pairs} process pairs × ${rounds} rounds; ns per call after first touch (medians)`,
+    );
     console.log(`shape              | untracked |   tracked | ${proxy ? '    Proxy | ' : ''}tracked/untracked (range)`);
     for (const [shape, r] of Object.entries(result)) {
       const px = proxy ? `${r.proxyError ? '   throws' : f(r.proxy)} | ` : '';

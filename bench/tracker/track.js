@@ -17,10 +17,25 @@ function child() {
   const methods = Number(process.env.METHODS);
   const objects = [];
   for (let i = 0; i < beans; i++) {
-    const cls = { [`Service${i}`]: class { constructor() { this.deps = [i]; } } }[`Service${i}`];
+    const cls = {
+      [`Service${i}`]: class {
+        constructor() {
+          this.deps = [i];
+        }
+      },
+    }[`Service${i}`];
     for (let m = 0; m < methods; m++) {
-      const method = { [`method${m}`](x) { return x + m; } }[`method${m}`];
-      Object.defineProperty(cls.prototype, `method${m}`, { value: method, writable: true, enumerable: false, configurable: true });
+      const method = {
+        [`method${m}`](x) {
+          return x + m;
+        },
+      }[`method${m}`];
+      Object.defineProperty(cls.prototype, `method${m}`, {
+        value: method,
+        writable: true,
+        enumerable: false,
+        configurable: true,
+      });
     }
     objects.push(new cls());
   }

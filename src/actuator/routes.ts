@@ -91,7 +91,8 @@ type Target = { segments: string[] } | ActuatorResponse;
  * parameters) but must still be well-formed. No `.`/`..` normalisation: such segments simply match nothing.
  */
 export function parseTarget(rawUrl: string): Target {
-  if (rawUrl.length > MAX_URL_LENGTH) return errorResponse(414, `request target longer than ${MAX_URL_LENGTH} characters`);
+  if (rawUrl.length > MAX_URL_LENGTH)
+    return errorResponse(414, `request target longer than ${MAX_URL_LENGTH} characters`);
   let target = rawUrl;
   if (!target.startsWith('/')) {
     // absolute-form (`GET http://host/path`), which proxies send; anything else (`*`, garbage) is malformed.
@@ -157,12 +158,12 @@ export class ActuatorRouter {
     // Authentication comes first so that without the token nothing, not even which paths exist, is learned.
     if (this.bearer && !this.bearer.matches(authorization)) {
       const challenge =
-        authorization === undefined ? 'Bearer realm="diag-actuator"' : 'Bearer realm="diag-actuator", error="invalid_token"';
-      return errorResponse(
-        401,
-        'this actuator requires Authorization: Bearer <token> (management.server.auth-token)',
-        { 'WWW-Authenticate': challenge },
-      );
+        authorization === undefined
+          ? 'Bearer realm="diag-actuator"'
+          : 'Bearer realm="diag-actuator", error="invalid_token"';
+      return errorResponse(401, 'this actuator requires Authorization: Bearer <token> (management.server.auth-token)', {
+        'WWW-Authenticate': challenge,
+      });
     }
     const target = parseTarget(rawUrl);
     if (!('segments' in target)) return target;
@@ -226,7 +227,10 @@ export class ActuatorRouter {
         return this.read('startup', () => {
           const startup = this.options.sources.startup?.();
           if (startup === undefined) {
-            return errorResponse(404, 'the start-up timeline is not there yet; it is recorded once the container has finished starting');
+            return errorResponse(
+              404,
+              'the start-up timeline is not there yet; it is recorded once the container has finished starting',
+            );
           }
           return { status: 200, body: JSON.stringify(startup) };
         });
@@ -242,7 +246,11 @@ export class ActuatorRouter {
             status: 200,
             body: view.html,
             // The page runs exactly its own inline bundle: no other script, no network.
-            headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': view.csp, 'X-Frame-Options': 'DENY' },
+            headers: {
+              'Content-Type': 'text/html; charset=utf-8',
+              'Content-Security-Policy': view.csp,
+              'X-Frame-Options': 'DENY',
+            },
           };
         });
       case 'sketches':
@@ -262,7 +270,10 @@ export class ActuatorRouter {
               `no active sketch with this id; sketch ids have the form ${SKETCH_ID_FORM}; ` +
                 `GET ${this.options.basePath}/sketches lists the active ones`,
               undefined,
-              { id: id.length <= MAX_SKETCH_ID_LENGTH ? id : `${id.slice(0, MAX_SKETCH_ID_LENGTH)}…`, expected: '<TYPE>_<windowMs>' },
+              {
+                id: id.length <= MAX_SKETCH_ID_LENGTH ? id : `${id.slice(0, MAX_SKETCH_ID_LENGTH)}…`,
+                expected: '<TYPE>_<windowMs>',
+              },
             );
           }
           const sketches = this.options.sources.sketches();

@@ -127,7 +127,10 @@ async function start(
             ? `permission denied binding ${address}:${config.port}`
             : describe(error);
     const failure = new ActuatorListenError(`actuator not started: ${why}`, code, error);
-    safeLog('warn', `${failure.message} [${failure.code}${code ? `/${code}` : ''}]; the application continues without it`);
+    safeLog(
+      'warn',
+      `${failure.message} [${failure.code}${code ? `/${code}` : ''}]; the application continues without it`,
+    );
     server.removeAllListeners();
     return undefined;
   }
@@ -184,7 +187,11 @@ function onRequest(router: ActuatorRouter, req: http.IncomingMessage, res: http.
     const headers: http.OutgoingHttpHeaders = { ...BASE_HEADERS, ...response.headers };
     // Encoded once: the length comes for free and the socket gets bytes, not a string to encode again.
     const body =
-      response.status === 204 ? undefined : typeof response.body === 'string' ? Buffer.from(response.body, 'utf8') : response.body;
+      response.status === 204
+        ? undefined
+        : typeof response.body === 'string'
+          ? Buffer.from(response.body, 'utf8')
+          : response.body;
     if (body !== undefined) headers['Content-Length'] = body.length;
     // A body we will not read is not drained either: closing is cheaper than reading an arbitrary upload.
     if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) {
@@ -204,7 +211,11 @@ function onRequest(router: ActuatorRouter, req: http.IncomingMessage, res: http.
  */
 function onClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: net.Socket): void {
   const code = error.code;
-  if (code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: http.ServerResponse })._httpMessage?.headersSent) {
+  if (
+    code === 'ECONNRESET' ||
+    !socket.writable ||
+    (socket as { _httpMessage?: http.ServerResponse })._httpMessage?.headersSent
+  ) {
     socket.destroy();
     return;
   }
@@ -225,7 +236,11 @@ function onClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, so
   } else if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'HPE_HEADER_TIMEOUT') {
     status = 408;
     message = 'request not received in time';
-  } else if (code === 'HPE_INVALID_METHOD' && error.rawPacket && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S+ HTTP\/1\.[01]\r?\n/.test(error.rawPacket.toString('latin1', 0, 4096))) {
+  } else if (
+    code === 'HPE_INVALID_METHOD' &&
+    error.rawPacket &&
+    /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S+ HTTP\/1\.[01]\r?\n/.test(error.rawPacket.toString('latin1', 0, 4096))
+  ) {
     // A well-formed request with a method the parser does not know.
     status = 501;
     message = 'method not implemented; use GET';
@@ -303,7 +318,9 @@ export function isLoopback(address: string): boolean {
  * breaks removed). A file that cannot be read, or is empty, is an error: starting without the token the
  * operator asked for would serve everything unprotected. The message names the path, never the content.
  */
-export function resolveAuthToken(config: Pick<ActuatorConfig, 'authToken' | 'authTokenFile'>): string | undefined | Error {
+export function resolveAuthToken(
+  config: Pick<ActuatorConfig, 'authToken' | 'authTokenFile'>,
+): string | undefined | Error {
   if (config.authToken !== undefined) {
     if (config.authTokenFile !== undefined) {
       safeLog('warn', 'both management.server.auth-token and auth-token-file are set; using auth-token');
@@ -316,8 +333,13 @@ export function resolveAuthToken(config: Pick<ActuatorConfig, 'authToken' | 'aut
     token = fs.readFileSync(config.authTokenFile, 'utf8').replace(/[\r\n]+$/, '');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    return new Error(`management.server.auth-token-file ${config.authTokenFile} cannot be read (${code}); the actuator would have served without its token`);
+    return new Error(
+      `management.server.auth-token-file ${config.authTokenFile} cannot be read (${code}); the actuator would have served without its token`,
+    );
   }
-  if (token.length === 0) return new Error(`management.server.auth-token-file ${config.authTokenFile} is empty; the actuator would have served without a token`);
+  if (token.length === 0)
+    return new Error(
+      `management.server.auth-token-file ${config.authTokenFile} is empty; the actuator would have served without a token`,
+    );
   return token;
 }

@@ -58,7 +58,11 @@ export const CONTAINER_ADAPTERS: readonly ContainerAdapter[] = [
       let nestVersion: string | undefined;
       const observer = lazily(() => {
         const { NestContainerObserver } = require('./nestjs/container-observer') as typeof NestObserverModule;
-        return new NestContainerObserver(detector, () => ({ name: '@nestjs/core', ...(nestVersion ? { version: nestVersion } : {}) }), beans());
+        return new NestContainerObserver(
+          detector,
+          () => ({ name: '@nestjs/core', ...(nestVersion ? { version: nestVersion } : {}) }),
+          beans(),
+        );
       });
       const { nestModuleDefinitions } = require('./nestjs/module-definitions') as typeof NestDefinitionsModule;
       return nestModuleDefinitions({
@@ -85,7 +89,8 @@ export const CONTAINER_ADAPTERS: readonly ContainerAdapter[] = [
     name: 'inversify',
     packages: ['inversify', '@inversifyjs/core'],
     moduleDefinitions: ({ detector, patcher }) => {
-      const { inversifyModuleDefinitions } = require('./lazy/inversify/module-definitions') as typeof InversifyDefinitionsModule;
+      const { inversifyModuleDefinitions } =
+        require('./lazy/inversify/module-definitions') as typeof InversifyDefinitionsModule;
       const observer = lazily(() => {
         const { InversifyObserver } = require('./lazy/inversify/container-observer') as typeof InversifyObserverModule;
         return new InversifyObserver(detector);
@@ -97,7 +102,8 @@ export const CONTAINER_ADAPTERS: readonly ContainerAdapter[] = [
     name: 'tsyringe',
     packages: ['tsyringe'],
     moduleDefinitions: ({ detector, patcher }) => {
-      const { tsyringeModuleDefinitions } = require('./lazy/tsyringe/module-definitions') as typeof TsyringeDefinitionsModule;
+      const { tsyringeModuleDefinitions } =
+        require('./lazy/tsyringe/module-definitions') as typeof TsyringeDefinitionsModule;
       const observer = lazily(() => {
         const { TsyringeObserver } = require('./lazy/tsyringe/container-observer') as typeof TsyringeObserverModule;
         return new TsyringeObserver(detector);

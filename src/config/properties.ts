@@ -1,6 +1,25 @@
 import { safeLog } from '../shared/logger';
-import { deepFreeze, propertiesOf, resolveSettings, setting, type OptionsOf, type PropertyDef, type SettingsOf } from '../shared/settings';
-import { BASE_PATH, BOOLEAN, HOST, LIST, NON_NEGATIVE_INT, NON_NEGATIVE_NUMBER, PATH, PORT, someOf, STRING } from '../shared/setting-types';
+import {
+  deepFreeze,
+  propertiesOf,
+  resolveSettings,
+  setting,
+  type OptionsOf,
+  type PropertyDef,
+  type SettingsOf,
+} from '../shared/settings';
+import {
+  BASE_PATH,
+  BOOLEAN,
+  HOST,
+  LIST,
+  NON_NEGATIVE_INT,
+  NON_NEGATIVE_NUMBER,
+  PATH,
+  PORT,
+  someOf,
+  STRING,
+} from '../shared/setting-types';
 import { CONTAINER_NAMES } from '../adapters/registry';
 import { SKETCH_SETTINGS } from '../sketch/settings';
 
@@ -46,7 +65,8 @@ const GHOST_SETTINGS = {
       property: 'diag.ghost-tracking.ledger.min-days',
       type: NON_NEGATIVE_NUMBER,
       defaultValue: () => 14,
-      description: 'Days a never-called bean must have existed before its verdict is `never-touched` (fractions allowed)',
+      description:
+        'Days a never-called bean must have existed before its verdict is `never-touched` (fractions allowed)',
     }),
     /**
      * `diag.ghost-tracking.ledger.min-process-hours`: hours of tracking, summed over the processes that had the
@@ -56,7 +76,8 @@ const GHOST_SETTINGS = {
       property: 'diag.ghost-tracking.ledger.min-process-hours',
       type: NON_NEGATIVE_NUMBER,
       defaultValue: () => 168,
-      description: 'Process-hours of tracking a never-called bean needs before its verdict is `never-touched` (fractions allowed)',
+      description:
+        'Process-hours of tracking a never-called bean needs before its verdict is `never-touched` (fractions allowed)',
     }),
   },
   containers: {
@@ -86,7 +107,8 @@ const GHOST_SETTINGS = {
       property: 'diag.report.flush-interval-ms',
       type: NON_NEGATIVE_INT,
       defaultValue: () => 30_000,
-      description: 'Periodic rewrite of the ghost report, so a crash leaves a recent one (0 = only at close and at the end of the process)',
+      description:
+        'Periodic rewrite of the ghost report, so a crash leaves a recent one (0 = only at close and at the end of the process)',
     }),
     /** `diag.report.run-id`: processes with the same run id merge their ghost reports (default: see defaultRunId). */
     runId: setting({
@@ -116,7 +138,8 @@ const ACTUATOR_SETTINGS = {
       property: 'management.endpoints.web.exposure.include',
       type: LIST,
       defaultValue: () => undefined,
-      description: 'Endpoint ids served (`health`, `diag`, `startup`, `sketches`, `*`); the actuator listens only when set',
+      description:
+        'Endpoint ids served (`health`, `diag`, `startup`, `sketches`, `*`); the actuator listens only when set',
     }),
     /** `management.endpoints.web.exposure.exclude`: ids never exposed; exclude wins over include. */
     exclude: setting({
@@ -173,13 +196,15 @@ const DIAG_SETTINGS = { ...GHOST_SETTINGS, ...SKETCH_SETTINGS, ...ACTUATOR_SETTI
  * Resolved once (environment over options over defaults), then read-only. `sketchRedis` is declared by the
  * sketches (src/sketch/settings.ts), which read it.
  */
-export interface DiagConfig extends SettingsOf<typeof GHOST_SETTINGS>, SettingsOf<typeof SKETCH_SETTINGS>, SettingsOf<typeof ACTUATOR_SETTINGS> {}
+export interface DiagConfig
+  extends SettingsOf<typeof GHOST_SETTINGS>, SettingsOf<typeof SKETCH_SETTINGS>, SettingsOf<typeof ACTUATOR_SETTINGS> {}
 
 /**
  * Constructor options: every group and field optional, named as DiagConfig's. A list may be an array or a
  * comma-separated string. An environment variable, when set, wins over the option (see PROPERTIES).
  */
-export interface DiagOptions extends OptionsOf<typeof GHOST_SETTINGS>, OptionsOf<typeof SKETCH_SETTINGS>, OptionsOf<typeof ACTUATOR_SETTINGS> {}
+export interface DiagOptions
+  extends OptionsOf<typeof GHOST_SETTINGS>, OptionsOf<typeof SKETCH_SETTINGS>, OptionsOf<typeof ACTUATOR_SETTINGS> {}
 
 /**
  * Every setting, in the README's order: property name, where it sits in DiagOptions / DiagConfig (`at`), the

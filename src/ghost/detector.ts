@@ -169,7 +169,10 @@ export class GhostDetector implements GhostSnapshotSource {
       this.latest = report;
       this.tracker?.setFramework(ready.framework);
       if (ready.timeline) {
-        this.timeline = { ...ready.timeline, analysis: { startTime: analysisStart, endTime: analysisStart + report.summary.analysisMs } };
+        this.timeline = {
+          ...ready.timeline,
+          analysis: { startTime: analysisStart, endTime: analysisStart + report.summary.analysisMs },
+        };
       }
       try {
         atomicFile().writeJsonAtomic(this.diagReportPath, report);
@@ -278,7 +281,9 @@ export class GhostDetector implements GhostSnapshotSource {
           ...(n.source !== undefined ? { source: n.source } : {}),
           ghostCandidate: candidates.has(n.name),
           tracked: tracked.has(n.name),
-          untrackableReason: report.untrackable[n.name] ?? (n.verdict === 'not-instantiated' ? 'not created at start-up' : 'not tracked'),
+          untrackableReason:
+            report.untrackable[n.name] ??
+            (n.verdict === 'not-instantiated' ? 'not created at start-up' : 'not tracked'),
           ...(touched.has(n.name) ? { lastTouched: this.touchedAt.get(n.name) ?? now } : {}),
           firstSeen: performance.timeOrigin,
           processHours: process.uptime() / 3600,
@@ -305,8 +310,12 @@ export class GhostDetector implements GhostSnapshotSource {
       if (skipUnchanged && version === this.lastFlushedVersion) return;
       this.lastFlushedVersion = version;
       const { writeGhostReport, defaultRunId } = ghostReportFile();
-      writeGhostReport(this.ghostReportPath, tracker.snapshot(), (this.runIdValue ??= defaultRunId(this.config.report.runId)), new Date(), (merged) =>
-        this.withVerdicts(merged),
+      writeGhostReport(
+        this.ghostReportPath,
+        tracker.snapshot(),
+        (this.runIdValue ??= defaultRunId(this.config.report.runId)),
+        new Date(),
+        (merged) => this.withVerdicts(merged),
       );
       // The page (half a megabyte) stays off the end of the process, where the write must be quick.
       if (reason === 'close' || reason === 'interval') this.writeReportPage();

@@ -28,7 +28,8 @@ function ours(listener: Listener): Listener {
  * wait for the other, and the process would never end.
  */
 function signalExitListeners(): number {
-  const count = (emitter: { count?: unknown } | undefined): number => (typeof emitter?.count === 'number' ? emitter.count : 0);
+  const count = (emitter: { count?: unknown } | undefined): number =>
+    typeof emitter?.count === 'number' ? emitter.count : 0;
   const v3 = (process as { __signal_exit_emitter__?: { count?: unknown } }).__signal_exit_emitter__;
   const v4 = (globalThis as Record<symbol, { count?: unknown } | undefined>)[Symbol.for('signal-exit emitter')];
   return count(v3) + count(v4);
@@ -122,7 +123,13 @@ export function onProcessEnd(write: (end: ProcessEnd) => void): () => void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { isMainThread } = require('node:worker_threads') as typeof import('node:worker_threads');
   if (isMainThread) for (const signal of SIGNALS) on(signal, onSignal);
-  on('beforeExit', ours(() => guardedWrite('beforeExit')));
-  on('exit', ours(() => guardedWrite('exit')));
+  on(
+    'beforeExit',
+    ours(() => guardedWrite('beforeExit')),
+  );
+  on(
+    'exit',
+    ours(() => guardedWrite('exit')),
+  );
   return remove;
 }

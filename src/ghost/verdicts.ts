@@ -9,7 +9,13 @@
 export type Verdict = 'in-use' | 'never-touched' | 'insufficient-evidence' | 'untrackable' | 'retired';
 
 /** The order a reader deciding what to delete wants: the verdict first, then what is still open. */
-export const VERDICT_ORDER: readonly Verdict[] = ['never-touched', 'insufficient-evidence', 'untrackable', 'in-use', 'retired'];
+export const VERDICT_ORDER: readonly Verdict[] = [
+  'never-touched',
+  'insufficient-evidence',
+  'untrackable',
+  'in-use',
+  'retired',
+];
 
 /** How much observation turns "untouched so far" into `never-touched`. */
 export interface EvidenceThresholds {
@@ -18,7 +24,6 @@ export interface EvidenceThresholds {
   /** Process-hours of tracking that had the bean (`diag.ghost-tracking.ledger.min-process-hours`). */
   readonly minProcessHours: number;
 }
-
 
 /** What is known of one bean. */
 export interface BeanEvidence {
@@ -67,7 +72,8 @@ export function verdictOf(bean: BeanEvidence, thresholds: EvidenceThresholds, no
     ghostCandidate: bean.ghostCandidate,
     ...(bean.lastTouched !== undefined ? { lastTouched: new Date(bean.lastTouched).toISOString() } : {}),
   };
-  if (!bean.live) return { ...base, verdict: 'retired', why: 'no live process has this bean any more (deleted or renamed code)' };
+  if (!bean.live)
+    return { ...base, verdict: 'retired', why: 'no live process has this bean any more (deleted or renamed code)' };
   if (bean.lastTouched !== undefined) return { ...base, verdict: 'in-use', why: 'a tracked method was called' };
   if (!bean.tracked) {
     return { ...base, verdict: 'untrackable', why: `Phase 2 cannot tell: ${bean.untrackableReason ?? 'not tracked'}` };
@@ -97,5 +103,7 @@ export function verdictOf(bean: BeanEvidence, thresholds: EvidenceThresholds, no
  */
 export function verdicts(beans: Iterable<BeanEvidence>, thresholds: EvidenceThresholds, now: number): BeanVerdict[] {
   const rank = (v: BeanVerdict) => VERDICT_ORDER.indexOf(v.verdict) * 2 + (v.ghostCandidate ? 0 : 1);
-  return [...beans].map((b) => verdictOf(b, thresholds, now)).sort((a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return [...beans]
+    .map((b) => verdictOf(b, thresholds, now))
+    .sort((a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -123,9 +123,13 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
   private moduleDefinitions(): InstrumentationModuleDefinition[] {
     const { detector, telemetry, config } = this.state;
     const include = config.containers.include;
-    const host = { detector, patcher: { wrap: wrapMethod, unwrap: unwrapMethod }, beans: () => telemetry.beanObserver() };
-    return CONTAINER_ADAPTERS.filter((adapter) => include.includes('*') || include.includes(adapter.name)).flatMap((adapter) =>
-      adapter.moduleDefinitions(host),
+    const host = {
+      detector,
+      patcher: { wrap: wrapMethod, unwrap: unwrapMethod },
+      beans: () => telemetry.beanObserver(),
+    };
+    return CONTAINER_ADAPTERS.filter((adapter) => include.includes('*') || include.includes(adapter.name)).flatMap(
+      (adapter) => adapter.moduleDefinitions(host),
     );
   }
 

@@ -91,7 +91,11 @@ function posix(p: string): string {
 }
 
 /** `compute(key)` once per key, failures included (as undefined). */
-function memo(cache: Map<string, string | undefined>, key: string, compute: () => string | undefined): string | undefined {
+function memo(
+  cache: Map<string, string | undefined>,
+  key: string,
+  compute: () => string | undefined,
+): string | undefined {
   if (cache.has(key)) return cache.get(key);
   let value: string | undefined;
   try {
@@ -145,7 +149,10 @@ export class ModuleHooks {
     if (pkg === undefined) return;
     const defs = this.byPackage.get(pkg.name);
     if (defs === undefined) return;
-    const name = this.mainOf(pkg.name, pkg.dir) === filename ? pkg.name : `${pkg.name}/${posix(filename.slice(pkg.dir.length + 1))}`;
+    const name =
+      this.mainOf(pkg.name, pkg.dir) === filename
+        ? pkg.name
+        : `${pkg.name}/${posix(filename.slice(pkg.dir.length + 1))}`;
     if (name !== pkg.name && !this.hookedFiles.has(name)) return;
     const patched = this.run(defs, module.exports, name, this.versionOf(pkg.dir));
     if (patched !== module.exports) module.exports = patched;
@@ -156,9 +163,11 @@ export class ModuleHooks {
     this.enabled = true;
     // After a disable(): what was patched before gets its patches back (the hooks will not see it load again).
     for (const def of this.definitions) {
-      if (def.moduleExports !== undefined && def.patch) this.guard(def.name, () => def.patch!(def.moduleExports, def.moduleVersion));
+      if (def.moduleExports !== undefined && def.patch)
+        this.guard(def.name, () => def.patch!(def.moduleExports, def.moduleVersion));
       for (const file of def.files) {
-        if (file.moduleExports !== undefined) this.guard(file.name, () => file.patch(file.moduleExports, def.moduleVersion));
+        if (file.moduleExports !== undefined)
+          this.guard(file.name, () => file.patch(file.moduleExports, def.moduleVersion));
       }
     }
     listen(this.onLoad);
@@ -171,15 +180,22 @@ export class ModuleHooks {
     this.enabled = false;
     unlisten(this.onLoad);
     for (const def of this.definitions) {
-      if (def.moduleExports !== undefined && def.unpatch) this.guard(def.name, () => def.unpatch!(def.moduleExports, def.moduleVersion));
+      if (def.moduleExports !== undefined && def.unpatch)
+        this.guard(def.name, () => def.unpatch!(def.moduleExports, def.moduleVersion));
       for (const file of def.files) {
-        if (file.moduleExports !== undefined) this.guard(file.name, () => file.unpatch(file.moduleExports, def.moduleVersion));
+        if (file.moduleExports !== undefined)
+          this.guard(file.name, () => file.unpatch(file.moduleExports, def.moduleVersion));
       }
     }
   }
 
   /** The definitions of one package applied to a module of it: `name` is the package itself or one of its files. */
-  private run(defs: readonly InstrumentationModuleDefinition[], exports: unknown, name: string, version: string | undefined): unknown {
+  private run(
+    defs: readonly InstrumentationModuleDefinition[],
+    exports: unknown,
+    name: string,
+    version: string | undefined,
+  ): unknown {
     if (!this.enabled) return exports;
     this.checkVersion(defs[0]!.name, version);
     let current = exports;
@@ -286,6 +302,7 @@ export class ModuleHooks {
       early.add(pkg.name);
       this.onLoad(module, filename);
     }
-    if (early.size > 0) safeLog('debug', `loaded before the instrumentation was enabled, patched now: ${[...early].join(', ')}`);
+    if (early.size > 0)
+      safeLog('debug', `loaded before the instrumentation was enabled, patched now: ${[...early].join(', ')}`);
   }
 }

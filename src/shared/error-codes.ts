@@ -12,12 +12,16 @@ export const ERROR_CODES = {
     "A sketch decorator's key function threw or returned no usable key under onKeyError: 'reject': fix the key function for that request shape.",
   ERR_SKETCH_CLOSED: 'A sketch was used after close(): stop using it, or take a live one from the registry.',
   ERR_SKETCH_CONFIG: 'Invalid sketch shape or options: the message names the option and the range it accepts.',
-  ERR_SKETCH_ALLOC: 'The native memory for a sketch could not be allocated: lower memoryBytes / width × depth, or give the process more memory.',
+  ERR_SKETCH_ALLOC:
+    'The native memory for a sketch could not be allocated: lower memoryBytes / width × depth, or give the process more memory.',
   ERR_SKETCH_NATIVE_NO_BINARY:
     'No native sketch library for this platform (or DIAG_SKETCH_LIBRARY unreadable): use a supported platform or build one and point DIAG_SKETCH_LIBRARY at it.',
-  ERR_SKETCH_NATIVE_CHECKSUM: 'The packaged native library or its temp copy differs from SHA256SUMS: reinstall the package.',
-  ERR_SKETCH_NATIVE_WRONG_ARCH: 'The native library is for another OS or CPU: install the package on the machine that runs it.',
-  ERR_SKETCH_NATIVE_WRONG_LIBC: 'The native library links the other libc (musl vs glibc): install the package on the machine that runs it.',
+  ERR_SKETCH_NATIVE_CHECKSUM:
+    'The packaged native library or its temp copy differs from SHA256SUMS: reinstall the package.',
+  ERR_SKETCH_NATIVE_WRONG_ARCH:
+    'The native library is for another OS or CPU: install the package on the machine that runs it.',
+  ERR_SKETCH_NATIVE_WRONG_LIBC:
+    'The native library links the other libc (musl vs glibc): install the package on the machine that runs it.',
   ERR_SKETCH_NATIVE_NOEXEC_TEMP:
     'The temp dir is mounted noexec: set DIAG_SKETCH_NO_EXTRACT=1 to load the packaged library in place, or TMPDIR to an executable mount.',
   ERR_SKETCH_NATIVE_ADDONS_DISABLED: "Node's permission model forbids native code: add --allow-addons.",
@@ -25,7 +29,8 @@ export const ERROR_CODES = {
     'The native library could not be copied to the temp dir: make TMPDIR writable, or set DIAG_SKETCH_NO_EXTRACT=1.',
   ERR_SKETCH_NATIVE_ABI_MISMATCH:
     "The native library's ABI version or symbols are not this package's: DIAG_SKETCH_LIBRARY points at another build; rebuild it from native/.",
-  ERR_SKETCH_NATIVE_LOAD_FAILED: 'The native library failed to load for another reason: the message lists the usual causes.',
+  ERR_SKETCH_NATIVE_LOAD_FAILED:
+    'The native library failed to load for another reason: the message lists the usual causes.',
 } as const;
 
 /** A code of {@link ERROR_CODES}. */

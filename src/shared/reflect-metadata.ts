@@ -28,7 +28,13 @@ export function metadataApi(): MetadataApi | undefined {
  * on the function itself, so a replacement without them would lose what they meant. `onlyMissing` keeps the
  * entries `to` already has.
  */
-export function copyOwnMetadata(meta: MetadataApi, from: object, to: object, propertyKey?: string, onlyMissing = false): void {
+export function copyOwnMetadata(
+  meta: MetadataApi,
+  from: object,
+  to: object,
+  propertyKey?: string,
+  onlyMissing = false,
+): void {
   for (const key of meta.getOwnMetadataKeys(from, propertyKey)) {
     if (onlyMissing && meta.hasOwnMetadata(key, to, propertyKey)) continue;
     meta.defineMetadata(key, meta.getOwnMetadata(key, from, propertyKey), to, propertyKey);

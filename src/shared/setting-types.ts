@@ -73,8 +73,12 @@ function wholeNumber(kind: string, check: (n: number) => InvalidValue | undefine
 }
 
 export const NON_NEGATIVE_INT = wholeNumber('nonNegativeInt', () => undefined);
-export const POSITIVE_INT = wholeNumber('positiveInt', (n) => (n < 1 ? new InvalidValue('expected a whole number of at least 1') : undefined));
-export const PORT = wholeNumber('port', (n) => (n > 65535 ? new InvalidValue('expected a port from 0 to 65535') : undefined));
+export const POSITIVE_INT = wholeNumber('positiveInt', (n) =>
+  n < 1 ? new InvalidValue('expected a whole number of at least 1') : undefined,
+);
+export const PORT = wholeNumber('port', (n) =>
+  n > 65535 ? new InvalidValue('expected a port from 0 to 65535') : undefined,
+);
 
 /** A number of at least 0, fractions allowed (`0.5`, `1e-3`): thresholds a test sets in seconds. */
 export const NON_NEGATIVE_NUMBER: SettingType<number> = {
@@ -111,7 +115,9 @@ export function oneOf<const V extends string>(kind: string, values: readonly V[]
     kind,
     parse(raw) {
       const text = String(raw).trim().toLowerCase();
-      return (values as readonly string[]).includes(text) ? (text as V) : new InvalidValue(`expected ${values.join(' or ')}`);
+      return (values as readonly string[]).includes(text)
+        ? (text as V)
+        : new InvalidValue(`expected ${values.join(' or ')}`);
     },
   };
 }
@@ -124,7 +130,8 @@ export function someOf(kind: string, names: readonly string[]): SettingType<read
       const list = parseList(raw);
       if (list instanceof InvalidValue) return list;
       const unknown = list.filter((name) => name !== '*' && !names.includes(name));
-      if (unknown.length > 0) return new InvalidValue(`expected * or some of ${names.join(', ')}; unknown: ${unknown.join(', ')}`);
+      if (unknown.length > 0)
+        return new InvalidValue(`expected * or some of ${names.join(', ')}; unknown: ${unknown.join(', ')}`);
       return list;
     },
   };

@@ -40,20 +40,29 @@ export interface Setting<Value = unknown, Option = unknown, Default extends Valu
 }
 
 /** A product's settings: group (an options field) → field → setting. */
-export type SettingsTable = { readonly [group: string]: { readonly [field: string]: Setting<unknown, unknown, unknown> } };
+export type SettingsTable = {
+  readonly [group: string]: { readonly [field: string]: Setting<unknown, unknown, unknown> };
+};
 
 /** Declares one setting, keeping its value, option and default types for SettingsOf and OptionsOf. */
-export function setting<Value, Option, Default extends Value | undefined>(def: Setting<Value, Option, Default>): Setting<Value, Option, Default> {
+export function setting<Value, Option, Default extends Value | undefined>(
+  def: Setting<Value, Option, Default>,
+): Setting<Value, Option, Default> {
   return def;
 }
 
 /** A setting's resolved value: its type's value, or undefined when its default is. */
-export type ValueOf<S> = S extends Setting<infer Value, unknown, infer Default> ? Value | (undefined extends Default ? undefined : never) : never;
+export type ValueOf<S> =
+  S extends Setting<infer Value, unknown, infer Default>
+    ? Value | (undefined extends Default ? undefined : never)
+    : never;
 /** What the options may give for a setting. */
 export type OptionOf<S> = S extends Setting<unknown, infer Option, unknown> ? Option : never;
 
 /** The resolved settings of a table: every group and field present, read-only. */
-export type SettingsOf<T extends SettingsTable> = { readonly [G in keyof T]: { readonly [F in keyof T[G]]: ValueOf<T[G][F]> } };
+export type SettingsOf<T extends SettingsTable> = {
+  readonly [G in keyof T]: { readonly [F in keyof T[G]]: ValueOf<T[G][F]> };
+};
 /** The options of a table: every group and field optional. */
 export type OptionsOf<T extends SettingsTable> = { [G in keyof T]?: { [F in keyof T[G]]?: OptionOf<T[G][F]> } };
 
@@ -125,11 +134,19 @@ export function resolveSettings<T extends SettingsTable>(
 }
 
 /** `raw` parsed as `def`'s type, or `value` kept with a warning naming `source` (a function: named only then). */
-function overlay(def: Setting, value: unknown, raw: unknown, source: () => string, warn: (message: string) => void): unknown {
+function overlay(
+  def: Setting,
+  value: unknown,
+  raw: unknown,
+  source: () => string,
+  warn: (message: string) => void,
+): unknown {
   const parsed = def.type.parse(raw);
   if (!(parsed instanceof InvalidValue)) return parsed;
   const shown = def.secret ? 'the value (not shown: it may hold a secret)' : describe(raw);
-  warn(`ignoring ${source()} for ${def.property}: ${shown} is not valid (${parsed.reason}); using ${def.secret ? 'the default' : describe(value)}`);
+  warn(
+    `ignoring ${source()} for ${def.property}: ${shown} is not valid (${parsed.reason}); using ${def.secret ? 'the default' : describe(value)}`,
+  );
   return value;
 }
 

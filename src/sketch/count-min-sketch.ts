@@ -33,7 +33,6 @@ export class CountMinSketch extends SketchShape {
     this.core = new NativeCounters(width, depth, 1, options.seed ?? 0, options.library);
   }
 
-
   /** Counts `count` (default 1) events for `key`; returns the key's estimate including them (add + check in one). */
   add(key: string, count = 1): number {
     if (this.core.closed) this.core.native('CountMinSketch');

@@ -62,28 +62,40 @@ function sumSlots(c: Uint32Array, cell: number, slots: number): number {
 }
 
 /** Resolves width/depth from the options; `defaultWidth` applies when neither width nor epsilon is given. */
-export function resolveShape(options: SketchShapeOptions, defaultWidth: number, defaultDepth = 4): { width: number; depth: number } {
-  if (options.width !== undefined && options.epsilon !== undefined) throw new SketchConfigError('give width or epsilon, not both');
-  if (options.depth !== undefined && options.delta !== undefined) throw new SketchConfigError('give depth or delta, not both');
+export function resolveShape(
+  options: SketchShapeOptions,
+  defaultWidth: number,
+  defaultDepth = 4,
+): { width: number; depth: number } {
+  if (options.width !== undefined && options.epsilon !== undefined)
+    throw new SketchConfigError('give width or epsilon, not both');
+  if (options.depth !== undefined && options.delta !== undefined)
+    throw new SketchConfigError('give depth or delta, not both');
   let width = options.width ?? defaultWidth;
   let depth = options.depth ?? defaultDepth;
   if (options.epsilon !== undefined) {
-    if (!(options.epsilon > 0 && options.epsilon < 1)) throw new SketchConfigError(`epsilon must be in (0, 1), got ${options.epsilon}`);
+    if (!(options.epsilon > 0 && options.epsilon < 1))
+      throw new SketchConfigError(`epsilon must be in (0, 1), got ${options.epsilon}`);
     width = Math.ceil(Math.E / options.epsilon);
   }
   if (options.delta !== undefined) {
-    if (!(options.delta > 0 && options.delta < 1)) throw new SketchConfigError(`delta must be in (0, 1), got ${options.delta}`);
+    if (!(options.delta > 0 && options.delta < 1))
+      throw new SketchConfigError(`delta must be in (0, 1), got ${options.delta}`);
     depth = Math.max(1, Math.ceil(Math.log(1 / options.delta)));
   }
-  if (!Number.isInteger(width) || width < 1) throw new SketchConfigError(`width must be a positive integer, got ${width}`);
-  if (!Number.isInteger(depth) || depth < 1 || depth > 64) throw new SketchConfigError(`depth must be an integer in 1..64, got ${depth}`);
+  if (!Number.isInteger(width) || width < 1)
+    throw new SketchConfigError(`width must be a positive integer, got ${width}`);
+  if (!Number.isInteger(depth) || depth < 1 || depth > 64)
+    throw new SketchConfigError(`depth must be an integer in 1..64, got ${depth}`);
   return { width, depth };
 }
 
-const released = new FinalizationRegistry<{ bindings: NativeBindings; handle: NativeSketchHandle }>(({ bindings, handle }) => {
-  // backstop for a sketch dropped without close(): nothing else can reach its memory any more
-  bindings.destroy(handle);
-});
+const released = new FinalizationRegistry<{ bindings: NativeBindings; handle: NativeSketchHandle }>(
+  ({ bindings, handle }) => {
+    // backstop for a sketch dropped without close(): nothing else can reach its memory any more
+    bindings.destroy(handle);
+  },
+);
 
 const EMPTY = new Uint32Array(0);
 
@@ -113,8 +125,10 @@ export class NativeCounters {
 
   constructor(width: number, depth: number, slots: number, seed: number, library?: NativeLibrary) {
     const bytes = width * depth * slots * 4;
-    if (bytes > MAX_COUNTER_BYTES) throw new SketchConfigError(`width * depth * slots * 4 = ${bytes} bytes exceeds 2^31`);
-    if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new SketchConfigError(`seed must be a 32-bit unsigned integer, got ${seed}`);
+    if (bytes > MAX_COUNTER_BYTES)
+      throw new SketchConfigError(`width * depth * slots * 4 = ${bytes} bytes exceeds 2^31`);
+    if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
+      throw new SketchConfigError(`seed must be a 32-bit unsigned integer, got ${seed}`);
     const lib = library ?? nativeLibrary();
     const b = lib.bindings;
     const handle = b.create(width, depth, slots, seed);

@@ -9,18 +9,8 @@
  */
 export { CountMinSketch, type CountMinSketchOptions } from './count-min-sketch';
 export { WindowedCountMinSketch, type WindowedSketchOptions } from './window';
-export {
-  SketchAllocationError,
-  SketchClosedError,
-  SketchConfigError,
-  type SketchShapeOptions,
-} from './counters';
-export {
-  SketchRegistry,
-  sketchRegistry,
-  type RegistrySketchOptions,
-  type SketchRegistryOptions,
-} from './registry';
+export { SketchAllocationError, SketchClosedError, SketchConfigError, type SketchShapeOptions } from './counters';
+export { SketchRegistry, sketchRegistry, type RegistrySketchOptions, type SketchRegistryOptions } from './registry';
 export type { SketchCounters, SketchRegistryStats } from './registry';
 export type { SketchInfo, SketchPlacement, SketchRegistryView, SketchStats } from './types';
 export { nativeSketchStore } from './stores/native';

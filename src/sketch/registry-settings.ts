@@ -25,7 +25,10 @@ export function instrumentationSketchSettings(): SketchRedisSettings | undefined
 }
 
 /** Called once by the registry module when it creates the process-wide registry. */
-export function registryCreated(registry: { view: SketchRegistryView; settingsChanged(settings: SketchRedisSettings): void }): void {
+export function registryCreated(registry: {
+  view: SketchRegistryView;
+  settingsChanged(settings: SketchRedisSettings): void;
+}): void {
   created = registry;
 }
 

@@ -95,7 +95,8 @@ export class SketchRegistry implements SketchRegistryView {
     if (typeof type !== 'string' || !TYPE_PATTERN.test(type)) {
       throw new SketchConfigError(`sketch type must match ${TYPE_PATTERN}, got ${JSON.stringify(type)}`);
     }
-    if (!Number.isSafeInteger(windowMs) || windowMs < 1) throw new SketchConfigError(`windowMs must be a positive integer, got ${windowMs}`);
+    if (!Number.isSafeInteger(windowMs) || windowMs < 1)
+      throw new SketchConfigError(`windowMs must be a positive integer, got ${windowMs}`);
     return `${type}_${windowMs}`;
   }
 
@@ -228,7 +229,14 @@ export class SketchRegistry implements SketchRegistryView {
 }
 
 function hasShape(o: RegistrySketchOptions): boolean {
-  return o.width !== undefined || o.depth !== undefined || o.epsilon !== undefined || o.delta !== undefined || o.subWindows !== undefined || o.seed !== undefined;
+  return (
+    o.width !== undefined ||
+    o.depth !== undefined ||
+    o.epsilon !== undefined ||
+    o.delta !== undefined ||
+    o.subWindows !== undefined ||
+    o.seed !== undefined
+  );
 }
 
 function shapeKey(o: RegistrySketchOptions & SketchShapeOptions): string {
@@ -244,12 +252,15 @@ let defaultRegistry: SketchRegistry | undefined;
  */
 export function sketchRegistry(): SketchRegistry {
   if (defaultRegistry !== undefined) return defaultRegistry;
-  const registry = new SketchRegistry({ store: storeFromSettings(instrumentationSketchSettings() ?? resolveSketchRedisConfig()) });
+  const registry = new SketchRegistry({
+    store: storeFromSettings(instrumentationSketchSettings() ?? resolveSketchRedisConfig()),
+  });
   defaultRegistry = registry;
   registryCreated({
     view: registry,
     settingsChanged: (settings) => {
-      if (settings.url !== undefined && registry.store.kind === 'native') registry.useStore(storeFromSettings(settings));
+      if (settings.url !== undefined && registry.store.kind === 'native')
+        registry.useStore(storeFromSettings(settings));
     },
   });
   return registry;

@@ -1,5 +1,13 @@
 import { safeLog } from '../shared/logger';
-import { deepFreeze, InvalidValue, resolveSettings, setting, type OptionsOf, type SettingsOf, type SettingType } from '../shared/settings';
+import {
+  deepFreeze,
+  InvalidValue,
+  resolveSettings,
+  setting,
+  type OptionsOf,
+  type SettingsOf,
+  type SettingType,
+} from '../shared/settings';
 import { oneOf, POSITIVE_INT, STRING } from '../shared/setting-types';
 
 /*

@@ -72,9 +72,11 @@ export class WindowedCountMinSketch extends SketchShape {
   constructor(options: WindowedSketchOptions) {
     super();
     const windowMs = options.windowMs;
-    if (!Number.isSafeInteger(windowMs) || windowMs < 1) throw new SketchConfigError(`windowMs must be a positive integer, got ${windowMs}`);
+    if (!Number.isSafeInteger(windowMs) || windowMs < 1)
+      throw new SketchConfigError(`windowMs must be a positive integer, got ${windowMs}`);
     const subWindows = options.subWindows ?? DEFAULT_SUB_WINDOWS;
-    if (!Number.isInteger(subWindows) || subWindows < 1 || subWindows > 255) throw new SketchConfigError(`subWindows must be an integer in 1..255, got ${subWindows}`);
+    if (!Number.isInteger(subWindows) || subWindows < 1 || subWindows > 255)
+      throw new SketchConfigError(`subWindows must be an integer in 1..255, got ${subWindows}`);
     const slots = subWindows + 1;
     // depth first: the default width spends what is left of the 1 MiB budget
     const { depth } = resolveShape({ depth: options.depth, delta: options.delta }, 1);
@@ -120,7 +122,6 @@ export class WindowedCountMinSketch extends SketchShape {
       this.timer = timer;
     }
   }
-
 
   /**
    * Counts `count` (default 1) events for `key` now and returns the key's estimate in the window, these
@@ -201,7 +202,8 @@ export class WindowedCountMinSketch extends SketchShape {
    */
   coveredSince(): number {
     let oldest = Infinity;
-    for (let k = 0; k < this.core.slots; k++) if (this.inUse[k] === 1 && this.starts[k] < oldest) oldest = this.starts[k];
+    for (let k = 0; k < this.core.slots; k++)
+      if (this.inUse[k] === 1 && this.starts[k] < oldest) oldest = this.starts[k];
     return oldest;
   }
 

@@ -1,4 +1,11 @@
-import type { Attributes, BatchObservableCallback, BatchObservableResult, Histogram, Meter, Observable } from '@opentelemetry/api';
+import type {
+  Attributes,
+  BatchObservableCallback,
+  BatchObservableResult,
+  Histogram,
+  Meter,
+  Observable,
+} from '@opentelemetry/api';
 import type { DiagReport } from '../ghost/reports/diag-report';
 import type { GhostReport } from '../ghost/tracking/types';
 import type { SketchRegistryView } from '../sketch/types';
@@ -45,8 +52,7 @@ function options(spec: Spec): { unit: string; description: string } {
  */
 export class DiagMetrics {
   private registered:
-    | { meter: Meter; callback: BatchObservableCallback; observables: Observable[]; stopSyncs?: () => void }
-    | undefined;
+    { meter: Meter; callback: BatchObservableCallback; observables: Observable[]; stopSyncs?: () => void } | undefined;
 
   constructor(private readonly sources: MetricSources) {}
 
@@ -63,14 +69,20 @@ export class DiagMetrics {
         touched: meter.createObservableGauge(METRICS.ghostTouched.name, options(METRICS.ghostTouched)),
         untouched: meter.createObservableGauge(METRICS.ghostUntouched.name, options(METRICS.ghostUntouched)),
         untrackable: meter.createObservableGauge(METRICS.ghostUntrackable.name, options(METRICS.ghostUntrackable)),
-        frameworkSkipped: meter.createObservableGauge(METRICS.ghostFrameworkSkipped.name, options(METRICS.ghostFrameworkSkipped)),
+        frameworkSkipped: meter.createObservableGauge(
+          METRICS.ghostFrameworkSkipped.name,
+          options(METRICS.ghostFrameworkSkipped),
+        ),
         beanTouched: meter.createObservableGauge(METRICS.beanTouched.name, options(METRICS.beanTouched)),
         sketchMemory: meter.createObservableGauge(METRICS.sketchMemory.name, options(METRICS.sketchMemory)),
         sketchHits: meter.createObservableCounter(METRICS.sketchHits.name, options(METRICS.sketchHits)),
         sketchBreaches: meter.createObservableCounter(METRICS.sketchBreaches.name, options(METRICS.sketchBreaches)),
         sketchFleetMode: meter.createObservableGauge(METRICS.sketchFleetMode.name, options(METRICS.sketchFleetMode)),
         sketchFleetNodes: meter.createObservableGauge(METRICS.sketchFleetNodes.name, options(METRICS.sketchFleetNodes)),
-        sketchSyncFailures: meter.createObservableCounter(METRICS.sketchSyncFailures.name, options(METRICS.sketchSyncFailures)),
+        sketchSyncFailures: meter.createObservableCounter(
+          METRICS.sketchSyncFailures.name,
+          options(METRICS.sketchSyncFailures),
+        ),
       };
       const callback: BatchObservableCallback = (result) => this.observe(result, instruments);
       const observables = Object.values(instruments);

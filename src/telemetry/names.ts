@@ -10,29 +10,81 @@
 /** Metric names and units. */
 export const METRICS = {
   /** Phase 1 ghost candidates in the latest start-up report. */
-  ghostCandidates: { name: 'diag.ghost.candidates', unit: '{bean}', description: 'Ghost candidates found by the start-up graph analysis (Phase 1, confidence LOW)' },
+  ghostCandidates: {
+    name: 'diag.ghost.candidates',
+    unit: '{bean}',
+    description: 'Ghost candidates found by the start-up graph analysis (Phase 1, confidence LOW)',
+  },
   /** Beans wrapped by the first-touch tracker (Phase 2). */
   ghostTracked: { name: 'diag.ghost.tracked', unit: '{bean}', description: 'Beans tracked for first touch (Phase 2)' },
-  ghostTouched: { name: 'diag.ghost.touched', unit: '{bean}', description: 'Tracked beans with at least one method call so far (Phase 2)' },
-  ghostUntouched: { name: 'diag.ghost.untouched', unit: '{bean}', description: 'Tracked beans with no method call so far (Phase 2)' },
-  ghostUntrackable: { name: 'diag.ghost.untrackable', unit: '{bean}', description: 'Beans that could not be tracked, for any reason (Phase 2)' },
-  ghostFrameworkSkipped: { name: 'diag.ghost.framework_skipped', unit: '{bean}', description: 'Framework and library beans skipped by the tracker, counted only (Phase 2)' },
+  ghostTouched: {
+    name: 'diag.ghost.touched',
+    unit: '{bean}',
+    description: 'Tracked beans with at least one method call so far (Phase 2)',
+  },
+  ghostUntouched: {
+    name: 'diag.ghost.untouched',
+    unit: '{bean}',
+    description: 'Tracked beans with no method call so far (Phase 2)',
+  },
+  ghostUntrackable: {
+    name: 'diag.ghost.untrackable',
+    unit: '{bean}',
+    description: 'Beans that could not be tracked, for any reason (Phase 2)',
+  },
+  ghostFrameworkSkipped: {
+    name: 'diag.ghost.framework_skipped',
+    unit: '{bean}',
+    description: 'Framework and library beans skipped by the tracker, counted only (Phase 2)',
+  },
   /** Per tracked bean: 1 once any tracked method was called in this process, else 0. */
-  beanTouched: { name: 'diag.bean.touched', unit: '1', description: '1 once a method of the tracked bean was called in this process, 0 until then (Phase 2)' },
+  beanTouched: {
+    name: 'diag.bean.touched',
+    unit: '1',
+    description: '1 once a method of the tracked bean was called in this process, 0 until then (Phase 2)',
+  },
   /** Per sketch id: native memory held. */
-  sketchMemory: { name: 'diag.sketch.memory', unit: 'By', description: 'Native (off-heap) memory held by the sketch, windows included' },
+  sketchMemory: {
+    name: 'diag.sketch.memory',
+    unit: 'By',
+    description: 'Native (off-heap) memory held by the sketch, windows included',
+  },
   /** Per sketch id: calls counted by the sketch since it was created. */
-  sketchHits: { name: 'diag.sketch.hits', unit: '{call}', description: 'Calls counted by the sketch since it was created' },
+  sketchHits: {
+    name: 'diag.sketch.hits',
+    unit: '{call}',
+    description: 'Calls counted by the sketch since it was created',
+  },
   /** Per sketch id: calls rejected because their key exceeded the threshold. */
-  sketchBreaches: { name: 'diag.sketch.breaches', unit: '{call}', description: 'Calls rejected because their key exceeded the threshold' },
+  sketchBreaches: {
+    name: 'diag.sketch.breaches',
+    unit: '{call}',
+    description: 'Calls rejected because their key exceeded the threshold',
+  },
   /** Per fleet sketch: 1 while estimates are the fleet's, 0 in local-fallback. */
-  sketchFleetMode: { name: 'diag.sketch.fleet.mode', unit: '1', description: '1 while the sketch judges by the fleet’s counts through Redis, 0 in local-fallback' },
+  sketchFleetMode: {
+    name: 'diag.sketch.fleet.mode',
+    unit: '1',
+    description: '1 while the sketch judges by the fleet’s counts through Redis, 0 in local-fallback',
+  },
   /** Per fleet sketch: processes syncing it, as last seen. */
-  sketchFleetNodes: { name: 'diag.sketch.fleet.nodes', unit: '{process}', description: 'Processes syncing the sketch through Redis, as last seen' },
+  sketchFleetNodes: {
+    name: 'diag.sketch.fleet.nodes',
+    unit: '{process}',
+    description: 'Processes syncing the sketch through Redis, as last seen',
+  },
   /** Per fleet sketch: sync rounds that failed (timeout, error, lost connection). */
-  sketchSyncFailures: { name: 'diag.sketch.sync.failures', unit: '{round}', description: 'Sync rounds with Redis that failed since the sketch was created' },
+  sketchSyncFailures: {
+    name: 'diag.sketch.sync.failures',
+    unit: '{round}',
+    description: 'Sync rounds with Redis that failed since the sketch was created',
+  },
   /** Per fleet sketch: duration of each sync round with Redis, answered or not. */
-  sketchSyncDuration: { name: 'diag.sketch.sync.duration', unit: 's', description: 'Duration of one sync round with Redis (push of changed cells, read of the fleet’s)' },
+  sketchSyncDuration: {
+    name: 'diag.sketch.sync.duration',
+    unit: 's',
+    description: 'Duration of one sync round with Redis (push of changed cells, read of the fleet’s)',
+  },
 } as const;
 
 /** Span names. */

@@ -1,4 +1,13 @@
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type HrTime, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type HrTime,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import type { BeanObserver, TimelineBean } from '../ghost/reports/startup-timeline';
 import type { DiagReport } from '../ghost/reports/diag-report';
 import type { GhostReport } from '../ghost/tracking/types';
@@ -88,11 +97,13 @@ export class StartupSpans {
 
   private started(container: object): void {
     // A start-up inside the user's own span (say, a bootstrap wrapped in a span) nests under it.
-    const span = this.sources.tracer().startSpan(
-      SPANS.containerStartup,
-      { kind: SpanKind.INTERNAL, startTime: performanceToHrTime(performance.now()) },
-      context.active(),
-    );
+    const span = this.sources
+      .tracer()
+      .startSpan(
+        SPANS.containerStartup,
+        { kind: SpanKind.INTERNAL, startTime: performanceToHrTime(performance.now()) },
+        context.active(),
+      );
     this.open.set(container, span);
   }
 

@@ -37,7 +37,11 @@ describe('diag-instrumentation check', () => {
 
     const update = check(diagReport, '--baseline', baseline, '--update-baseline');
     expect(update.code).toBe(0);
-    expect(JSON.parse(fs.readFileSync(baseline, 'utf8'))).toEqual({ tool: 'diag-instrumentation', kind: 'ghost-candidate', beans: [...candidates()].sort() });
+    expect(JSON.parse(fs.readFileSync(baseline, 'utf8'))).toEqual({
+      tool: 'diag-instrumentation',
+      kind: 'ghost-candidate',
+      beans: [...candidates()].sort(),
+    });
     const again = check(diagReport, '--baseline', baseline);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/^no new ghost candidates/);
@@ -49,7 +53,12 @@ describe('diag-instrumentation check', () => {
     fs.writeFileSync(baseline, JSON.stringify({ tool: 'diag-instrumentation', kind: 'ghost-candidate', beans }));
     const r = check(diagReport, '--baseline', baseline);
     expect(r.code).toBe(1);
-    expect(r.stdout.split('\n').filter((l) => /^ {2}\S/.test(l)).map((l) => l.trim().split(' ')[0])).toEqual(['LegacyReportService']);
+    expect(
+      r.stdout
+        .split('\n')
+        .filter((l) => /^ {2}\S/.test(l))
+        .map((l) => l.trim().split(' ')[0]),
+    ).toEqual(['LegacyReportService']);
     expect(r.stdout).toContain('1 new ghost candidate not in');
   });
 
@@ -64,7 +73,9 @@ describe('diag-instrumentation check', () => {
     expect(check(diagReport, '--baseline', baseline).code).toBe(0);
     // without a baseline, the advice names the one to create
     const bare = spawnSync(process.execPath, [BIN, 'check', diagReport], { encoding: 'utf8', cwd: dir });
-    expect(bare.stdout).toContain(`    diag-instrumentation check ${diagReport} --baseline diag-baseline.json --update-baseline`);
+    expect(bare.stdout).toContain(
+      `    diag-instrumentation check ${diagReport} --baseline diag-baseline.json --update-baseline`,
+    );
   });
 
   it('names the module and file of an untouched bean, from the start-up report beside the ghost report', () => {
@@ -78,8 +89,14 @@ describe('diag-instrumentation check', () => {
     fs.mkdirSync(path.join(project, 'src'));
     fs.mkdirSync(path.join(project, 'dist'));
     fs.writeFileSync(path.join(project, 'src', 'shop.service.ts'), 'export class DeadService {}\n');
-    fs.writeFileSync(path.join(project, 'dist', 'shop.service.js'), 'class DeadService {}\n//# sourceMappingURL=shop.service.js.map\n');
-    fs.writeFileSync(path.join(project, 'dist', 'shop.service.js.map'), JSON.stringify({ version: 3, sources: ['../src/shop.service.ts'], mappings: '' }));
+    fs.writeFileSync(
+      path.join(project, 'dist', 'shop.service.js'),
+      'class DeadService {}\n//# sourceMappingURL=shop.service.js.map\n',
+    );
+    fs.writeFileSync(
+      path.join(project, 'dist', 'shop.service.js.map'),
+      JSON.stringify({ version: 3, sources: ['../src/shop.service.ts'], mappings: '' }),
+    );
     const report = path.join(project, 'diag-report.json');
     fs.writeFileSync(
       report,
@@ -107,30 +124,63 @@ describe('diag-instrumentation check', () => {
 
   it('prints SARIF 2.1.0 with the rule, every finding with its class and file, and which are new', () => {
     const baseline = path.join(dir, 'sarif-baseline.json');
-    fs.writeFileSync(baseline, JSON.stringify({ tool: 'diag-instrumentation', kind: 'ghost-candidate', beans: ['FEATURE_FLAGS'] }));
+    fs.writeFileSync(
+      baseline,
+      JSON.stringify({ tool: 'diag-instrumentation', kind: 'ghost-candidate', beans: ['FEATURE_FLAGS'] }),
+    );
     const r = check(diagReport, '--baseline', baseline, '--format', 'sarif');
     expect(r.code).toBe(1);
     const sarif = JSON.parse(r.stdout);
     expect(sarif.version).toBe('2.1.0');
     expect(sarif.$schema).toMatch(/sarif-2\.1\.0/);
     const run = sarif.runs[0];
-    expect(run.tool.driver).toMatchObject({ name: 'diag-instrumentation', rules: [{ id: 'ghost-candidate', defaultConfiguration: { level: 'warning' } }] });
+    expect(run.tool.driver).toMatchObject({
+      name: 'diag-instrumentation',
+      rules: [{ id: 'ghost-candidate', defaultConfiguration: { level: 'warning' } }],
+    });
     expect(run.results).toHaveLength(candidates().length);
-    const legacy = run.results.find((x: any) => x.partialFingerprints['diagBean/v1'] === 'ShopModule/LegacyReportService');
+    const legacy = run.results.find(
+      (x: any) => x.partialFingerprints['diagBean/v1'] === 'ShopModule/LegacyReportService',
+    );
     expect(legacy).toMatchObject({
       ruleId: 'ghost-candidate',
       level: 'warning',
       baselineState: 'new',
-      locations: [{ physicalLocation: { artifactLocation: { uri: 'shop.module.js' } }, logicalLocations: [{ name: 'LegacyReportService', kind: 'type' }] }],
+      locations: [
+        {
+          physicalLocation: { artifactLocation: { uri: 'shop.module.js' } },
+          logicalLocations: [{ name: 'LegacyReportService', kind: 'type' }],
+        },
+      ],
     });
     expect(run.results.find((x: any) => x.message.text.startsWith('FEATURE_FLAGS')).baselineState).toBe('unchanged');
   });
 
   it.each([
     ['a missing report', () => path.join(dir, 'nope.json'), /cannot read report .*nope\.json: ENOENT/],
-    ['a truncated report', () => { const f = path.join(dir, 'cut.json'); fs.writeFileSync(f, fs.readFileSync(diagReport, 'utf8').slice(0, 200)); return f; }, /is not valid JSON \(truncated or corrupt\)/],
-    ['an empty report', () => { const f = path.join(dir, 'empty.json'); fs.writeFileSync(f, ''); return f; }, /is not valid JSON \(empty\)/],
-    ['a foreign JSON file', () => path.resolve(__dirname, '..', '..', 'package.json'), /is neither a diag-report\.json .* nor a diag-ghost-report\.json/],
+    [
+      'a truncated report',
+      () => {
+        const f = path.join(dir, 'cut.json');
+        fs.writeFileSync(f, fs.readFileSync(diagReport, 'utf8').slice(0, 200));
+        return f;
+      },
+      /is not valid JSON \(truncated or corrupt\)/,
+    ],
+    [
+      'an empty report',
+      () => {
+        const f = path.join(dir, 'empty.json');
+        fs.writeFileSync(f, '');
+        return f;
+      },
+      /is not valid JSON \(empty\)/,
+    ],
+    [
+      'a foreign JSON file',
+      () => path.resolve(__dirname, '..', '..', 'package.json'),
+      /is neither a diag-report\.json .* nor a diag-ghost-report\.json/,
+    ],
   ])('exits 2 with a clear message for %s', (_what, file, message) => {
     const r = check(file());
     expect(r.code).toBe(2);

@@ -39,7 +39,10 @@ describe.each(CASES)('an app using an ESM-only library (%s)', (loading) => {
   });
 
   it("keeps a subclass of the library's class off the list as an entry point", () => {
-    expect(node('OrdersHandler')).toMatchObject({ framework: false, verdict: 'entry-point', entryPoints: ['extends-library-class:LibHandler'] });
+    expect(node('OrdersHandler')).toMatchObject({
+      framework: false,
+      verdict: 'entry-point',
+      entryPoints: ['extends-library-class:LibHandler'],
+    });
   });
 });
-

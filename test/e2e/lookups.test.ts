@@ -30,13 +30,26 @@ describe.each(LOADING_CASES)('lookups by token after start-up (%s)', (loading) =
 
   it('lists the beans that only lookups use as candidates until a lookup happens, and says it could not see them', () => {
     const report: Report = app.readReport();
-    expect(report.ghostCandidates.beans).toEqual(['CsvExporter', 'LATE_FLAG', 'LIST', 'NeverLookedUp', 'ReportService', 'TOKEN_PLUGIN']);
+    expect(report.ghostCandidates.beans).toEqual([
+      'CsvExporter',
+      'LATE_FLAG',
+      'LIST',
+      'NeverLookedUp',
+      'ReportService',
+      'TOKEN_PLUGIN',
+    ]);
     expect(report.ghostCandidates.lookedUpExcluded).toBe(0);
     expect(report.ghostCandidates.disclaimer).toMatch(/lookups by token made in a constructor or a factory/);
   });
 
   it('takes each candidate off at its first lookup, in the live report and in diag-report.json, with how', async () => {
-    const asked = { report: '/lookup/report', export: '/lookup/export', plugin: '/lookup/plugin', flag: '/lookup/flag', list: '/lookup/list' };
+    const asked = {
+      report: '/lookup/report',
+      export: '/lookup/export',
+      plugin: '/lookup/plugin',
+      flag: '/lookup/flag',
+      list: '/lookup/list',
+    };
     for (const path of Object.values(asked)) expect((await getJson(app.port, path)).status).toBe(200);
     await waitFor(async () => (app.readReport() as Report).ghostCandidates.lookedUpExcluded === 5);
 
@@ -46,7 +59,10 @@ describe.each(LOADING_CASES)('lookups by token after start-up (%s)', (loading) =
       expect(report.ghostCandidates.beans).toEqual(['NeverLookedUp']);
       expect(report.ghostCandidates.count).toBe(1);
       expect(node(report, 'ReportService')).toMatchObject({ verdict: 'looked-up', lookedUp: { via: 'moduleRef.get' } });
-      expect(node(report, 'CsvExporter')).toMatchObject({ verdict: 'looked-up', lookedUp: { via: 'moduleRef.resolve' } });
+      expect(node(report, 'CsvExporter')).toMatchObject({
+        verdict: 'looked-up',
+        lookedUp: { via: 'moduleRef.resolve' },
+      });
       expect(node(report, 'TOKEN_PLUGIN')).toMatchObject({ verdict: 'looked-up', lookedUp: { via: 'moduleRef.get' } });
       expect(node(report, 'LATE_FLAG')).toMatchObject({ verdict: 'looked-up', lookedUp: { via: 'moduleRef.get' } });
       // a value that is an array is the bean itself, not a list of instances (that is `{ each: true }`)
@@ -54,7 +70,9 @@ describe.each(LOADING_CASES)('lookups by token after start-up (%s)', (loading) =
       expect(node(report, 'NeverLookedUp')).toMatchObject({ verdict: 'candidate' });
       expect(Date.parse(node(report, 'ReportService')!.lookedUp!.at)).toBeGreaterThan(Date.now() - 60_000);
     }
-    expect(app.stdout()).toMatch(/ghost candidate ReportService was looked up by token \(moduleRef\.get\); it is no longer a candidate/);
+    expect(app.stdout()).toMatch(
+      /ghost candidate ReportService was looked up by token \(moduleRef\.get\); it is no longer a candidate/,
+    );
   });
 
   it('answers lookups as without the instrumentation, again and again', async () => {

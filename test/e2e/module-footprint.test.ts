@@ -21,7 +21,12 @@ function loadedAtReady(tracking: boolean): string[] {
     };`;
   const out = execFileSync(
     process.execPath,
-    ['-r', path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs'), '-e', `${probe}\nrequire(${JSON.stringify(path.join(root, 'bench', 'startup', 'app.js'))})`],
+    [
+      '-r',
+      path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs'),
+      '-e',
+      `${probe}\nrequire(${JSON.stringify(path.join(root, 'bench', 'startup', 'app.js'))})`,
+    ],
     {
       cwd: root,
       encoding: 'utf8',
@@ -45,7 +50,9 @@ function loadedAtReady(tracking: boolean): string[] {
 describe("the package's modules loaded by start-up", () => {
   it('Phase 1 runs the NestJS adapter, passport included, without the first-touch machinery', () => {
     const loaded = loadedAtReady(false);
-    expect(loaded).toEqual(expect.arrayContaining(['index.js', 'adapters/nestjs/container-observer.js', 'adapters/nestjs/passport.js']));
+    expect(loaded).toEqual(
+      expect.arrayContaining(['index.js', 'adapters/nestjs/container-observer.js', 'adapters/nestjs/passport.js']),
+    );
     expect(loaded).not.toContain('ghost/tracking/first-touch.js');
   });
 

@@ -76,7 +76,10 @@ result.afterDisable = { run: new Engine().run(), seen: seen.slice(result.seen.le
 console.log('RESULT ' + JSON.stringify(result));
 `,
   );
-  const { result, stderr } = scriptResult([script], dir, { NODE_PATH: path.join(root, 'node_modules'), DIAG_LOG_LEVEL: 'warn' });
+  const { result, stderr } = scriptResult([script], dir, {
+    NODE_PATH: path.join(root, 'node_modules'),
+    DIAG_LOG_LEVEL: 'warn',
+  });
   expect(result).toEqual({
     // inner files finish loading before the entry that requires them
     seen: ['early', 'engine', 'core@2.1.0'],
@@ -118,6 +121,10 @@ NestFactory.createApplicationContext(AppModule, { logger: false }).then(async (a
 });
 `,
   );
-  const { result } = scriptResult([script], dir, { ...quietOtelEnv(), NODE_PATH: path.join(root, 'node_modules'), DIAG_REPORT_DIR: dir });
+  const { result } = scriptResult([script], dir, {
+    ...quietOtelEnv(),
+    NODE_PATH: path.join(root, 'node_modules'),
+    DIAG_REPORT_DIR: dir,
+  });
   expect(result).toEqual(['Unused']);
 }, 40_000);

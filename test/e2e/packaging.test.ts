@@ -46,13 +46,24 @@ describe('the packed tarball', () => {
     ]) {
       deps[pkg] = versionOf(pkg);
     }
-    fs.writeFileSync(path.join(appDir, 'package.json'), JSON.stringify({ name: 'fresh-app', private: true, dependencies: deps }));
+    fs.writeFileSync(
+      path.join(appDir, 'package.json'),
+      JSON.stringify({ name: 'fresh-app', private: true, dependencies: deps }),
+    );
     // npm's own defaults (npm 11: no dependency's install script runs unless approved), as a user installs.
-    const install = spawnSync(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: appDir, encoding: 'utf8' });
+    const install = spawnSync(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
+      cwd: appDir,
+      encoding: 'utf8',
+    });
     if (install.status !== 0) throw new Error(`npm install failed:\n${install.stdout}\n${install.stderr}`);
     installOutput = `${install.stdout}\n${install.stderr}`;
-    fs.cpSync(path.join(root, 'test', 'fixtures', 'nest11', 'out-cjs', 'ghost-app'), path.join(appDir, 'app'), { recursive: true });
-    fs.copyFileSync(path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs'), path.join(appDir, 'telemetry.cjs'));
+    fs.cpSync(path.join(root, 'test', 'fixtures', 'nest11', 'out-cjs', 'ghost-app'), path.join(appDir, 'app'), {
+      recursive: true,
+    });
+    fs.copyFileSync(
+      path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs'),
+      path.join(appDir, 'telemetry.cjs'),
+    );
   }, 240_000);
 
   it('installs with no word from npm about this package, its native library loading with no install script run', () => {
@@ -73,7 +84,10 @@ describe('the packed tarball', () => {
     expect(fs.existsSync(path.join(installed, 'src'))).toBe(false);
     const probe = execFileSync(
       process.execPath,
-      ['-e', "const s = require('diag-instrumentation/sketch'); const c = new s.CountMinSketch(); c.add('k'); console.log(c.estimate('k'), c.memoryBytes); c.close();"],
+      [
+        '-e',
+        "const s = require('diag-instrumentation/sketch'); const c = new s.CountMinSketch(); c.add('k'); console.log(c.estimate('k'), c.memoryBytes); c.close();",
+      ],
       { cwd: appDir, encoding: 'utf8', env: { ...process.env, DIAG_LOG_LEVEL: 'warn' } },
     );
     expect(probe.trim()).toBe('1 1048576');
@@ -110,10 +124,14 @@ describe('the packed tarball', () => {
       expect(report.container.name).toBe('@nestjs/core');
       // The bin, as a CI step would run it: npx resolves the installed package's `diag-instrumentation`.
       const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
-      const checked = spawnSync(npx, ['--no-install', 'diag-instrumentation', 'check', path.join(reportDir, 'diag-report.json')], {
-        cwd: appDir,
-        encoding: 'utf8',
-      });
+      const checked = spawnSync(
+        npx,
+        ['--no-install', 'diag-instrumentation', 'check', path.join(reportDir, 'diag-report.json')],
+        {
+          cwd: appDir,
+          encoding: 'utf8',
+        },
+      );
       expect(checked.status).toBe(1);
       expect(checked.stdout).toMatch(/new ghost candidates and no baseline given/);
     } finally {

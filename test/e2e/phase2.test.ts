@@ -85,7 +85,7 @@ describe.each(LOADING_CASES)('first-touch tracking on the tracking app (%s)', (l
     }
   });
 
-  it('sees calls made while the container creates instances: a dependent\'s constructor, a factory', () => {
+  it("sees calls made while the container creates instances: a dependent's constructor, a factory", () => {
     // tracked as each is created, before any dependent or factory receives it
     expect(report.touched).toEqual(expect.arrayContaining(['ConfigAtBoot', 'FactoryInput']));
   });

@@ -118,8 +118,15 @@ describe('Nest on Fastify: Phase 1, Phase 2 and the actuator', () => {
         expect(Date.parse(e.endTime)).toBeGreaterThanOrEqual(Date.parse(e.startTime));
         expect(e.duration).toMatch(/^PT\d+(\.\d+)?S$/);
       }
-      const orders = events.find((e) => e.startupStep.name === 'nest.bean.instantiate' && tags(e).bean === 'OrdersService');
-      expect(tags(orders)).toEqual({ module: 'OrdersModule', bean: 'OrdersService', scope: 'singleton', phase: 'instantiate' });
+      const orders = events.find(
+        (e) => e.startupStep.name === 'nest.bean.instantiate' && tags(e).bean === 'OrdersService',
+      );
+      expect(tags(orders)).toEqual({
+        module: 'OrdersModule',
+        bean: 'OrdersService',
+        scope: 'singleton',
+        phase: 'instantiate',
+      });
       const module = byId.get(orders.startupStep.parentId);
       expect(module.startupStep.name).toBe('nest.module.instantiate');
       expect(tags(module).module).toBe('OrdersModule');
@@ -164,7 +171,10 @@ describe('beside @opentelemetry/instrumentation-http and -nestjs-core in one Nod
       answers = await exercise(app);
       // Every request's server span is exported before the app is stopped.
       const deadline = Date.now() + 10_000;
-      const exported = () => (fs.existsSync(spansFile) ? (fs.readFileSync(spansFile, 'utf8').match(/"scope":"@opentelemetry\/instrumentation-http"/g) ?? []).length : 0);
+      const exported = () =>
+        fs.existsSync(spansFile)
+          ? (fs.readFileSync(spansFile, 'utf8').match(/"scope":"@opentelemetry\/instrumentation-http"/g) ?? []).length
+          : 0;
       while (exported() < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       await app.stop('SIGTERM');
       ghost = app.readReport('diag-ghost-report.json');
@@ -172,7 +182,11 @@ describe('beside @opentelemetry/instrumentation-http and -nestjs-core in one Nod
     } finally {
       await app.stop('SIGKILL');
     }
-    spans = fs.readFileSync(spansFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as SpanLine);
+    spans = fs
+      .readFileSync(spansFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as SpanLine);
     const plain = await startApp(LOADING, { app: 'orders-app', bare: true });
     try {
       bare = await exercise(plain);
@@ -202,11 +216,15 @@ describe('beside @opentelemetry/instrumentation-http and -nestjs-core in one Nod
     expect(startup[0]!.traceId).toBe(create[0]!.traceId);
     expect(startup[0]!.parentSpanId).toBe(create[0]!.spanId);
     const beans = named('diag.bean.instantiation').filter((s) => s.traceId === create[0]!.traceId);
-    expect(beans.map((s) => s.attributes['diag.bean.name'])).toEqual(expect.arrayContaining(['OrdersService', 'UnusedService']));
+    expect(beans.map((s) => s.attributes['diag.bean.name'])).toEqual(
+      expect.arrayContaining(['OrdersService', 'UnusedService']),
+    );
   });
 
   it('wraps nothing twice: one handler span per request, one instantiation span per bean', () => {
-    const handlers = spans.filter((s) => s.scope === '@opentelemetry/instrumentation-nestjs-core' && s.attributes['nestjs.type'] === 'handler');
+    const handlers = spans.filter(
+      (s) => s.scope === '@opentelemetry/instrumentation-nestjs-core' && s.attributes['nestjs.type'] === 'handler',
+    );
     expect(handlers.map((s) => s.attributes['nestjs.callback']).sort()).toEqual(['list', 'lookup', 'one']);
     const httpServer = spans.filter((s) => s.scope === '@opentelemetry/instrumentation-http' && /^GET/.test(s.name));
     expect(httpServer).toHaveLength(3);
@@ -216,9 +234,13 @@ describe('beside @opentelemetry/instrumentation-http and -nestjs-core in one Nod
   });
 
   it('records a first touch on a span of the request that made it', () => {
-    const touched = spans.filter((s) => s.events.some((e) => e.name === 'diag.bean.first_touch' && e.attributes?.['diag.bean.name'] === 'LookupService'));
+    const touched = spans.filter((s) =>
+      s.events.some((e) => e.name === 'diag.bean.first_touch' && e.attributes?.['diag.bean.name'] === 'LookupService'),
+    );
     expect(touched).toHaveLength(1);
-    const requestTraces = new Set(spans.filter((s) => s.scope === '@opentelemetry/instrumentation-http').map((s) => s.traceId));
+    const requestTraces = new Set(
+      spans.filter((s) => s.scope === '@opentelemetry/instrumentation-http').map((s) => s.traceId),
+    );
     expect(requestTraces.has(touched[0]!.traceId)).toBe(true);
   });
 });
@@ -237,8 +259,17 @@ describe("under the application's own instrument.instanceDecorator (NestJS >= 11
     ghost: any;
   }
 
-  async function run(loading: LoadingCase, app: string, env: NodeJS.ProcessEnv, bareRun = false): Promise<DecoratedRun> {
-    const running = await startApp(loading, { app, bare: bareRun, env: { ...env, DIAG_GHOST_TRACKING_ENABLED: 'true' } });
+  async function run(
+    loading: LoadingCase,
+    app: string,
+    env: NodeJS.ProcessEnv,
+    bareRun = false,
+  ): Promise<DecoratedRun> {
+    const running = await startApp(loading, {
+      app,
+      bare: bareRun,
+      env: { ...env, DIAG_GHOST_TRACKING_ENABLED: 'true' },
+    });
     try {
       const answers = await exercise(running);
       const identity = (await getJson(running.port, '/orders/identity')).body;
@@ -294,8 +325,15 @@ describe("under the application's own instrument.instanceDecorator (NestJS >= 11
     expect(tracked.answers).toEqual(EXPECTED_ANSWERS);
     expect(tracked.identity).toEqual(bare.identity);
     expect(tracked.inspect).toEqual(bare.inspect);
-    expect(tracked.identity).toMatchObject({ sameInstance: true, isOrdersService: true, constructorName: 'OrdersService', decoratedMark: 'marked' });
-    expect(tracked.identity.decorated).toEqual(expect.arrayContaining(['OrdersController', 'OrdersService', 'PriceService', 'UnusedService']));
+    expect(tracked.identity).toMatchObject({
+      sameInstance: true,
+      isOrdersService: true,
+      constructorName: 'OrdersService',
+      decoratedMark: 'marked',
+    });
+    expect(tracked.identity.decorated).toEqual(
+      expect.arrayContaining(['OrdersController', 'OrdersService', 'PriceService', 'UnusedService']),
+    );
     expect(tracked.inspect).toMatchObject({ heldIsProxy: false, heldIsWhatTheDecoratorReturned: true });
     expect([...tracked.ghost.touched].sort()).toEqual(TOUCHED);
     expect([...tracked.ghost.untouched].sort()).toEqual(UNTOUCHED);

@@ -39,13 +39,28 @@ describe.each(CASES)('an app on a plugin framework (%s)', (loading) => {
   it("counts the application's plugin, its beans and the module hosting its resolver as the application's", () => {
     const appBeans = report.graph.nodes.filter((n) => !n.framework).map((n) => n.name);
     expect(appBeans.sort()).toEqual(
-      ['ClockService', 'CoreModule', 'GreetingPlugin', 'GreetingPluginApiModule', 'GreetingResolver', 'GreetingService', 'LegacyExportService', 'PluginAppModule'].sort(),
+      [
+        'ClockService',
+        'CoreModule',
+        'GreetingPlugin',
+        'GreetingPluginApiModule',
+        'GreetingResolver',
+        'GreetingService',
+        'LegacyExportService',
+        'PluginAppModule',
+      ].sort(),
     );
     expect(report.graph.nodes.find((n) => n.name === 'LegacyExportService')?.source).toMatch(/greeting\.plugin\.js$/);
   });
 
   it("counts the framework's own plugin, its beans and the module it built to host them as the framework's", () => {
-    for (const name of ['SearchPlugin', 'SearchIndexService', 'SearchResolver', 'SearchPluginApiModule', 'FrameworkModule']) {
+    for (const name of [
+      'SearchPlugin',
+      'SearchIndexService',
+      'SearchResolver',
+      'SearchPluginApiModule',
+      'FrameworkModule',
+    ]) {
       expect(report.graph.nodes.find((n) => n.name === name)).toMatchObject({ framework: true });
     }
   });
@@ -59,6 +74,11 @@ describe.each(CASES)('an app on a plugin framework (%s)', (loading) => {
   it("tracks the application's beans only: its resolver and service touched, its unused provider not", () => {
     expect(ghost.touched).toEqual(['ClockService', 'GreetingResolver', 'GreetingService']);
     expect(ghost.untouched).toEqual(['LegacyExportService']);
-    expect(Object.keys(ghost.untrackable).sort()).toEqual(['CoreModule', 'GreetingPlugin', 'GreetingPluginApiModule', 'PluginAppModule']);
+    expect(Object.keys(ghost.untrackable).sort()).toEqual([
+      'CoreModule',
+      'GreetingPlugin',
+      'GreetingPluginApiModule',
+      'PluginAppModule',
+    ]);
   });
 });

@@ -35,7 +35,9 @@ async function drive(port: number): Promise<Answer[]> {
   for (const step of DRIVE) {
     const res = await fetch(`http://127.0.0.1:${port}${step.path}`, {
       method: step.method,
-      ...(step.body !== undefined ? { body: JSON.stringify(step.body), headers: { 'content-type': 'application/json' } } : {}),
+      ...(step.body !== undefined
+        ? { body: JSON.stringify(step.body), headers: { 'content-type': 'application/json' } }
+        : {}),
     });
     answers.push({ path: step.path, status: res.status, body: await res.text() });
   }
@@ -114,7 +116,9 @@ describe.each(LOADING_CASES)('precision corpus (%s)', (loading) => {
       SLUGIFY: 'factory-bean',
       PRICE_FORMAT: 'factory-bean',
     });
-    expect(ghosts.touched).toEqual(expect.arrayContaining(['ThrowingGetters', 'UnprintableService', 'HostileController']));
+    expect(ghosts.touched).toEqual(
+      expect.arrayContaining(['ThrowingGetters', 'UnprintableService', 'HostileController']),
+    );
     // A reason in the report, not a failure in the log.
     expect(first!.stderr()).not.toMatch(/left unwrapped/);
   });
@@ -124,11 +128,14 @@ describe.each(LOADING_CASES)('precision corpus (%s)', (loading) => {
     expect(names.filter((n) => RANDOM_NAME.test(n))).toEqual([]);
     expect([...namesAgain].sort()).toEqual([...names].sort());
     // Two FileInterceptor(...) classes: the name their source declares; the module and #2 tell them apart.
-    expect(names.filter((n) => /MixinInterceptor/.test(n)).sort()).toEqual(['PrecisionModule/MixinInterceptor', 'PrecisionModule/MixinInterceptor#2']);
+    expect(names.filter((n) => /MixinInterceptor/.test(n)).sort()).toEqual([
+      'PrecisionModule/MixinInterceptor',
+      'PrecisionModule/MixinInterceptor#2',
+    ]);
     expect(names).toContain('MixinAuthGuard');
   });
 
-  it('counts a library class the application registers as the application\'s bean', () => {
+  it("counts a library class the application registers as the application's bean", () => {
     const node = phase1.graph.nodes.find((n: { name: string }) => n.name === 'ConsoleLogger');
     expect(node).toMatchObject({ framework: false });
     expect(phase1.ghostCandidates.beans).toContain('ConsoleLogger');
@@ -151,7 +158,10 @@ describe.each(LOADING_CASES)('precision corpus (%s)', (loading) => {
 
   it('a passport strategy is a candidate exactly when no guard authenticates with its name', () => {
     const node = (name: string) => phase1.graph.nodes.find((n: { name: string }) => n.name === name);
-    expect(node('AnonymousStrategy')).toMatchObject({ verdict: 'candidate', candidateReason: 'unused-passport-strategy' });
+    expect(node('AnonymousStrategy')).toMatchObject({
+      verdict: 'candidate',
+      candidateReason: 'unused-passport-strategy',
+    });
     expect(node('TokenStrategy')).toMatchObject({ verdict: 'entry-point' });
   });
 
@@ -167,7 +177,9 @@ describe.each(LOADING_CASES)('precision corpus (%s)', (loading) => {
 
   it('Phase 1 + 2 as a team acts on them: every Phase 1 candidate Phase 2 did not see used, and every untouched bean', () => {
     const touched = new Set<string>(ghosts.touched);
-    const verdict = [...new Set([...ghosts.untouched, ...phase1.ghostCandidates.beans.filter((n: string) => !touched.has(n))])];
+    const verdict = [
+      ...new Set([...ghosts.untouched, ...phase1.ghostCandidates.beans.filter((n: string) => !touched.has(n))]),
+    ];
     expect(score(verdict, TRULY_DEAD)).toEqual({ precision: 1, recall: 1, falsePositives: [], missed: [] });
   });
 });

@@ -5,7 +5,17 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LOADING_CASES, getJson, launchSpec, runToExit, scriptResult, startApp, tempDir, type RunningApp, type StartOptions } from './support/app-process';
+import {
+  LOADING_CASES,
+  getJson,
+  launchSpec,
+  runToExit,
+  scriptResult,
+  startApp,
+  tempDir,
+  type RunningApp,
+  type StartOptions,
+} from './support/app-process';
 
 const LOADING = LOADING_CASES[0];
 const GHOST_REPORT = 'diag-ghost-report.json';
@@ -63,22 +73,27 @@ function ghostReport(ending: Ending): any {
 
 /** Each write of the ghost report logs a line at debug level; a container close logs its own at info. */
 function ghostReportWrites(ending: Ending): string[] {
-  return ending.stdout.split('\n').filter((line) => line.includes(`ghost report written to`) && line.includes(GHOST_REPORT));
+  return ending.stdout
+    .split('\n')
+    .filter((line) => line.includes(`ghost report written to`) && line.includes(GHOST_REPORT));
 }
 
 describe('a NestJS app without enableShutdownHooks()', () => {
-  it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)('dies by %s as it does without the instrumentation, leaving the report', async (signal) => {
-    const ending = await compareSignalEnd(signal, { app: 'ending-app', touch: '/use' });
-    expect(ending.signal).toBe(signal);
-    const report = ghostReport(ending);
-    expect(report.touched).toEqual(['EndingController', 'UsedService']);
-    expect(report.untouched).toEqual(['IdleService']);
-    expect(ghostReportWrites(ending)).toHaveLength(1);
-  });
+  it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)(
+    'dies by %s as it does without the instrumentation, leaving the report',
+    async (signal) => {
+      const ending = await compareSignalEnd(signal, { app: 'ending-app', touch: '/use' });
+      expect(ending.signal).toBe(signal);
+      const report = ghostReport(ending);
+      expect(report.touched).toEqual(['EndingController', 'UsedService']);
+      expect(report.untouched).toEqual(['IdleService']);
+      expect(ghostReportWrites(ending)).toHaveLength(1);
+    },
+  );
 });
 
 describe('a NestJS app with enableShutdownHooks()', () => {
-  it('ends by SIGTERM through Nest\'s own handler; the close writes the report and nothing writes it again', async () => {
+  it("ends by SIGTERM through Nest's own handler; the close writes the report and nothing writes it again", async () => {
     const options = { app: 'ending-app', touch: '/use', env: { ENDING_SHUTDOWN_HOOKS: '1' } };
     const bare = await endBySignal('SIGTERM', { ...options, bare: true });
     expect(bare.signal).toBe('SIGTERM');
@@ -87,7 +102,10 @@ describe('a NestJS app with enableShutdownHooks()', () => {
     for (let attempt = 0; attempt < 3; attempt++) {
       const ending = await endBySignal('SIGTERM', options);
       expect({ code: ending.code, signal: ending.signal }).toEqual({ code: bare.code, signal: bare.signal });
-      expect(ghostReport(ending)).toMatchObject({ touched: ['EndingController', 'UsedService'], untouched: ['IdleService'] });
+      expect(ghostReport(ending)).toMatchObject({
+        touched: ['EndingController', 'UsedService'],
+        untouched: ['IdleService'],
+      });
       const writes = ghostReportWrites(ending);
       expect(writes).toHaveLength(1);
       expect(writes[0]).toMatch(/\(close\)$/);
@@ -95,22 +113,36 @@ describe('a NestJS app with enableShutdownHooks()', () => {
   });
 });
 
-describe('an app with its own SIGTERM handler, added after the instrumentation\'s', () => {
+describe("an app with its own SIGTERM handler, added after the instrumentation's", () => {
   it('keeps control: its cleanup runs and it exits 3, with the report written at exit', async () => {
-    const ending = await compareSignalEnd('SIGTERM', { app: 'ending-app', touch: '/use', env: { ENDING_OWN_SIGTERM: '1' } });
+    const ending = await compareSignalEnd('SIGTERM', {
+      app: 'ending-app',
+      touch: '/use',
+      env: { ENDING_OWN_SIGTERM: '1' },
+    });
     expect(ending.code).toBe(3);
     expect(ending.stdout).toContain('CLEANING UP');
-    expect(ghostReport(ending)).toMatchObject({ touched: ['EndingController', 'UsedService'], untouched: ['IdleService'] });
+    expect(ghostReport(ending)).toMatchObject({
+      touched: ['EndingController', 'UsedService'],
+      untouched: ['IdleService'],
+    });
     expect(ghostReportWrites(ending)).toHaveLength(1);
   });
 });
 
 describe('an app that loads signal-exit, which raises a signal again only when its listeners are alone', () => {
-  it('still dies by SIGTERM, signal-exit\'s callback and the report written', async () => {
-    const ending = await compareSignalEnd('SIGTERM', { app: 'ending-app', touch: '/use', env: { ENDING_SIGNAL_EXIT: '1' } });
+  it("still dies by SIGTERM, signal-exit's callback and the report written", async () => {
+    const ending = await compareSignalEnd('SIGTERM', {
+      app: 'ending-app',
+      touch: '/use',
+      env: { ENDING_SIGNAL_EXIT: '1' },
+    });
     expect(ending.signal).toBe('SIGTERM');
     expect(ending.stdout).toContain('SIGNAL-EXIT SIGTERM');
-    expect(ghostReport(ending)).toMatchObject({ touched: ['EndingController', 'UsedService'], untouched: ['IdleService'] });
+    expect(ghostReport(ending)).toMatchObject({
+      touched: ['EndingController', 'UsedService'],
+      untouched: ['IdleService'],
+    });
     expect(ghostReportWrites(ending)).toHaveLength(1);
   });
 });
@@ -127,7 +159,10 @@ describe('an app that ends without a signal', () => {
   it('when the event loop empties: exit code 0, the report written', async () => {
     const ending = await compareRunToEnd({ ENDING: 'natural' });
     expect(ending.code).toBe(0);
-    expect(ghostReport(ending)).toMatchObject({ touched: ['UsedService'], untouched: ['EndingController', 'IdleService'] });
+    expect(ghostReport(ending)).toMatchObject({
+      touched: ['UsedService'],
+      untouched: ['EndingController', 'IdleService'],
+    });
     expect(ghostReportWrites(ending)).toHaveLength(1);
   });
 
@@ -138,13 +173,19 @@ describe('an app that ends without a signal', () => {
     expect(closedAt).toMatch(/^\d{4}-/);
     expect(ghostReport(ending).updatedAt).toBe(closedAt);
     expect(ghostReportWrites(ending)).toHaveLength(1);
-    expect(ghostReport(ending)).toMatchObject({ touched: ['UsedService'], untouched: ['EndingController', 'IdleService'] });
+    expect(ghostReport(ending)).toMatchObject({
+      touched: ['UsedService'],
+      untouched: ['EndingController', 'IdleService'],
+    });
   });
 
   it('by process.exit(7): exit code 7, the report written', async () => {
     const ending = await compareRunToEnd({ ENDING: 'exit' });
     expect(ending.code).toBe(7);
-    expect(ghostReport(ending)).toMatchObject({ touched: ['UsedService'], untouched: ['EndingController', 'IdleService'] });
+    expect(ghostReport(ending)).toMatchObject({
+      touched: ['UsedService'],
+      untouched: ['EndingController', 'IdleService'],
+    });
   });
 });
 
@@ -161,13 +202,26 @@ describe('the process listeners', () => {
     instr.disable();
     console.log('RESULT ' + JSON.stringify(counts));`;
   const run = (env: NodeJS.ProcessEnv): unknown =>
-    scriptResult([spec.args[0]!, spec.args[1]!, '-e', script], spec.cwd, { ...env, DIAG_REPORT_DIR: tempDir('listeners'), OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none' }).result;
+    scriptResult([spec.args[0]!, spec.args[1]!, '-e', script], spec.cwd, {
+      ...env,
+      DIAG_REPORT_DIR: tempDir('listeners'),
+      OTEL_TRACES_EXPORTER: 'none',
+      OTEL_METRICS_EXPORTER: 'none',
+    }).result;
 
   it('are installed with Phase 2 on and removed by disable()', () => {
-    expect(run({ DIAG_GHOST_TRACKING_ENABLED: 'true' })).toEqual({ enabled: '1,1,1,1,1', disabled: '0,0,0,0,0', reenabled: '1,1,1,1,1' });
+    expect(run({ DIAG_GHOST_TRACKING_ENABLED: 'true' })).toEqual({
+      enabled: '1,1,1,1,1',
+      disabled: '0,0,0,0,0',
+      reenabled: '1,1,1,1,1',
+    });
   });
 
   it('are never installed with Phase 2 off', () => {
-    expect(run({ DIAG_GHOST_TRACKING_ENABLED: 'false' })).toEqual({ enabled: '0,0,0,0,0', disabled: '0,0,0,0,0', reenabled: '0,0,0,0,0' });
+    expect(run({ DIAG_GHOST_TRACKING_ENABLED: 'false' })).toEqual({
+      enabled: '0,0,0,0,0',
+      disabled: '0,0,0,0,0',
+      reenabled: '0,0,0,0,0',
+    });
   });
 });

@@ -22,7 +22,10 @@ function snippet(file: string): string {
 }
 
 /** Starts the example shop with `args` before its main file and waits for its report; returns its output. */
-async function runShop(args: string[], cwd: string): Promise<{ out: string; report: { ghostCandidates: { beans: string[] } } }> {
+async function runShop(
+  args: string[],
+  cwd: string,
+): Promise<{ out: string; report: { ghostCandidates: { beans: string[] } } }> {
   const reportDir = tempDir('readme-report');
   const proc = spawn(process.execPath, [...args, path.join(cwd, 'main.js')], {
     cwd,
@@ -33,7 +36,10 @@ async function runShop(args: string[], cwd: string): Promise<{ out: string; repo
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   try {
-    await waitFor(async () => out.includes('LISTENING ') && fs.existsSync(path.join(reportDir, 'diag-report.json')), 30_000);
+    await waitFor(
+      async () => out.includes('LISTENING ') && fs.existsSync(path.join(reportDir, 'diag-report.json')),
+      30_000,
+    );
   } catch (err) {
     throw new Error(`${String(err)}\n${out}`);
   } finally {
@@ -72,11 +78,30 @@ describe("the README's registration snippets, as pasted", () => {
     fs.writeFileSync(path.join(dir, 'telemetry.ts'), code);
     const tsc = spawnSync(
       process.execPath,
-      [require.resolve('typescript/bin/tsc'), '--module', 'node16', '--moduleResolution', 'node16', '--target', 'es2022', '--types', 'node', '--strict', '--rootDir', dir, '--outDir', path.join(dir, 'dist'), path.join(dir, 'telemetry.ts')],
+      [
+        require.resolve('typescript/bin/tsc'),
+        '--module',
+        'node16',
+        '--moduleResolution',
+        'node16',
+        '--target',
+        'es2022',
+        '--types',
+        'node',
+        '--strict',
+        '--rootDir',
+        dir,
+        '--outDir',
+        path.join(dir, 'dist'),
+        path.join(dir, 'telemetry.ts'),
+      ],
       { encoding: 'utf8' },
     );
     expect(tsc.stdout + tsc.stderr).toBe('');
-    const { report } = await runShop(['--require', path.join(dir, 'dist', 'telemetry.js')], launchSpec('nest11-cjs').cwd);
+    const { report } = await runShop(
+      ['--require', path.join(dir, 'dist', 'telemetry.js')],
+      launchSpec('nest11-cjs').cwd,
+    );
     expect(report.ghostCandidates.beans).toContain('LegacyReportService');
   });
 });

@@ -23,8 +23,14 @@ if (cluster.isPrimary) {
 }
 `,
   );
-  const { result } = scriptResult<{ workerId: string; primaryId: string; primary: number; configured: string }>([script], dir, {});
+  const { result } = scriptResult<{ workerId: string; primaryId: string; primary: number; configured: string }>(
+    [script],
+    dir,
+    {},
+  );
   expect(result.workerId).toBe(`${os.hostname()}:cluster-${result.primary}`);
-  expect(result.primaryId).toMatch(new RegExp(`^${os.hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${result.primary}:\\d+$`));
+  expect(result.primaryId).toMatch(
+    new RegExp(`^${os.hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${result.primary}:\\d+$`),
+  );
   expect(result.configured).toBe('deploy-42');
 }, 40_000);

@@ -30,11 +30,15 @@ instr.enable();
 console.log('RESULT ' + JSON.stringify({ distinct: injectors[0] !== injectors[1], before, disabled, reenabled: wrapped() }));
 `,
   );
-  const { result } = scriptResult(['--require', path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs'), script], dir, {
-    ...quietOtelEnv(),
-    NODE_PATH: path.join(root, 'node_modules'),
-    DIAG_REPORT_DIR: dir,
-  });
+  const { result } = scriptResult(
+    ['--require', path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs'), script],
+    dir,
+    {
+      ...quietOtelEnv(),
+      NODE_PATH: path.join(root, 'node_modules'),
+      DIAG_REPORT_DIR: dir,
+    },
+  );
   expect(result).toEqual({
     distinct: true,
     before: [true, true],

@@ -17,7 +17,12 @@ interface Verdict {
 async function verdictsOf(env: NodeJS.ProcessEnv): Promise<{ live: Verdict[]; written: Verdict[] }> {
   const app = await startApp(LOADING_CASES[0]!, {
     app: 'standalone-app',
-    env: { DIAG_GHOST_TRACKING_ENABLED: 'true', MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag', MANAGEMENT_SERVER_PORT: '0', ...env },
+    env: {
+      DIAG_GHOST_TRACKING_ENABLED: 'true',
+      MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag',
+      MANAGEMENT_SERVER_PORT: '0',
+      ...env,
+    },
   });
   let live: Verdict[];
   try {
@@ -36,7 +41,11 @@ describe('one verdict per bean, in a single run', () => {
       const byName = new Map(verdicts.map((v) => [v.name, v]));
       expect(byName.get('AppService')).toMatchObject({ verdict: 'in-use', ghostCandidate: false });
       const unused = byName.get('UnusedService')!;
-      expect(unused).toMatchObject({ verdict: 'insufficient-evidence', ghostCandidate: true, module: 'StandaloneAppModule' });
+      expect(unused).toMatchObject({
+        verdict: 'insufficient-evidence',
+        ghostCandidate: true,
+        module: 'StandaloneAppModule',
+      });
       expect(unused.needs!.days).toBeGreaterThan(13.9);
       expect(unused.needs!.processHours).toBeGreaterThan(167.9);
       expect(byName.get('GREETING')).toMatchObject({ verdict: 'untrackable', why: 'Phase 2 cannot tell: no-methods' });
@@ -47,7 +56,10 @@ describe('one verdict per bean, in a single run', () => {
   });
 
   it('past the thresholds (set in fractions): never-touched, the Phase 1 candidate marked the strongest signal', async () => {
-    const { written } = await verdictsOf({ DIAG_GHOST_TRACKING_LEDGER_MIN_DAYS: '0.000001', DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS: '0.00001' });
+    const { written } = await verdictsOf({
+      DIAG_GHOST_TRACKING_LEDGER_MIN_DAYS: '0.000001',
+      DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS: '0.00001',
+    });
     expect(written[0]).toMatchObject({ name: 'UnusedService', verdict: 'never-touched', ghostCandidate: true });
     expect(written[0]!.why).toMatch(/strongest signal/);
     expect(written.find((v) => v.name === 'FORMATTER')).toMatchObject({ verdict: 'in-use' });

@@ -1,7 +1,14 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { findProgram, missingServiceMessage, REQUIRE_SERVICES_ENV, servicesRequired, SERVICES, type ServiceName } from './services';
+import {
+  findProgram,
+  missingServiceMessage,
+  REQUIRE_SERVICES_ENV,
+  servicesRequired,
+  SERVICES,
+  type ServiceName,
+} from './services';
 
 const prepareFixtures = require('../../scripts/prepare-test-fixtures.js') as () => Promise<void>;
 
@@ -20,7 +27,9 @@ export default async function globalSetup(): Promise<void> {
 
   const missing = (Object.keys(SERVICES) as ServiceName[]).filter((name) => findProgram(name) === undefined);
   for (const name of missing) {
-    process.stdout.write(`\nservice tests ${servicesRequired() ? 'FAIL' : 'skipped'}: ${missingServiceMessage(name)}\n`);
+    process.stdout.write(
+      `\nservice tests ${servicesRequired() ? 'FAIL' : 'skipped'}: ${missingServiceMessage(name)}\n`,
+    );
   }
   if (missing.length > 0 && !servicesRequired()) {
     process.stdout.write(`(set ${REQUIRE_SERVICES_ENV}=1 to make a missing service a failure, as CI does)\n`);

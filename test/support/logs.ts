@@ -20,7 +20,12 @@ export function recordingLogger(): Omit<CapturedLogs, 'restore'> {
     lines.push(`${level} ${m}`);
     keep?.push(m);
   };
-  const logger: DiagLogger = { debug: line('DEBUG'), info: line('INFO'), warn: line('WARN', warnings), error: line('ERROR', warnings) };
+  const logger: DiagLogger = {
+    debug: line('DEBUG'),
+    info: line('INFO'),
+    warn: line('WARN', warnings),
+    error: line('ERROR', warnings),
+  };
   return { lines, warnings, logger };
 }
 

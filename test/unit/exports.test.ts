@@ -11,7 +11,7 @@ import * as sketch from '../../src/sketch';
 const names = (entry: object): string[] => Object.keys(entry).sort();
 
 describe('entry points', () => {
-  it('diag-instrumentation exports the instrumentation, the lazy containers\' ready signal, the logger hook, the errors\' base and the report merge', () => {
+  it("diag-instrumentation exports the instrumentation, the lazy containers' ready signal, the logger hook, the errors' base and the report merge", () => {
     expect(names(main)).toEqual(['DiagError', 'DiagInstrumentation', 'diagReady', 'mergeGhostReports', 'setLogger']);
   });
 
@@ -73,7 +73,9 @@ describe('the public types', () => {
       const entry = checker.getSymbolAtLocation(program.getSourceFile(file)!)!;
       return checker.getExportsOfModule(entry).flatMap((exported) => {
         const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
-        return ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim() === '' ? [`${path.relative(root, file)}: ${exported.name}`] : [];
+        return ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim() === ''
+          ? [`${path.relative(root, file)}: ${exported.name}`]
+          : [];
       });
     });
     expect(undocumented).toEqual([]);

@@ -9,9 +9,20 @@ const { GreetingPlugin } = require('./greeting.plugin');
 
 const sync = process.env.VENDURE_SYNC === '1';
 bootstrap({
-  apiOptions: { port: Number(process.env.PORT), hostname: '127.0.0.1', adminApiPath: 'admin-api', shopApiPath: 'shop-api' },
+  apiOptions: {
+    port: Number(process.env.PORT),
+    hostname: '127.0.0.1',
+    adminApiPath: 'admin-api',
+    shopApiPath: 'shop-api',
+  },
   authOptions: { tokenMethod: 'bearer' },
-  dbConnectionOptions: { type: 'sqljs', location: process.env.VENDURE_DB, autoSave: sync, synchronize: sync, logging: false },
+  dbConnectionOptions: {
+    type: 'sqljs',
+    location: process.env.VENDURE_DB,
+    autoSave: sync,
+    synchronize: sync,
+    logging: false,
+  },
   paymentOptions: { paymentMethodHandlers: [] },
   logger: new DefaultLogger({ level: LogLevel.Error }),
   plugins: [DefaultSearchPlugin.init({}), GreetingPlugin],

@@ -4,13 +4,22 @@
 // Prints BOOT_MS around bootstrap(), TOTAL_MS from process start to listening, and MODULES.
 //   VENDURE_DB=<file> [VENDURE_SYNC=1 to create it] PORT=<port> node server.js
 const { Injectable } = require('@nestjs/common');
-const { bootstrap, DefaultLogger, LogLevel, PluginCommonModule, VendurePlugin, ProductService, ChannelService } = require('@vendure/core');
+const {
+  bootstrap,
+  DefaultLogger,
+  LogLevel,
+  PluginCommonModule,
+  VendurePlugin,
+  ProductService,
+  ChannelService,
+} = require('@vendure/core');
 
 const PLUGIN_PROVIDERS = 40;
 const providers = [];
 // A chain through the plugin's providers that starts at Vendure's ProductService and skips every fourth one, so
 // some are injected by nobody (ghost candidates), as in real plugins.
-const dependencyOf = (i) => (i === 0 ? ProductService : i === 1 ? ChannelService : providers[i % 4 === 1 ? i - 2 : i - 1]);
+const dependencyOf = (i) =>
+  i === 0 ? ProductService : i === 1 ? ChannelService : providers[i % 4 === 1 ? i - 2 : i - 1];
 for (let i = 0; i < PLUGIN_PROVIDERS; i++) {
   const dep = dependencyOf(i);
   const cls = {
@@ -32,9 +41,20 @@ VendurePlugin({ imports: [PluginCommonModule], providers })(CatalogPlugin);
 
 const sync = process.env.VENDURE_SYNC === '1';
 const config = {
-  apiOptions: { port: Number(process.env.PORT), hostname: '127.0.0.1', adminApiPath: 'admin-api', shopApiPath: 'shop-api' },
+  apiOptions: {
+    port: Number(process.env.PORT),
+    hostname: '127.0.0.1',
+    adminApiPath: 'admin-api',
+    shopApiPath: 'shop-api',
+  },
   authOptions: { tokenMethod: 'bearer' },
-  dbConnectionOptions: { type: 'sqljs', location: process.env.VENDURE_DB, autoSave: sync, synchronize: sync, logging: false },
+  dbConnectionOptions: {
+    type: 'sqljs',
+    location: process.env.VENDURE_DB,
+    autoSave: sync,
+    synchronize: sync,
+    logging: false,
+  },
   paymentOptions: { paymentMethodHandlers: [] },
   logger: new DefaultLogger({ level: LogLevel.Error }),
   plugins: [CatalogPlugin],

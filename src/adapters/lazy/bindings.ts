@@ -29,7 +29,10 @@ export function bookkeeping(framework: string, fn: () => void): void {
 export function bookkeepingFailed(framework: string, err: unknown): void {
   if (warned.has(framework)) return;
   warned.add(framework);
-  safeLog('warn', `${framework}: ghost bookkeeping failed, the container's answer is unchanged: ${err instanceof Error ? err.message : String(err)}`);
+  safeLog(
+    'warn',
+    `${framework}: ghost bookkeeping failed, the container's answer is unchanged: ${err instanceof Error ? err.message : String(err)}`,
+  );
 }
 
 /**
@@ -68,7 +71,13 @@ export function lazyBinding(
   definedBy: Function | undefined,
   className: string | undefined,
 ): LazyBinding {
-  const binding: { -readonly [K in keyof LazyBinding]: LazyBinding[K] } = { token, kind, scope, role: 'provider', framework };
+  const binding: { -readonly [K in keyof LazyBinding]: LazyBinding[K] } = {
+    token,
+    kind,
+    scope,
+    role: 'provider',
+    framework,
+  };
   if (definedBy !== undefined) binding.definedBy = definedBy;
   if (className !== undefined) binding.className = className;
   return binding;
@@ -164,7 +173,10 @@ export class LazyContainerLedger<K> {
     try {
       this.options.collect?.();
     } catch (err) {
-      safeLog('warn', `${this.options.framework}: reading its bindings failed: ${(err as Error)?.message ?? String(err)}`);
+      safeLog(
+        'warn',
+        `${this.options.framework}: reading its bindings failed: ${(err as Error)?.message ?? String(err)}`,
+      );
     }
     this.isReady = true;
     // CommonJS modules say where their classes come from only through `require.cache`, read here, after the

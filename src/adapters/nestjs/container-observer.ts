@@ -2,7 +2,14 @@ import { types } from 'node:util';
 import type { GhostDetector } from '../../ghost/detector';
 import type { BeanObserver, StartupTimeline, TimelineBean as BeanCreation } from '../../ghost/reports/startup-timeline';
 import { safeLog } from '../../shared/logger';
-import { frameworkOriginsKnown, isFrameworkWrapper, kindOf, readBeanNames, readContainer, type Instantiation } from './container-reader';
+import {
+  frameworkOriginsKnown,
+  isFrameworkWrapper,
+  kindOf,
+  readBeanNames,
+  readContainer,
+  type Instantiation,
+} from './container-reader';
 import { nestTokenName } from './names';
 import { PassportStrategies } from './passport';
 import { TokenLookups, type ApplicationBeans } from './token-lookups';
@@ -226,7 +233,9 @@ export class NestContainerObserver {
    * decorator: when the stored instance is a Proxy in its place, the analysis tracks the value instead (as
    * `observeDecorator` does for classes and factories).
    */
-  wrapAddCustomValue(original: (this: unknown, ...args: unknown[]) => unknown): (this: unknown, ...args: unknown[]) => unknown {
+  wrapAddCustomValue(
+    original: (this: unknown, ...args: unknown[]) => unknown,
+  ): (this: unknown, ...args: unknown[]) => unknown {
     const observer = this;
     return function addCustomValue(this: unknown, ...args: unknown[]) {
       const result = original.apply(this, args);
@@ -291,11 +300,21 @@ export class NestContainerObserver {
    * Phase 2: a new static singleton is tracked under the report's name. Per-request and transient instances are
    * reported once, at the end of bootstrap, never per creation.
    */
-  private track(container: NestContainer, state: ContainerState, wrapper: NestInstanceWrapper, context: unknown, instance: unknown): void {
+  private track(
+    container: NestContainer,
+    state: ContainerState,
+    wrapper: NestInstanceWrapper,
+    context: unknown,
+    instance: unknown,
+  ): void {
     try {
       if (!isStaticContext(context) || !isSingleton(wrapper)) return;
       const { name, framework } = this.beanOf(state, wrapper);
-      this.detector.tracker?.track(name, this.undecoratedOf(instance), { scope: 'singleton', framework, owner: container });
+      this.detector.tracker?.track(name, this.undecoratedOf(instance), {
+        scope: 'singleton',
+        framework,
+        owner: container,
+      });
     } catch (err) {
       safeLog('debug', `instantiation of a bean not recorded: ${errorMessage(err)}`);
     }
@@ -316,12 +335,18 @@ export class NestContainerObserver {
   }
 
   /** The bootstrap's static creations under the report's names where the read gave one (`nameOf`), else the token's. */
-  private creations(state: ContainerState, nameOf: ReadonlyMap<NestInstanceWrapper, { name: string; module?: string }>): BeanCreation[] {
+  private creations(
+    state: ContainerState,
+    nameOf: ReadonlyMap<NestInstanceWrapper, { name: string; module?: string }>,
+  ): BeanCreation[] {
     const out: BeanCreation[] = [];
     for (const c of state.created) {
       if (!isStaticContext(c.context) || Number.isNaN(c.end)) continue;
       const w = c.wrapper;
-      const named = nameOf.get(w) ?? { name: nestTokenName(w.token ?? w.name), ...(w.host?.name ? { module: w.host.name } : {}) };
+      const named = nameOf.get(w) ?? {
+        name: nestTokenName(w.token ?? w.name),
+        ...(w.host?.name ? { module: w.host.name } : {}),
+      };
       out.push({ ...named, scope: scopeName(w), startTime: c.start, endTime: c.end });
     }
     return out;
@@ -397,13 +422,17 @@ export class NestContainerObserver {
       beans = this.creations(state, this.reportNames(snapshot));
       const applicationInstances = this.applicationInstances(snapshot);
       this.lookups.beforeReport(applicationInstances);
-      const unusedStrategies = this.safe(() => this.passport.unused(snapshot.facts.values()), 'passport strategy analysis');
+      const unusedStrategies = this.safe(
+        () => this.passport.unused(snapshot.facts.values()),
+        'passport strategy analysis',
+      );
       this.detector.containerReady({
         graph: snapshot.graph,
         classify: (bean) => {
           const facts = snapshot.facts.get(bean.id);
           if (!facts) return [];
-          if (unusedStrategies?.has(facts.instance as object) === true) return { candidate: 'unused-passport-strategy' };
+          if (unusedStrategies?.has(facts.instance as object) === true)
+            return { candidate: 'unused-passport-strategy' };
           return nestEntryPoints(facts, origins);
         },
         framework: 'nestjs',
@@ -425,7 +454,9 @@ export class NestContainerObserver {
   }
 
   /** Each wrapper under the report's bean name and module. */
-  private reportNames(snapshot: ReturnType<typeof readContainer>): Map<NestInstanceWrapper, { name: string; module?: string }> {
+  private reportNames(
+    snapshot: ReturnType<typeof readContainer>,
+  ): Map<NestInstanceWrapper, { name: string; module?: string }> {
     const nameOf = new Map<NestInstanceWrapper, { name: string; module?: string }>();
     for (const [id, wrapper] of snapshot.wrappers) {
       const bean = snapshot.graph.bean(id);

@@ -1,4 +1,10 @@
-import { BeanGraph, uniqueBeanNames, type BeanKind, type BeanRole, type BeanScope } from '../../ghost/analysis/bean-graph';
+import {
+  BeanGraph,
+  uniqueBeanNames,
+  type BeanKind,
+  type BeanRole,
+  type BeanScope,
+} from '../../ghost/analysis/bean-graph';
 import type { ClassOrigin, ClassOriginIndex } from '../../ghost/origins/class-origin';
 import type { NestBeanFacts } from './entry-points';
 import { className, nestTokenName } from './names';
@@ -60,7 +66,11 @@ const CORE_PROVIDER_NAMES: ReadonlySet<string> = new Set(['ModuleRef', 'Applicat
  * beans; otherwise the module class itself is the framework's when it imports a library module, and each
  * other bean's class tells whose it is.
  */
-export function isFrameworkWrapper(wrapper: NestInstanceWrapper, origins: ClassOriginIndex, listedIn?: NestModule): boolean {
+export function isFrameworkWrapper(
+  wrapper: NestInstanceWrapper,
+  origins: ClassOriginIndex,
+  listedIn?: NestModule,
+): boolean {
   const host = wrapper.host ?? listedIn;
   // Without a module (not seen on Nest 10-12) the class's origin is the only signal left.
   if (host === undefined || host === null) return isLibraryClass(wrapper, origins);
@@ -160,7 +170,17 @@ function visitWrappers(container: NestContainer, visit: (v: WrapperVisit) => voi
         const enhancer = typeof token === 'string' ? GLOBAL_ENHANCER_TOKEN.exec(token)?.[1] : undefined;
         // `APP_GUARD(RolesGuard)`: the token alone repeats for every global guard and says nothing.
         const displayToken = enhancer && cls ? `${enhancer}(${nestTokenName(cls)})` : nestTokenName(token);
-        visit({ wrapper, listedIn: mod, role: isModuleClass ? 'module' : role, moduleName, token, kind, cls, enhancer, displayToken });
+        visit({
+          wrapper,
+          listedIn: mod,
+          role: isModuleClass ? 'module' : role,
+          moduleName,
+          token,
+          kind,
+          cls,
+          enhancer,
+          displayToken,
+        });
       }
     }
   }
@@ -178,7 +198,9 @@ export function readBeanNames(
   visitWrappers(container, (v) => visits.push(v));
   const names = uniqueBeanNames(visits.map((v) => ({ token: v.displayToken, module: v.moduleName })));
   const out = new Map<NestInstanceWrapper, { name: string; framework: boolean }>();
-  visits.forEach((v, i) => out.set(v.wrapper, { name: names[i], framework: isFrameworkWrapper(v.wrapper, origins, v.listedIn) }));
+  visits.forEach((v, i) =>
+    out.set(v.wrapper, { name: names[i], framework: isFrameworkWrapper(v.wrapper, origins, v.listedIn) }),
+  );
   return out;
 }
 
@@ -259,12 +281,14 @@ export function readContainer(
     } catch {
       continue;
     }
-    const declaredCtor = kind === 'alias' || aliasesOf.size === 0 ? undefined : safeCall(() => declaredCtorTokens(wrapper));
+    const declaredCtor =
+      kind === 'alias' || aliasesOf.size === 0 ? undefined : safeCall(() => declaredCtorTokens(wrapper));
     (ctorDeps ?? []).forEach((dep, i) => {
       const to = dep ? edgeTo(dep, declaredCtor?.[i]) : undefined;
       if (to !== undefined) graph.addEdge(from, to, ctorKind);
     });
-    const declaredProps = aliasesOf.size === 0 || !propDeps?.length ? undefined : safeCall(() => declaredPropertyTokens(wrapper));
+    const declaredProps =
+      aliasesOf.size === 0 || !propDeps?.length ? undefined : safeCall(() => declaredPropertyTokens(wrapper));
     for (const prop of propDeps ?? []) {
       const to = prop?.wrapper ? edgeTo(prop.wrapper, declaredProps?.get(prop.key)) : undefined;
       if (to !== undefined) graph.addEdge(from, to, 'property');
@@ -299,12 +323,15 @@ function metadata(key: string, target: object): unknown {
  */
 function declaredCtorTokens(wrapper: NestInstanceWrapper): unknown[] | undefined {
   if (Array.isArray(wrapper.inject)) {
-    return wrapper.inject.map((t) => (t !== null && typeof t === 'object' && 'token' in t ? (t as { token: unknown }).token : t));
+    return wrapper.inject.map((t) =>
+      t !== null && typeof t === 'object' && 'token' in t ? (t as { token: unknown }).token : t,
+    );
   }
   const cls = wrapper.metatype;
   if (typeof cls !== 'function') return undefined;
   const types = [...((metadata('design:paramtypes', cls) as unknown[] | undefined) ?? [])];
-  for (const entry of (metadata('self:paramtypes', cls) as Array<{ index: number; param: unknown }> | undefined) ?? []) {
+  for (const entry of (metadata('self:paramtypes', cls) as Array<{ index: number; param: unknown }> | undefined) ??
+    []) {
     types[entry.index] = entry.param;
   }
   return types;
@@ -314,6 +341,7 @@ function declaredCtorTokens(wrapper: NestInstanceWrapper): unknown[] | undefined
 function declaredPropertyTokens(wrapper: NestInstanceWrapper): Map<unknown, unknown> | undefined {
   const cls = wrapper.metatype;
   if (typeof cls !== 'function') return undefined;
-  const entries = (metadata('self:properties_metadata', cls) as Array<{ key: unknown; type: unknown }> | undefined) ?? [];
+  const entries =
+    (metadata('self:properties_metadata', cls) as Array<{ key: unknown; type: unknown }> | undefined) ?? [];
   return new Map(entries.map((e) => [e.key, e.type]));
 }

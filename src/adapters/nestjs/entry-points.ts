@@ -153,7 +153,11 @@ export function nestEntryPoints(facts: NestBeanFacts, origins: ClassOriginIndex)
     if (proto && typeof proto === 'object') starts.push(proto);
   }
   for (const start of starts) {
-    for (let proto: object | null = start; proto && proto !== Object.prototype && inspectable(proto); proto = Object.getPrototypeOf(proto)) {
+    for (
+      let proto: object | null = start;
+      proto && proto !== Object.prototype && inspectable(proto);
+      proto = Object.getPrototypeOf(proto)
+    ) {
       if (seenProtos.has(proto)) break;
       seenProtos.add(proto);
       for (const name of Object.getOwnPropertyNames(proto)) {

@@ -76,7 +76,9 @@ function definingModule(below: Function, decoratorFile: string, target: unknown)
     const file = site.getFileName();
     if (file === undefined || file === null || file.startsWith('node:')) continue;
     // An ES module has no `loaded` flag: its body (no function name) is what evaluates it.
-    const loading = file.startsWith('file:') ? file !== decoratorFile && !site.getFunctionName() : cache[file]?.loaded === false;
+    const loading = file.startsWith('file:')
+      ? file !== decoratorFile && !site.getFunctionName()
+      : cache[file]?.loaded === false;
     if (!loading) continue;
     return isLibraryFile(file) || declaresClass(file, target) ? file : decoratorFile;
   }

@@ -133,7 +133,10 @@ function applyPatch(p: NestPatcher, patch: FilePatch, exports: unknown): void {
   // In ESM apps a file hook can fire twice for the same class.
   if (isWrapped(proto[patch.method])) return;
   if (typeof proto[patch.method] !== 'function') {
-    safeLog('warn', `${patch.className}.${patch.method} not found in @nestjs/core; that part of the ghost detector is off`);
+    safeLog(
+      'warn',
+      `${patch.className}.${patch.method} not found in @nestjs/core; that part of the ghost detector is off`,
+    );
     return;
   }
   p.wrap(proto, patch.method, patch.wrapper(p));
@@ -235,7 +238,10 @@ export function nestModuleDefinitions(p: NestPatcher): InstrumentationNodeModule
       (exports: unknown) => {
         // A CommonJS exports object only: an ES module namespace (Nest 12) cannot be redefined, and its
         // applications' origins come from the import hooks anyway.
-        const d = exports !== null && typeof exports === 'object' ? Object.getOwnPropertyDescriptor(exports, 'Module') : undefined;
+        const d =
+          exports !== null && typeof exports === 'object'
+            ? Object.getOwnPropertyDescriptor(exports, 'Module')
+            : undefined;
         if (typeof d?.value === 'function' && d.writable === true) {
           p.wrap(exports as object, 'Module', (original: never) => wrapModuleDecorator(original, p.origins));
         }

@@ -38,7 +38,8 @@ function passportInstanceGetter(instance: unknown): StrategyInstance['getPasspor
 
 /** The class and every class it extends. */
 function lineage(cls: unknown, into: Set<unknown>): void {
-  for (let c = cls; typeof c === 'function' && c !== Function.prototype && inspectable(c); c = Object.getPrototypeOf(c)) into.add(c);
+  for (let c = cls; typeof c === 'function' && c !== Function.prototype && inspectable(c); c = Object.getPrototypeOf(c))
+    into.add(c);
 }
 
 export class PassportStrategies {
@@ -97,7 +98,10 @@ export class PassportStrategies {
     }
     for (const cls of present) {
       if (typeof cls === 'function' && className(cls) === 'MixinAuthGuard' && !identified.has(cls)) {
-        safeLog('debug', 'a passport guard authenticates with names this analysis cannot read; every strategy stays an entry point');
+        safeLog(
+          'debug',
+          'a passport guard authenticates with names this analysis cannot read; every strategy stays an entry point',
+        );
         return undefined;
       }
     }

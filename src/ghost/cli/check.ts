@@ -69,12 +69,16 @@ function readJson(file: string, what: string): unknown {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new CheckInputError(`cannot read ${what} ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new CheckInputError(
+      `cannot read ${what} ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new CheckInputError(`${what} ${file} is not valid JSON (${text.trim() === '' ? 'empty' : 'truncated or corrupt'}): ${(err as Error).message}`);
+    throw new CheckInputError(
+      `${what} ${file} is not valid JSON (${text.trim() === '' ? 'empty' : 'truncated or corrupt'}): ${(err as Error).message}`,
+    );
   }
 }
 
@@ -82,12 +86,23 @@ function readJson(file: string, what: string): unknown {
 export function readFindings(file: string): { kind: FindingKind; findings: Finding[] } {
   const report = readJson(file, 'report') as Record<string, unknown> | null;
   const candidates = (report?.ghostCandidates as { beans?: unknown } | undefined)?.beans;
-  if (report && typeof report === 'object' && Array.isArray(candidates) && candidates.every((b) => typeof b === 'string')) {
+  if (
+    report &&
+    typeof report === 'object' &&
+    Array.isArray(candidates) &&
+    candidates.every((b) => typeof b === 'string')
+  ) {
     const nodes = graphNodes(report);
     return { kind: 'ghost-candidate', findings: (candidates as string[]).map((bean) => finding(bean, nodes)) };
   }
   const untouched = report?.untouched;
-  if (report && typeof report === 'object' && Array.isArray(untouched) && typeof report.trackedCount === 'number' && untouched.every((b) => typeof b === 'string')) {
+  if (
+    report &&
+    typeof report === 'object' &&
+    Array.isArray(untouched) &&
+    typeof report.trackedCount === 'number' &&
+    untouched.every((b) => typeof b === 'string')
+  ) {
     // A ghost report names beans only: their module and file come from the start-up report beside it.
     const nodes = graphNodes(siblingDiagReport(file));
     return { kind: 'untouched-bean', findings: (untouched as string[]).map((bean) => finding(bean, nodes)) };
@@ -102,14 +117,18 @@ type ReportNode = Record<string, unknown>;
 function graphNodes(report: Record<string, unknown> | null | undefined): Map<string, ReportNode> {
   const nodes = new Map<string, ReportNode>();
   const list = (report?.graph as { nodes?: unknown } | undefined)?.nodes;
-  if (Array.isArray(list)) for (const n of list) if (n && typeof n.name === 'string') nodes.set(n.name, n as ReportNode);
+  if (Array.isArray(list))
+    for (const n of list) if (n && typeof n.name === 'string') nodes.set(n.name, n as ReportNode);
   return nodes;
 }
 
 /** `diag-report.json` in the ghost report's directory, when there is one (the reports are written together). */
 function siblingDiagReport(ghostReport: string): Record<string, unknown> | undefined {
   try {
-    return JSON.parse(fs.readFileSync(path.join(path.dirname(ghostReport), DIAG_REPORT_FILE), 'utf8')) as Record<string, unknown>;
+    return JSON.parse(fs.readFileSync(path.join(path.dirname(ghostReport), DIAG_REPORT_FILE), 'utf8')) as Record<
+      string,
+      unknown
+    >;
   } catch {
     return undefined;
   }
@@ -165,22 +184,38 @@ export function originalSource(source: string): string {
 export function readBaseline(file: string | undefined, kind: FindingKind): Set<string> {
   if (file === undefined || !fs.existsSync(file)) return new Set();
   const baseline = readJson(file, 'baseline') as Partial<Baseline> | null;
-  if (!baseline || baseline.tool !== 'diag-instrumentation' || !Array.isArray(baseline.beans) || !(baseline.kind! in RULES)) {
+  if (
+    !baseline ||
+    baseline.tool !== 'diag-instrumentation' ||
+    !Array.isArray(baseline.beans) ||
+    !(baseline.kind! in RULES)
+  ) {
     throw new CheckInputError(`baseline ${file} is not a diag-instrumentation baseline ({ "tool", "kind", "beans" })`);
   }
   if (baseline.kind !== kind) {
-    throw new CheckInputError(`baseline ${file} lists ${RULES[baseline.kind!].plural}, the report lists ${RULES[kind].plural}`);
+    throw new CheckInputError(
+      `baseline ${file} lists ${RULES[baseline.kind!].plural}, the report lists ${RULES[kind].plural}`,
+    );
   }
   return new Set(baseline.beans.filter((b): b is string => typeof b === 'string'));
 }
 
 export function writeBaseline(file: string, kind: FindingKind, findings: readonly Finding[]): void {
-  const baseline: Baseline = { tool: 'diag-instrumentation', kind, beans: [...new Set(findings.map((f) => f.bean))].sort() };
+  const baseline: Baseline = {
+    tool: 'diag-instrumentation',
+    kind,
+    beans: [...new Set(findings.map((f) => f.bean))].sort(),
+  };
   writeJsonAtomic(file, baseline);
 }
 
 /** SARIF 2.1.0: every current finding, `baselineState` saying which are new. */
-export function toSarif(kind: FindingKind, findings: readonly Finding[], known: ReadonlySet<string>, version: string): object {
+export function toSarif(
+  kind: FindingKind,
+  findings: readonly Finding[],
+  known: ReadonlySet<string>,
+  version: string,
+): object {
   const rule = RULES[kind];
   return {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
@@ -242,7 +277,10 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
   try {
     const { kind, findings } = readFindings(o.report);
     if (o.updateBaseline) {
-      if (o.baseline === undefined) throw new CheckInputError(`--update-baseline needs --baseline <file> (for this report: --baseline ${DEFAULT_BASELINES[kind]})`);
+      if (o.baseline === undefined)
+        throw new CheckInputError(
+          `--update-baseline needs --baseline <file> (for this report: --baseline ${DEFAULT_BASELINES[kind]})`,
+        );
       writeBaseline(o.baseline, kind, findings);
       err(`baseline ${o.baseline} written: ${count(findings.length, kind)}\n`);
       return EXIT.clean;
@@ -261,8 +299,17 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
         out(`  ${f.bean}${detail ? ` (${detail})` : ''}\n`);
       }
       // A command that works as printed: the same report, the baseline given (or the one suggested).
-      const accept = ['diag-instrumentation', 'check', o.report, '--baseline', o.baseline ?? DEFAULT_BASELINES[kind], '--update-baseline'];
-      out(`Remove ${fresh.length === 1 ? 'it' : 'them'}, or accept ${fresh.length === 1 ? 'it' : 'them'} into the baseline:\n    ${accept.map(shellQuote).join(' ')}\n`);
+      const accept = [
+        'diag-instrumentation',
+        'check',
+        o.report,
+        '--baseline',
+        o.baseline ?? DEFAULT_BASELINES[kind],
+        '--update-baseline',
+      ];
+      out(
+        `Remove ${fresh.length === 1 ? 'it' : 'them'}, or accept ${fresh.length === 1 ? 'it' : 'them'} into the baseline:\n    ${accept.map(shellQuote).join(' ')}\n`,
+      );
     }
     return fresh.length === 0 ? EXIT.clean : EXIT.findings;
   } catch (error) {

@@ -55,7 +55,9 @@ export function pageAssets(dir = assetsDir()): PageAssets {
 /** `browser/` beside the compiled module (`dist/ghost/page/browser`); from the sources (tests), the build's. */
 function assetsDir(): string {
   const beside = path.join(__dirname, 'browser');
-  return fs.existsSync(path.join(beside, 'bundle.js')) ? beside : path.join(PACKAGE_ROOT, 'dist', 'ghost', 'page', 'browser');
+  return fs.existsSync(path.join(beside, 'bundle.js'))
+    ? beside
+    : path.join(PACKAGE_ROOT, 'dist', 'ghost', 'page', 'browser');
 }
 
 /**

@@ -111,9 +111,7 @@ export function writeGhostReport(
     const sameRun = existing?.run?.id === runId;
     const merged = complete(sameRun ? mergeGhostReports([existing!, snapshot]) : snapshot);
     const me = { pid: process.pid, host: os.hostname(), updatedAt: now.toISOString() };
-    const others = sameRun
-      ? (existing!.processes ?? []).filter((p) => !(p.pid === me.pid && p.host === me.host))
-      : [];
+    const others = sameRun ? (existing!.processes ?? []).filter((p) => !(p.pid === me.pid && p.host === me.host)) : [];
     const out: GhostReportFile = {
       ...merged,
       run: { id: runId },

@@ -99,7 +99,13 @@ export function toSpringStartup(t: StartupTimeline): SpringStartup {
     const moduleTags: Record<string, string> = module ? { module, phase: 'instantiate' } : { phase: 'instantiate' };
     const moduleId = event(STARTUP_STEPS.module, start, end, moduleTags, root);
     for (const bean of beans) {
-      event(STARTUP_STEPS.bean, bean.startTime, bean.endTime, { ...(module ? { module } : {}), bean: bean.name, scope: bean.scope, phase: 'instantiate' }, moduleId);
+      event(
+        STARTUP_STEPS.bean,
+        bean.startTime,
+        bean.endTime,
+        { ...(module ? { module } : {}), bean: bean.name, scope: bean.scope, phase: 'instantiate' },
+        moduleId,
+      );
     }
   }
   if (t.analysis) event(STARTUP_STEPS.analysis, t.analysis.startTime, t.analysis.endTime, { phase: 'analysis' }, root);

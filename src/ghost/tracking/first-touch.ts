@@ -63,22 +63,29 @@ export interface FirstTouchHandle {
  * classes written in JavaScript are listed.
  */
 const CORE_PROTOTYPES: ReadonlySet<object> = new Set<object>(
-  ([
-    EventEmitter.prototype,
-    stream.Stream.prototype,
-    stream.Readable.prototype,
-    stream.Writable.prototype,
-    stream.Duplex.prototype,
-    stream.Transform.prototype,
-    stream.PassThrough.prototype,
-    typeof EventTarget === 'function' ? EventTarget.prototype : undefined,
-  ] as Array<object | undefined>).filter((p): p is object => p !== undefined),
+  (
+    [
+      EventEmitter.prototype,
+      stream.Stream.prototype,
+      stream.Readable.prototype,
+      stream.Writable.prototype,
+      stream.Duplex.prototype,
+      stream.Transform.prototype,
+      stream.PassThrough.prototype,
+      typeof EventTarget === 'function' ? EventTarget.prototype : undefined,
+    ] as Array<object | undefined>
+  ).filter((p): p is object => p !== undefined),
 );
 
 const fnToString = Function.prototype.toString;
 
 function isBuiltinPrototype(proto: object, extra: ReadonlySet<object> | undefined): boolean {
-  return proto === Object.prototype || CORE_PROTOTYPES.has(proto) || extra?.has(proto) === true || hasNativeConstructor(proto);
+  return (
+    proto === Object.prototype ||
+    CORE_PROTOTYPES.has(proto) ||
+    extra?.has(proto) === true ||
+    hasNativeConstructor(proto)
+  );
 }
 
 /**
@@ -158,7 +165,11 @@ function makeWrapper(
   const keys = Reflect.ownKeys(original);
   // A method as a class body defines it has these two, and the literal gave the wrapper both.
   const plainMethod = keys.length === 2 && keys[0] === 'length' && keys[1] === 'name';
-  if (!plainMethod || Reflect.get(wrapper, 'name') !== Reflect.get(original, 'name') || wrapper.length !== original.length) {
+  if (
+    !plainMethod ||
+    Reflect.get(wrapper, 'name') !== Reflect.get(original, 'name') ||
+    wrapper.length !== original.length
+  ) {
     copyOwnProperties(original, wrapper, keys);
   }
   if (meta !== undefined) copyOwnMetadata(meta, original, wrapper);
@@ -174,7 +185,8 @@ function copyOwnProperties(original: Function, wrapper: Function, keys: Readonly
       // name, and a method without parameters its length. (Attributes redefined on the original alone, with
       // the same value, are not carried over.)
       const value: unknown = Reflect.get(original, ownKey);
-      if (Reflect.get(wrapper, ownKey) !== value) Object.defineProperty(wrapper, ownKey, Object.getOwnPropertyDescriptor(original, ownKey)!);
+      if (Reflect.get(wrapper, ownKey) !== value)
+        Object.defineProperty(wrapper, ownKey, Object.getOwnPropertyDescriptor(original, ownKey)!);
     } else if (!FUNCTION_INTRINSICS.has(ownKey)) {
       // Some libraries mark handlers with plain properties instead of metadata.
       const desc = Object.getOwnPropertyDescriptor(original, ownKey);
@@ -268,7 +280,10 @@ export function pendingHandle(obj: object, options: FirstTouchOptions): FirstTou
  * Calls `fn` for each own property of `proto` that holds one of our wrappers: what a site installed (its
  * keys are not kept, the prototype itself is the record), minus what user code replaced meanwhile.
  */
-function forEachWrapper(proto: object, fn: (key: string, desc: PropertyDescriptor, wrapper: Function, original: Function) => void): void {
+function forEachWrapper(
+  proto: object,
+  fn: (key: string, desc: PropertyDescriptor, wrapper: Function, original: Function) => void,
+): void {
   for (const key of Reflect.ownKeys(proto)) {
     if (typeof key !== 'string') continue;
     const desc = Object.getOwnPropertyDescriptor(proto, key);
@@ -412,7 +427,12 @@ class PrototypeSite implements Gate {
   }
 }
 
-Object.defineProperty(PrototypeSite.prototype, 'armed', { value: true, writable: false, enumerable: false, configurable: false });
+Object.defineProperty(PrototypeSite.prototype, 'armed', {
+  value: true,
+  writable: false,
+  enumerable: false,
+  configurable: false,
+});
 
 /**
  * Gives a restored prototype a fresh hidden class. Putting a method back is a value change, after which V8
@@ -647,7 +667,12 @@ function inheritedMethods(target: object, { ignore, stopAt }: FirstTouchOptions)
 }
 
 /** Adds to `found` (made on the first find) the function-valued properties of `holder` a call on `target` reaches. */
-function methodsDefinedOn(holder: object, target: object, ignore: ReadonlySet<string>, found: Candidate[] | undefined): Candidate[] | undefined {
+function methodsDefinedOn(
+  holder: object,
+  target: object,
+  ignore: ReadonlySet<string>,
+  found: Candidate[] | undefined,
+): Candidate[] | undefined {
   const keys = Reflect.ownKeys(holder);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
@@ -657,7 +682,8 @@ function methodsDefinedOn(holder: object, target: object, ignore: ReadonlySet<st
     const desc = Object.getOwnPropertyDescriptor(holder, key);
     // A Proxy of a function (an injected proxy provider the bean keeps in a field) is not a method of the bean,
     // and making its wrapper would read its name, length and properties through traps that are not ours to run.
-    if (typeof desc?.value === 'function' && !types.isProxy(desc.value)) (found ??= []).push({ key, desc: desc as Candidate['desc'], holder });
+    if (typeof desc?.value === 'function' && !types.isProxy(desc.value))
+      (found ??= []).push({ key, desc: desc as Candidate['desc'], holder });
   }
   return found;
 }

@@ -10,13 +10,7 @@ import { types } from 'node:util';
 import { safeLog } from '../../shared/logger';
 import type * as FirstTouchModule from './first-touch';
 import { DEFAULT_LIFECYCLE_HOOKS } from './lifecycle-hooks';
-import type {
-  GhostReport,
-  GhostSnapshotSource,
-  TrackOptions,
-  TrackOutcome,
-  UntrackableReason,
-} from './types';
+import type { GhostReport, GhostSnapshotSource, TrackOptions, TrackOutcome, UntrackableReason } from './types';
 
 export { DEFAULT_LIFECYCLE_HOOKS } from './lifecycle-hooks';
 
@@ -218,7 +212,10 @@ export class GhostTracker implements GhostSnapshotSource {
       try {
         handle.end();
       } catch (err) {
-        safeLog('debug', `ghost tracking: ending a bean's tracking failed: ${err instanceof Error ? err.message : String(err)}`);
+        safeLog(
+          'debug',
+          `ghost tracking: ending a bean's tracking failed: ${err instanceof Error ? err.message : String(err)}`,
+        );
       }
     }
   }

@@ -18,7 +18,13 @@ export interface BinaryInfo {
 }
 
 const ELF_MACHINES: Readonly<Record<number, string>> = {
-  0x03: 'ia32', 0x28: 'arm', 0x3e: 'x64', 0xb7: 'arm64', 0xf3: 'riscv64', 0x15: 'ppc64', 0x16: 's390x',
+  0x03: 'ia32',
+  0x28: 'arm',
+  0x3e: 'x64',
+  0xb7: 'arm64',
+  0xf3: 'riscv64',
+  0x15: 'ppc64',
+  0x16: 's390x',
 };
 const MACHO_CPUS: Readonly<Record<number, string>> = { 0x01000007: 'x64', 0x0100000c: 'arm64', 7: 'ia32', 12: 'arm' };
 const PE_MACHINES: Readonly<Record<number, string>> = { 0x8664: 'x64', 0xaa64: 'arm64', 0x14c: 'ia32', 0x1c4: 'arm' };
@@ -33,11 +39,13 @@ export function inspectBinary(buf: Buffer): BinaryInfo {
     if (buf.length >= 20 && buf.readUInt32BE(0) === 0x7f454c46) return inspectElf(buf);
     if (buf.length >= 8) {
       const le = buf.readUInt32LE(0);
-      if (le === 0xfeedfacf || le === 0xfeedface) return { format: 'macho', arches: [name(MACHO_CPUS, buf.readInt32LE(4))], libc: null };
+      if (le === 0xfeedfacf || le === 0xfeedface)
+        return { format: 'macho', arches: [name(MACHO_CPUS, buf.readInt32LE(4))], libc: null };
       if (buf.readUInt32BE(0) === 0xcafebabe) {
         const n = buf.readUInt32BE(4);
         const arches: string[] = [];
-        for (let i = 0; i < n && i < 16 && 8 + i * 20 + 4 <= buf.length; i++) arches.push(name(MACHO_CPUS, buf.readInt32BE(8 + i * 20)));
+        for (let i = 0; i < n && i < 16 && 8 + i * 20 + 4 <= buf.length; i++)
+          arches.push(name(MACHO_CPUS, buf.readInt32BE(8 + i * 20)));
         return { format: 'macho', arches, libc: null };
       }
     }

@@ -22,7 +22,14 @@ export interface NativeBindings {
   fingerprint(key: Uint8Array, len: number, out: Uint32Array): void;
   add(s: NativeSketchHandle, slot: number, key: Uint8Array, len: number, count: number): number;
   estimate(s: NativeSketchHandle, key: Uint8Array, len: number): number;
-  addBatch(s: NativeSketchHandle, slot: number, keys: Uint8Array, ends: Uint32Array, n: number, out: Uint32Array | null): void;
+  addBatch(
+    s: NativeSketchHandle,
+    slot: number,
+    keys: Uint8Array,
+    ends: Uint32Array,
+    n: number,
+    out: Uint32Array | null,
+  ): void;
   merge(dst: NativeSketchHandle, src: NativeSketchHandle): number;
   clearSlot(s: NativeSketchHandle, slot: number): void;
   clear(s: NativeSketchHandle): void;

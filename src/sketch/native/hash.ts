@@ -143,7 +143,13 @@ export function utf8Length(key: string): number {
     const c = key.charCodeAt(i);
     if (c < 0x80) continue;
     if (c < 0x800) bytes += 1;
-    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < n && key.charCodeAt(i + 1) >= 0xdc00 && key.charCodeAt(i + 1) < 0xe000) {
+    else if (
+      c >= 0xd800 &&
+      c < 0xdc00 &&
+      i + 1 < n &&
+      key.charCodeAt(i + 1) >= 0xdc00 &&
+      key.charCodeAt(i + 1) < 0xe000
+    ) {
       bytes += 2;
       i++;
     } else bytes += 2;

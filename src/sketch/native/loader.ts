@@ -102,7 +102,8 @@ export function mountOptions(dir: string): string[] | undefined {
     if (fields.length < 6) continue;
     const point = fields[4].replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
     const inside = real === point || real.startsWith(point.endsWith('/') ? point : `${point}/`);
-    if (inside && (best === undefined || point.length >= best.point.length)) best = { point, opts: fields[5].split(',') };
+    if (inside && (best === undefined || point.length >= best.point.length))
+      best = { point, opts: fields[5].split(',') };
   }
   return best?.opts;
 }
@@ -154,7 +155,11 @@ function requireKoffi(tried: string[]): typeof Koffi {
 function classifyLoadError(err: unknown, dir: string | undefined, file: string, tried: string[]): UnsatisfiedLinkError {
   const message = err instanceof Error ? err.message : String(err);
   const code = (err as { code?: unknown } | null)?.code;
-  if (code === 'ERR_DLOPEN_DISABLED' || message.includes('ERR_DLOPEN_DISABLED') || /loading addons is disabled/i.test(message)) {
+  if (
+    code === 'ERR_DLOPEN_DISABLED' ||
+    message.includes('ERR_DLOPEN_DISABLED') ||
+    /loading addons is disabled/i.test(message)
+  ) {
     return new UnsatisfiedLinkError(
       'ADDONS_DISABLED',
       `Cannot load the native sketch library ${file}: native code is not permitted (ERR_DLOPEN_DISABLED). ` +
@@ -210,7 +215,8 @@ export function loadNativeLibrary(options: LoaderOptions = {}): NativeLibrary {
 
   const libraryPath = options.libraryPath ?? (process.env[LIBRARY_PATH_ENV] || undefined);
   const binDir = options.binDir ?? DEFAULT_BIN_DIR;
-  const source = libraryPath !== undefined ? path.resolve(libraryPath) : path.join(binDir, target.key, target.libraryFile);
+  const source =
+    libraryPath !== undefined ? path.resolve(libraryPath) : path.join(binDir, target.key, target.libraryFile);
   const file = path.basename(source);
   tried.push(source);
 
@@ -219,11 +225,19 @@ export function loadNativeLibrary(options: LoaderOptions = {}): NativeLibrary {
     bytes = fs.readFileSync(source);
   } catch (err) {
     if (libraryPath !== undefined) {
-      throw new UnsatisfiedLinkError('NO_BINARY', `Cannot load the native sketch library: ${LIBRARY_PATH_ENV} names ${source}, which cannot be read (${(err as Error).message}).`, tried, err);
+      throw new UnsatisfiedLinkError(
+        'NO_BINARY',
+        `Cannot load the native sketch library: ${LIBRARY_PATH_ENV} names ${source}, which cannot be read (${(err as Error).message}).`,
+        tried,
+        err,
+      );
     }
     let shipped: string[] = [];
     try {
-      shipped = fs.readdirSync(binDir).filter((d) => fs.statSync(path.join(binDir, d)).isDirectory()).sort();
+      shipped = fs
+        .readdirSync(binDir)
+        .filter((d) => fs.statSync(path.join(binDir, d)).isDirectory())
+        .sort();
     } catch {
       /* no native-bin at all: say so below */
     }
@@ -310,7 +324,12 @@ export function loadNativeLibrary(options: LoaderOptions = {}): NativeLibrary {
     abiVersion = bindings.abiVersion();
   } catch (err) {
     if (tempDir !== undefined) removeQuietly(tempDir);
-    throw new UnsatisfiedLinkError('ABI_MISMATCH', `Cannot use the native sketch library ${file}: a required symbol is missing (${(err as Error).message}).`, tried, err);
+    throw new UnsatisfiedLinkError(
+      'ABI_MISMATCH',
+      `Cannot use the native sketch library ${file}: a required symbol is missing (${(err as Error).message}).`,
+      tried,
+      err,
+    );
   }
   if (abiVersion !== EXPECTED_ABI_VERSION) {
     if (tempDir !== undefined) removeQuietly(tempDir);
@@ -335,7 +354,15 @@ export function loadNativeLibrary(options: LoaderOptions = {}): NativeLibrary {
   } else {
     safeLog('info', `Successfully loaded ${file} in place from ${loadPath}`);
   }
-  return { bindings, target, loadedFrom: loadPath, extracted: tempDir !== undefined, abiVersion, sha256: actual, handle };
+  return {
+    bindings,
+    target,
+    loadedFrom: loadPath,
+    extracted: tempDir !== undefined,
+    abiVersion,
+    sha256: actual,
+    handle,
+  };
 }
 
 let shared: { lib?: NativeLibrary; error?: unknown } | undefined;

@@ -54,7 +54,10 @@ export class SketchThresholdError extends DiagError implements SketchThresholdDe
    *   and when to retry, and never the method or the key
    */
   constructor(details: SketchThresholdDetails, message?: string) {
-    super('ERR_SKETCH_THRESHOLD', message ?? `Rate limit exceeded (sketch ${details.sketchId}); retry after ${details.retryAfterSeconds} s`);
+    super(
+      'ERR_SKETCH_THRESHOLD',
+      message ?? `Rate limit exceeded (sketch ${details.sketchId}); retry after ${details.retryAfterSeconds} s`,
+    );
     this.sketchId = details.sketchId;
     this.keyHash = details.keyHash;
     this.threshold = details.threshold;
@@ -99,7 +102,9 @@ export class SketchKeyError extends DiagError {
     readonly method: string,
     cause: unknown,
   ) {
-    super('ERR_SKETCH_KEY', `${method}: the key function of sketch ${sketchId} ${describeKeyFailure(cause)}`, { cause });
+    super('ERR_SKETCH_KEY', `${method}: the key function of sketch ${sketchId} ${describeKeyFailure(cause)}`, {
+      cause,
+    });
   }
 }
 

@@ -115,17 +115,29 @@ export class SketchGuard {
 
   /** @throws SketchConfigError for a bad option, naming the limit at fault, when the module is defined. */
   constructor(options: SketchModuleOptions) {
-    if (options === null || typeof options !== 'object') throw new SketchConfigError('SketchModule: options object required');
-    const list = Array.isArray(options.limits) ? options.limits : options.limits === undefined ? [] : [options.limits as SketchGlobalLimit];
-    if (list.length === 0) throw new SketchConfigError('SketchModule: at least one limit required (limits: { requests, windowMs })');
+    if (options === null || typeof options !== 'object')
+      throw new SketchConfigError('SketchModule: options object required');
+    const list = Array.isArray(options.limits)
+      ? options.limits
+      : options.limits === undefined
+        ? []
+        : [options.limits as SketchGlobalLimit];
+    if (list.length === 0)
+      throw new SketchConfigError('SketchModule: at least one limit required (limits: { requests, windowMs })');
     const { limits: _limits, ...shared } = options;
     const seen = new Set<string>();
     this.limits = list.map((limit: SketchGlobalLimit) => {
       const merged = { ...shared, ...limit };
       const spec = limitSpec(merged.type ?? 'LIMIT', 'requests', merged.requests, merged as SketchCommonOptions);
-      if (seen.has(spec.id)) throw new SketchConfigError(`SketchModule: two limits of sketch ${spec.id}; give them different windows or types`);
+      if (seen.has(spec.id))
+        throw new SketchConfigError(
+          `SketchModule: two limits of sketch ${spec.id}; give them different windows or types`,
+        );
       seen.add(spec.id);
-      return { b: bindingOf(spec, 'SketchGuard', false), key: (merged.key ?? SketchKeys.ip()) as SketchGuardKeyFunction };
+      return {
+        b: bindingOf(spec, 'SketchGuard', false),
+        key: (merged.key ?? SketchKeys.ip()) as SketchGuardKeyFunction,
+      };
     });
   }
 
@@ -209,7 +221,11 @@ export class SketchModule {
       module: SketchModule,
       imports: options.imports ?? [],
       providers: [
-        { provide: APP_GUARD, inject: options.inject ?? [], useFactory: async (...deps: unknown[]) => new SketchGuard(await factory(...deps)) },
+        {
+          provide: APP_GUARD,
+          inject: options.inject ?? [],
+          useFactory: async (...deps: unknown[]) => new SketchGuard(await factory(...deps)),
+        },
         globalFilter(),
       ],
     };

@@ -29,8 +29,11 @@ interface FastifyReplyLike {
 function isFastifyReply(x: unknown): x is FastifyReplyLike {
   const r = x as Partial<FastifyReplyLike> | null;
   return (
-    typeof r === 'object' && r !== null &&
-    typeof r.code === 'function' && typeof r.header === 'function' && typeof r.send === 'function' &&
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.code === 'function' &&
+    typeof r.header === 'function' &&
+    typeof r.send === 'function' &&
     typeof r.raw === 'object'
   );
 }
@@ -38,8 +41,11 @@ function isFastifyReply(x: unknown): x is FastifyReplyLike {
 function isNodeResponse(x: unknown): x is NodeResponseLike {
   const r = x as Partial<NodeResponseLike> | null;
   return (
-    typeof r === 'object' && r !== null &&
-    typeof r.setHeader === 'function' && typeof r.end === 'function' && typeof r.headersSent === 'boolean'
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.setHeader === 'function' &&
+    typeof r.end === 'function' &&
+    typeof r.headersSent === 'boolean'
   );
 }
 
@@ -58,7 +64,11 @@ export function answerTooManyRequests(res: unknown, error: SketchThresholdError)
   const retryAfter = String(error.retryAfterSeconds);
   if (isFastifyReply(res)) {
     if (res.sent) return false;
-    res.code(429).header('retry-after', retryAfter).header('content-type', 'application/json; charset=utf-8').send(body);
+    res
+      .code(429)
+      .header('retry-after', retryAfter)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(body);
     return true;
   }
   if (isNodeResponse(res)) {
@@ -155,7 +165,7 @@ export function nestHttpException(): HttpExceptionClass | undefined {
     } catch {
       // not resolvable from there
     }
-    const chosen = loaded.length === 1 ? loaded[0] : loaded.find((id) => id === fromCwd) ?? loaded[0] ?? fromCwd;
+    const chosen = loaded.length === 1 ? loaded[0] : (loaded.find((id) => id === fromCwd) ?? loaded[0] ?? fromCwd);
     httpException = null;
     if (chosen !== undefined) {
       try {
@@ -198,7 +208,8 @@ function tellSocket(client: unknown, error: SketchThresholdError): boolean {
   }
   if (typeof socket.send === 'function' && typeof socket.readyState === 'number') {
     // 1: OPEN; a socket that is closing takes no more messages
-    if (socket.readyState === 1) (socket.send as (text: string) => unknown).call(client, JSON.stringify({ event: 'exception', data }));
+    if (socket.readyState === 1)
+      (socket.send as (text: string) => unknown).call(client, JSON.stringify({ event: 'exception', data }));
     return true;
   }
   return false;
@@ -243,7 +254,11 @@ export function attachNestFilter(handler: object): void {
 /** Whether Nest's route decorators (`@Get()` and the like) marked this handler, whichever ran first. */
 export function isNestRoute(handler: object): boolean {
   const r = metadataApi();
-  return r !== undefined && r.getOwnMetadata(METHOD_METADATA, handler) !== undefined && r.getOwnMetadata(PATH_METADATA, handler) !== undefined;
+  return (
+    r !== undefined &&
+    r.getOwnMetadata(METHOD_METADATA, handler) !== undefined &&
+    r.getOwnMetadata(PATH_METADATA, handler) !== undefined
+  );
 }
 
 /**

@@ -36,12 +36,7 @@ export {
   type SketchThresholdBody,
   type SketchThresholdDetails,
 } from './errors';
-export {
-  SketchThresholdFilter,
-  answerTooManyRequests,
-  type ArgumentsHostLike,
-  type RateLimitHeaders,
-} from './http';
+export { SketchThresholdFilter, answerTooManyRequests, type ArgumentsHostLike, type RateLimitHeaders } from './http';
 export {
   SketchGuard,
   SketchModule,
@@ -53,7 +48,14 @@ export {
   type SketchModuleAsyncOptions,
   type SketchModuleOptions,
 } from './guard';
-export type { KeyErrorPolicy, SketchCommonOptions, SketchKey, SketchKeyFunction, SketchMessage, SketchMode } from './limit';
+export type {
+  KeyErrorPolicy,
+  SketchCommonOptions,
+  SketchKey,
+  SketchKeyFunction,
+  SketchMessage,
+  SketchMode,
+} from './limit';
 
 /** Options of {@link SketchLimit}: at most `requests` calls per key per window. */
 export interface SketchLimitOptions extends SketchCommonOptions {
@@ -77,7 +79,11 @@ export interface SketchDecoratorOptions extends SketchCommonOptions {
  * standard (TC39, TypeScript 5+) decorators.
  */
 export interface SketchMethodDecorator {
-  <T>(target: object, propertyKey: string | symbol, descriptor: TypedPropertyDescriptor<T>): TypedPropertyDescriptor<T> | void;
+  <T>(
+    target: object,
+    propertyKey: string | symbol,
+    descriptor: TypedPropertyDescriptor<T>,
+  ): TypedPropertyDescriptor<T> | void;
   <F extends (this: any, ...args: any[]) => any>(value: F, context: ClassMethodDecoratorContext<any, F>): F | void;
 }
 
@@ -132,7 +138,12 @@ export function defineSketchDecorator(type: string): (options: SketchDecoratorOp
   return (options) => sketchDecorator(type, 'threshold', options?.threshold, options);
 }
 
-function sketchDecorator(type: string, thresholdName: string, threshold: unknown, options: SketchCommonOptions): SketchDecorator {
+function sketchDecorator(
+  type: string,
+  thresholdName: string,
+  threshold: unknown,
+  options: SketchCommonOptions,
+): SketchDecorator {
   const spec = limitSpec(type, thresholdName, threshold, options);
   const { id, headers } = spec;
   /** On a class: every route of a Nest controller (or every own method of another class) not skipped. */
@@ -173,7 +184,9 @@ function sketchDecorator(type: string, thresholdName: string, threshold: unknown
         return undefined;
       }
       if (keyOrContext.kind !== 'method' || typeof target !== 'function') {
-        throw new SketchConfigError(`${id}: sketch decorators apply to methods and classes, not to a ${keyOrContext.kind}`);
+        throw new SketchConfigError(
+          `${id}: sketch decorators apply to methods and classes, not to a ${keyOrContext.kind}`,
+        );
       }
       const name = String(keyOrContext.name);
       const b = bindingOf(spec, name, isAsyncFunction(target as AnyFunction));
@@ -190,7 +203,9 @@ function sketchDecorator(type: string, thresholdName: string, threshold: unknown
     }
     const desc = descriptor as PropertyDescriptor | undefined;
     if (desc === undefined || typeof desc.value !== 'function') {
-      throw new SketchConfigError(`${id}: sketch decorators apply to methods and classes, not to ${String(keyOrContext)}`);
+      throw new SketchConfigError(
+        `${id}: sketch decorators apply to methods and classes, not to ${String(keyOrContext)}`,
+      );
     }
     desc.value = decorateMethod(target as object, keyOrContext as string | symbol, desc.value as AnyFunction);
     return desc;
@@ -290,7 +305,14 @@ function wrap(original: AnyFunction, b: Binding): AnyFunction {
   return wrapper;
 }
 
-function reject(b: Binding, sketch: WindowedCountMinSketch, key: string, estimate: number, wrapper: object, args: ArrayLike<unknown>): unknown {
+function reject(
+  b: Binding,
+  sketch: WindowedCountMinSketch,
+  key: string,
+  estimate: number,
+  wrapper: object,
+  args: ArrayLike<unknown>,
+): unknown {
   const err = thresholdError(b, sketch, key, estimate);
   // A Nest route throws: its exception layer (and the filter attached to the handler) answers, so Nest's
   // interceptors see the error as they would any other. A plain handler holding its response answers here.

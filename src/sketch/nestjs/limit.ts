@@ -6,7 +6,13 @@ import { safeLog } from '../../shared/logger';
 import { SketchConfigError } from '../counters';
 import { SketchRegistry, sketchRegistry, type RegistrySketchOptions, type SketchCounters } from '../registry';
 import type { WindowedCountMinSketch } from '../window';
-import { KeyMissing, SketchThresholdError, describeKeyFailure, hashSketchKey, type SketchThresholdDetails } from './errors';
+import {
+  KeyMissing,
+  SketchThresholdError,
+  describeKeyFailure,
+  hashSketchKey,
+  type SketchThresholdDetails,
+} from './errors';
 import { addRateLimitFields, type RateLimitAnswer, type RateLimitHeaders } from './http';
 
 /** `'enforce'` (default) rejects calls over the threshold; `'observe'` counts and reports them but runs them. */
@@ -101,24 +107,37 @@ export interface Binding extends LimitSpec {
  * @param thresholdName the option holding the threshold (`requests`, `threshold`, `maxEvents`), for messages
  * @throws SketchConfigError naming the sketch and the option at fault
  */
-export function limitSpec(type: string, thresholdName: string, threshold: unknown, options: SketchCommonOptions): LimitSpec {
-  if (options === null || typeof options !== 'object') throw new SketchConfigError(`sketch decorator ${type}: options object required`);
+export function limitSpec(
+  type: string,
+  thresholdName: string,
+  threshold: unknown,
+  options: SketchCommonOptions,
+): LimitSpec {
+  if (options === null || typeof options !== 'object')
+    throw new SketchConfigError(`sketch decorator ${type}: options object required`);
   const windowMs = options.windowMs ?? 60_000;
   const id = SketchRegistry.idOf(type, windowMs);
   if (typeof threshold !== 'number' || !Number.isInteger(threshold) || threshold < 1 || threshold > MAX_THRESHOLD) {
-    throw new SketchConfigError(`${id}: ${thresholdName} must be an integer in 1..${MAX_THRESHOLD}, got ${String(threshold)}`);
+    throw new SketchConfigError(
+      `${id}: ${thresholdName} must be an integer in 1..${MAX_THRESHOLD}, got ${String(threshold)}`,
+    );
   }
   const mode = options.mode ?? 'enforce';
-  if (mode !== 'enforce' && mode !== 'observe') throw new SketchConfigError(`${id}: mode must be 'enforce' or 'observe', got ${String(mode)}`);
+  if (mode !== 'enforce' && mode !== 'observe')
+    throw new SketchConfigError(`${id}: mode must be 'enforce' or 'observe', got ${String(mode)}`);
   const onKeyError = options.onKeyError ?? 'admit';
   if (onKeyError !== 'admit' && onKeyError !== 'reject') {
     throw new SketchConfigError(`${id}: onKeyError must be 'admit' or 'reject', got ${String(onKeyError)}`);
   }
-  if (options.key !== undefined && typeof options.key !== 'function') throw new SketchConfigError(`${id}: key must be a function`);
-  if (options.skipIf !== undefined && typeof options.skipIf !== 'function') throw new SketchConfigError(`${id}: skipIf must be a function`);
+  if (options.key !== undefined && typeof options.key !== 'function')
+    throw new SketchConfigError(`${id}: key must be a function`);
+  if (options.skipIf !== undefined && typeof options.skipIf !== 'function')
+    throw new SketchConfigError(`${id}: skipIf must be a function`);
   const headers = options.headers ?? 'standard';
   if (headers !== 'standard' && headers !== 'standard+legacy' && headers !== 'none') {
-    throw new SketchConfigError(`${id}: headers must be 'standard', 'standard+legacy' or 'none', got ${String(headers)}`);
+    throw new SketchConfigError(
+      `${id}: headers must be 'standard', 'standard+legacy' or 'none', got ${String(headers)}`,
+    );
   }
   if (options.registry !== undefined && !(options.registry instanceof SketchRegistry)) {
     throw new SketchConfigError(`${id}: registry must be a SketchRegistry`);
@@ -128,7 +147,10 @@ export function limitSpec(type: string, thresholdName: string, threshold: unknow
     throw new SketchConfigError(`${id}: message must be a non-empty string or a function`);
   }
   return {
-    type, windowMs, id, threshold,
+    type,
+    windowMs,
+    id,
+    threshold,
     observe: mode === 'observe',
     rejectOnKeyError: onKeyError === 'reject',
     headers,
@@ -174,7 +196,10 @@ export function skipped(b: Binding, self: unknown, args: ArrayLike<unknown>): bo
   try {
     return Reflect.apply(b.skipIf!, self, args) === true;
   } catch (err) {
-    safeLog('warn', `sketch ${b.id}: skipIf of ${b.method} threw (${err instanceof Error ? err.message : String(err)}); the call was counted`);
+    safeLog(
+      'warn',
+      `sketch ${b.id}: skipIf of ${b.method} threw (${err instanceof Error ? err.message : String(err)}); the call was counted`,
+    );
     return false;
   }
 }
@@ -192,7 +217,9 @@ export function readKey(fn: SketchKeyFunction, self: unknown, args: ArrayLike<un
   if (typeof v === 'bigint') return String(v);
   if (v instanceof Uint8Array) {
     // latin1 maps each byte to one code unit: distinct byte strings stay distinct keys
-    return v.length > 0 ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('latin1') : new KeyMissing('empty bytes');
+    return v.length > 0
+      ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('latin1')
+      : new KeyMissing('empty bytes');
   }
   return new KeyMissing(v === null ? 'null' : typeof v === 'object' ? 'an object' : String(v));
 }
@@ -201,7 +228,12 @@ export function readKey(fn: SketchKeyFunction, self: unknown, args: ArrayLike<un
  * Counts one call of `key` and returns the key's estimate with it; adds the limit to the request's rate-limit
  * fields when there is an answer to carry them. Allocates nothing beyond the fields' strings.
  */
-export function count(b: Binding, sketch: WindowedCountMinSketch, key: string, answer: RateLimitAnswer | undefined): number {
+export function count(
+  b: Binding,
+  sketch: WindowedCountMinSketch,
+  key: string,
+  answer: RateLimitAnswer | undefined,
+): number {
   const estimate = sketch.hit(key);
   b.counters.hits++;
   if (answer !== undefined) {
@@ -227,7 +259,13 @@ export function retryAfterSeconds(sketch: WindowedCountMinSketch): number {
 }
 
 /** The error of a call over the limit (of `method`, default the bound one), with the limit's own message if any. */
-export function thresholdError(b: Binding, sketch: WindowedCountMinSketch, key: string, estimate: number, method = b.method): SketchThresholdError {
+export function thresholdError(
+  b: Binding,
+  sketch: WindowedCountMinSketch,
+  key: string,
+  estimate: number,
+  method = b.method,
+): SketchThresholdError {
   const details: SketchThresholdDetails = {
     sketchId: b.id,
     keyHash: hashSketchKey(key),
@@ -244,9 +282,15 @@ function messageOf(b: Binding, details: SketchThresholdDetails): string | undefi
   try {
     const m: unknown = b.message!(details);
     if (typeof m === 'string' && m !== '') return m;
-    safeLog('warn', `sketch ${b.id}: the message function of ${b.method} returned no text; the default message was used`);
+    safeLog(
+      'warn',
+      `sketch ${b.id}: the message function of ${b.method} returned no text; the default message was used`,
+    );
   } catch (err) {
-    safeLog('warn', `sketch ${b.id}: the message function of ${b.method} threw (${err instanceof Error ? err.message : String(err)}); the default message was used`);
+    safeLog(
+      'warn',
+      `sketch ${b.id}: the message function of ${b.method} threw (${err instanceof Error ? err.message : String(err)}); the default message was used`,
+    );
   }
   return undefined;
 }
@@ -286,7 +330,8 @@ export function reportObservedBreach(b: Binding, key: string, estimate: number):
   safeLog(
     'warn',
     `sketch ${b.id} (observe mode): ${b.method} key ${hashSketchKey(key)} at ${estimate} > threshold ${b.threshold}; ` +
-      `the call ran` + (quiet > 0 ? `; ${quiet} more breaches since the last report` : ''),
+      `the call ran` +
+      (quiet > 0 ? `; ${quiet} more breaches since the last report` : ''),
   );
 }
 

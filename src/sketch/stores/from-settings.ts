@@ -21,7 +21,10 @@ export function storeFromSettings(settings: SketchRedisSettings): SketchStore {
   try {
     target = parseRedisUrl(settings.url);
   } catch (err) {
-    safeLog('warn', `ignoring diag.sketch.redis.url (DIAG_SKETCH_REDIS_URL): ${(err as Error).message}; sketches stay in this process`);
+    safeLog(
+      'warn',
+      `ignoring diag.sketch.redis.url (DIAG_SKETCH_REDIS_URL): ${(err as Error).message}; sketches stay in this process`,
+    );
     return nativeSketchStore;
   }
   let client;

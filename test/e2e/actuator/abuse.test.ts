@@ -21,7 +21,15 @@ beforeAll(async () => {
   process.on('unhandledRejection', onError);
   host = await startHostApp();
   const started = await startActuator(
-    { include: ['*'], exclude: [], basePath: '/actuator', port: 0, address: '127.0.0.1', authToken: undefined, authTokenFile: undefined },
+    {
+      include: ['*'],
+      exclude: [],
+      basePath: '/actuator',
+      port: 0,
+      address: '127.0.0.1',
+      authToken: undefined,
+      authTokenFile: undefined,
+    },
     fakeSources({ ghosts: fakeGhostReport(20), sketches: [LIMIT] }),
     // Short timeouts so slow-client cases finish quickly.
     { headersTimeoutMs: 400, requestTimeoutMs: 800, idleSocketTimeoutMs: 1_500, keepAliveTimeoutMs: 1_000 },
@@ -55,7 +63,8 @@ function openOnPort(port: number): number {
     .filter((cols) => cols[1]?.endsWith(`:${hex}`) && (cols[3] === '01' || cols[3] === '08')).length;
 }
 
-const req = (target: string, method = 'GET', extra = '') => `${method} ${target} HTTP/1.1\r\nHost: localhost\r\n${extra}\r\n`;
+const req = (target: string, method = 'GET', extra = '') =>
+  `${method} ${target} HTTP/1.1\r\nHost: localhost\r\n${extra}\r\n`;
 
 function single(text: string) {
   const responses = parseResponses(text);
@@ -121,16 +130,18 @@ describe('actuator under abuse', () => {
     expect(single(out.text).status).toBe(431);
   });
 
-  it.each([['garbage\r\n\r\n'], ['\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03'], ['GET\r\n\r\n'], ['GET / HTTP/9.9\r\n\r\n']])(
-    'answers a garbage request line %j with 400 and closes',
-    async (line) => {
-      const out = await raw(h.port, line);
-      expect(out.closed).toBe(true);
-      const res = single(out.text);
-      expect(res.status).toBe(400);
-      expect(JSON.parse(res.body)).toMatchObject({ status: 400 });
-    },
-  );
+  it.each([
+    ['garbage\r\n\r\n'],
+    ['\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03'],
+    ['GET\r\n\r\n'],
+    ['GET / HTTP/9.9\r\n\r\n'],
+  ])('answers a garbage request line %j with 400 and closes', async (line) => {
+    const out = await raw(h.port, line);
+    expect(out.closed).toBe(true);
+    const res = single(out.text);
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toMatchObject({ status: 400 });
+  });
 
   it('answers a method the parser does not know with 501 and Allow', async () => {
     const res = single((await raw(h.port, req('/actuator/health', 'BREW'), { responses: 1 })).text);
@@ -138,14 +149,17 @@ describe('actuator under abuse', () => {
     expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
   });
 
-  it.each([['PROPFIND'], ['TRACE'], ['CONNECT'], ['MKCOL'], ['PURGE']])('answers the known-but-unsupported method %s with 405 and Allow', async (method) => {
-    const target = method === 'CONNECT' ? 'localhost:1' : '/actuator/health';
-    const out = await raw(h.port, req(target, method), { responses: 1 });
-    const res = single(out.text);
-    expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
-    if (method === 'CONNECT') expect(res.status).toBe(405);
-    else expect(res.status).toBe(405);
-  });
+  it.each([['PROPFIND'], ['TRACE'], ['CONNECT'], ['MKCOL'], ['PURGE']])(
+    'answers the known-but-unsupported method %s with 405 and Allow',
+    async (method) => {
+      const target = method === 'CONNECT' ? 'localhost:1' : '/actuator/health';
+      const out = await raw(h.port, req(target, method), { responses: 1 });
+      const res = single(out.text);
+      expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+      if (method === 'CONNECT') expect(res.status).toBe(405);
+      else expect(res.status).toBe(405);
+    },
+  );
 
   it('closes a half-open socket that never finishes its headers (408), without blocking others', async () => {
     const pending = raw(h.port, 'GET /actuator/health HTTP/1.1\r\nHost: x\r\nX-Slow: ', { waitMs: 5_000 });
@@ -200,15 +214,17 @@ describe('actuator under abuse', () => {
   it('survives a burst of connections destroyed mid-request: each is accepted, none is left open, nothing is logged', async () => {
     const linesBefore = logs.lines.length;
     const connected = await Promise.all(
-      Array.from({ length: 50 }, (_, i) =>
-        new Promise<boolean>((resolve) => {
-          const s = net.connect(h.port, '127.0.0.1', () => {
-            s.write(req('/actuator/diag/ghosts').slice(0, 10 + (i % 30)));
-            s.destroy();
-            resolve(true);
-          });
-          s.on('error', () => resolve(false));
-        }),
+      Array.from(
+        { length: 50 },
+        (_, i) =>
+          new Promise<boolean>((resolve) => {
+            const s = net.connect(h.port, '127.0.0.1', () => {
+              s.write(req('/actuator/diag/ghosts').slice(0, 10 + (i % 30)));
+              s.destroy();
+              resolve(true);
+            });
+            s.on('error', () => resolve(false));
+          }),
       ),
     );
     // every connection reached the server: the burst happened, it was not refused

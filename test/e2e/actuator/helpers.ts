@@ -19,14 +19,23 @@ export function request(
   init: { method?: string; headers?: Record<string, string>; agent?: http.Agent; body?: string } = {},
 ): Promise<SimpleResponse & { reusedSocket: boolean }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: init.method ?? 'GET', headers: init.headers, agent: init.agent ?? false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), reusedSocket: req.reusedSocket }),
-      );
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      { method: init.method ?? 'GET', headers: init.headers, agent: init.agent ?? false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            reusedSocket: req.reusedSocket,
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(init.body);
   });
@@ -61,7 +70,10 @@ export function raw(
     socket.on('data', (c: Buffer) => {
       chunks.push(c);
       // Keep-alive answers leave the connection open: stop once the expected responses are complete.
-      if (opts.responses !== undefined && parseResponses(Buffer.concat(chunks).toString('latin1')).length >= opts.responses) {
+      if (
+        opts.responses !== undefined &&
+        parseResponses(Buffer.concat(chunks).toString('latin1')).length >= opts.responses
+      ) {
         done = true;
         clearTimeout(timer);
         socket.destroy();

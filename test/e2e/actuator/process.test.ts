@@ -19,24 +19,46 @@ beforeAll(() => {
     [
       require.resolve('typescript/bin/tsc'),
       path.join(root, 'src/actuator/index.ts'),
-      '--outDir', outDir, '--rootDir', path.join(root, 'src'),
-      '--target', 'ES2022', '--module', 'commonjs', '--esModuleInterop', '--strict', '--skipLibCheck', '--types', 'node',
+      '--outDir',
+      outDir,
+      '--rootDir',
+      path.join(root, 'src'),
+      '--target',
+      'ES2022',
+      '--module',
+      'commonjs',
+      '--esModuleInterop',
+      '--strict',
+      '--skipLibCheck',
+      '--types',
+      'node',
     ],
     { cwd: root, stdio: 'pipe' },
   );
 }, 60_000);
 
-function child(script: string): { proc: ReturnType<typeof spawn>; stdout: () => string; stderr: () => string; exit: Promise<{ code: number | null; ms: number }> } {
+function child(script: string): {
+  proc: ReturnType<typeof spawn>;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<{ code: number | null; ms: number }>;
+} {
   const started = Date.now();
   const proc = spawn(process.execPath, ['-e', script], {
-    env: { ...process.env, NODE_PATH: path.join(root, 'node_modules'), ACTUATOR: path.join(outDir, 'actuator/index.js') },
+    env: {
+      ...process.env,
+      NODE_PATH: path.join(root, 'node_modules'),
+      ACTUATOR: path.join(outDir, 'actuator/index.js'),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';
   proc.stdout!.on('data', (c) => (out += c));
   proc.stderr!.on('data', (c) => (err += c));
-  const exit = new Promise<{ code: number | null; ms: number }>((resolve) => proc.on('exit', (code) => resolve({ code, ms: Date.now() - started })));
+  const exit = new Promise<{ code: number | null; ms: number }>((resolve) =>
+    proc.on('exit', (code) => resolve({ code, ms: Date.now() - started })),
+  );
   return { proc, stdout: () => out, stderr: () => err, exit };
 }
 

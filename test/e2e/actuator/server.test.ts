@@ -29,7 +29,10 @@ afterEach(async () => {
   logs.restore();
 });
 
-async function start(over: Partial<ActuatorConfig> = {}, sources = fakeSources({ ghosts: fakeGhostReport(3), diag: { orphans: [] }, sketches: [LIMIT, SHIELD] })) {
+async function start(
+  over: Partial<ActuatorConfig> = {},
+  sources = fakeSources({ ghosts: fakeGhostReport(3), diag: { orphans: [] }, sketches: [LIMIT, SHIELD] }),
+) {
   const h = await startActuator(config(over), sources, { gracefulStopTimeoutMs: 2_000 });
   if (!h) throw new Error(`actuator did not start: ${logs.lines.join('\n')}`);
   handles.push(h);
@@ -49,18 +52,32 @@ describe('startActuator', () => {
     expect(h.port).toBeGreaterThan(0);
     expect(h.url).toBe(`http://127.0.0.1:${h.port}/actuator`);
     expect(h.exposed).toEqual(['health', 'diag', 'startup', 'sketches']);
-    expect(logs.lines).toContainEqual(expect.stringMatching(new RegExp(`^INFO actuator listening on http://127\\.0\\.0\\.1:${h.port}/actuator`)));
+    expect(logs.lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^INFO actuator listening on http://127\\.0\\.0\\.1:${h.port}/actuator`)),
+    );
   });
 
   it('serves every endpoint as JSON with safe headers', async () => {
     const h = await start();
     const expectations: [string, number, unknown][] = [
-      ['', 200, expect.objectContaining({ _links: expect.objectContaining({ 'sketches-id': { href: `http://127.0.0.1:${h.port}/actuator/sketches/{id}`, templated: true } }) })],
+      [
+        '',
+        200,
+        expect.objectContaining({
+          _links: expect.objectContaining({
+            'sketches-id': { href: `http://127.0.0.1:${h.port}/actuator/sketches/{id}`, templated: true },
+          }),
+        }),
+      ],
       ['/health', 200, { status: 'UP' }],
       ['/diag', 200, { orphans: [] }],
       ['/diag/ghosts', 200, fakeGhostReport(3)],
       ['/sketches', 200, { LIMIT_60000: 'Active (1 MB)', SHIELD_1000: 'Active (1.5 MB)' }],
-      ['/sketches/LIMIT_60000', 200, { epsilon: 0.0001, memory_bytes: 1_048_576, delta_percent: 0.0335, store: 'native' }],
+      [
+        '/sketches/LIMIT_60000',
+        200,
+        { epsilon: 0.0001, memory_bytes: 1_048_576, delta_percent: 0.0335, store: 'native' },
+      ],
       ['/sketches/NOPE_1', 404, expect.objectContaining({ status: 404, expected: '<TYPE>_<windowMs>' })],
       ['/unknown', 404, expect.objectContaining({ status: 404, error: 'Not Found' })],
       ['/sketches/%zz', 400, expect.objectContaining({ status: 400 })],
@@ -94,7 +111,11 @@ describe('startActuator', () => {
     expect(options.status).toBe(204);
     expect(options.headers.allow).toBe('GET, HEAD, OPTIONS');
     for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
-      const res = await request(`${h.url}/health`, { method, body: method === 'DELETE' ? undefined : '{"x":1}', headers: { 'content-type': 'application/json' } });
+      const res = await request(`${h.url}/health`, {
+        method,
+        body: method === 'DELETE' ? undefined : '{"x":1}',
+        headers: { 'content-type': 'application/json' },
+      });
       expect([method, res.status]).toEqual([method, 405]);
       expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
       expect(JSON.parse(res.body)).toMatchObject({ status: 405, error: 'Method Not Allowed' });
@@ -102,9 +123,21 @@ describe('startActuator', () => {
   });
 
   it.each([
-    [['health'], [], { '/health': 200, '/diag': 404, '/diag/ghosts': 404, '/sketches': 404, '/sketches/LIMIT_60000': 404 }],
-    [['*'], ['diag'], { '/health': 200, '/diag': 404, '/diag/ghosts': 404, '/sketches': 200, '/sketches/LIMIT_60000': 200 }],
-    [['DIAG', 'Sketches'], ['sketches'], { '/health': 404, '/diag': 200, '/diag/ghosts': 200, '/sketches': 404, '/sketches/LIMIT_60000': 404 }],
+    [
+      ['health'],
+      [],
+      { '/health': 200, '/diag': 404, '/diag/ghosts': 404, '/sketches': 404, '/sketches/LIMIT_60000': 404 },
+    ],
+    [
+      ['*'],
+      ['diag'],
+      { '/health': 200, '/diag': 404, '/diag/ghosts': 404, '/sketches': 200, '/sketches/LIMIT_60000': 200 },
+    ],
+    [
+      ['DIAG', 'Sketches'],
+      ['sketches'],
+      { '/health': 404, '/diag': 200, '/diag/ghosts': 200, '/sketches': 404, '/sketches/LIMIT_60000': 404 },
+    ],
     [['*'], ['*'], { '': 200, '/health': 404, '/diag': 404, '/sketches': 404 }],
   ])('exposure include=%j exclude=%j', async (include, exclude, expected) => {
     const h = await start({ include, exclude });
@@ -116,9 +149,12 @@ describe('startActuator', () => {
       if (status === 404) expect(res.body).toBe(unknown.body);
     }
     const index = JSON.parse((await request(h.url)).body);
-    const exposedPaths = Object.entries(expected).filter(([p, s]) => s === 200 && p !== '').map(([p]) => p);
+    const exposedPaths = Object.entries(expected)
+      .filter(([p, s]) => s === 200 && p !== '')
+      .map(([p]) => p);
     const hrefs = Object.values(index._links as Record<string, { href: string }>).map((l) => l.href.replace(h.url, ''));
-    for (const p of ['/health', '/diag', '/sketches']) expect([p, hrefs.includes(p)]).toEqual([p, exposedPaths.includes(p)]);
+    for (const p of ['/health', '/diag', '/sketches'])
+      expect([p, hrefs.includes(p)]).toEqual([p, exposedPaths.includes(p)]);
   });
 
   it('serves under a custom base path', async () => {
@@ -162,8 +198,14 @@ describe('startActuator', () => {
       const h = await startActuator(config({ authTokenFile: file }), fakeSources());
       expect(h).toBeUndefined();
     }
-    expect(logs.lines).toContainEqual(expect.stringMatching(/^WARN actuator not started: management\.server\.auth-token-file .*missing cannot be read \(ENOENT\)/));
-    expect(logs.lines).toContainEqual(expect.stringMatching(/^WARN actuator not started: management\.server\.auth-token-file .*empty is empty/));
+    expect(logs.lines).toContainEqual(
+      expect.stringMatching(
+        /^WARN actuator not started: management\.server\.auth-token-file .*missing cannot be read \(ENOENT\)/,
+      ),
+    );
+    expect(logs.lines).toContainEqual(
+      expect.stringMatching(/^WARN actuator not started: management\.server\.auth-token-file .*empty is empty/),
+    );
   });
 
   it('warns once when it listens beyond loopback without a token, naming the address and what becomes readable', async () => {
@@ -171,7 +213,9 @@ describe('startActuator', () => {
     const warning = logs.lines.filter((l) => l.startsWith('WARN'));
     expect(warning).toEqual([
       expect.stringMatching(
-        new RegExp(`^WARN actuator listens on 0\\.0\\.0\\.0:${open.port}, beyond loopback, with no management\\.server\\.auth-token: .*every bean name`),
+        new RegExp(
+          `^WARN actuator listens on 0\\.0\\.0\\.0:${open.port}, beyond loopback, with no management\\.server\\.auth-token: .*every bean name`,
+        ),
       ),
     ]);
     logs.lines.length = 0;

@@ -37,7 +37,17 @@ describe.each(CASES)('awilix app (%s)', (_label, loading, root, major) => {
     expect(report.framework).toBe('awilix');
     expect(report.container).toEqual({ name: 'awilix', version: expect.stringMatching(new RegExp(`^${major}\\.`)) });
     const nodes = Object.fromEntries(report.graph.nodes.map((n: any) => [n.name, n]));
-    expect(Object.keys(nodes).sort()).toEqual(['clock', 'config', 'legacyExporter', 'mailer', 'orderEvents', 'ordersRepository', 'ordersService', 'startupCheck', 'timeSource']);
+    expect(Object.keys(nodes).sort()).toEqual([
+      'clock',
+      'config',
+      'legacyExporter',
+      'mailer',
+      'orderEvents',
+      'ordersRepository',
+      'ordersService',
+      'startupCheck',
+      'timeSource',
+    ]);
     expect(nodes.clock).toMatchObject({ kind: 'class', className: 'Clock', scope: 'singleton', resolved: true });
     // an application class's origin and file, looked up at ready (not inside the app's register calls)
     expect(nodes.clock).toMatchObject({ framework: false, source: expect.stringMatching(/^services\.m?js$/) });
@@ -59,7 +69,13 @@ describe.each(CASES)('awilix app (%s)', (_label, loading, root, major) => {
   });
 
   it('lists the registrations never resolved by ready as candidates', () => {
-    expect(report.ghostCandidates.beans).toEqual(['legacyExporter', 'mailer', 'ordersRepository', 'ordersService', 'timeSource']);
+    expect(report.ghostCandidates.beans).toEqual([
+      'legacyExporter',
+      'mailer',
+      'ordersRepository',
+      'ordersService',
+      'timeSource',
+    ]);
     expect(report.summary.applicationBeans).toBe(8);
   });
 
@@ -67,7 +83,13 @@ describe.each(CASES)('awilix app (%s)', (_label, loading, root, major) => {
     const port = actuatorPort(app);
     const ghosts = async () => (await getJson(port, '/actuator/diag/ghosts')).body;
     expect((await ghosts()).framework).toBe('awilix');
-    expect((await ghosts()).neverResolved).toEqual(['legacyExporter', 'mailer', 'ordersRepository', 'ordersService', 'timeSource']);
+    expect((await ghosts()).neverResolved).toEqual([
+      'legacyExporter',
+      'mailer',
+      'ordersRepository',
+      'ordersService',
+      'timeSource',
+    ]);
 
     expect((await getJson(app.port, '/orders')).body.orders).toEqual([{ id: 1 }, { id: 2 }]);
     await waitFor(async () => !(await ghosts()).neverResolved.includes('ordersService'));
@@ -88,6 +110,10 @@ describe.each(CASES)('awilix app (%s)', (_label, loading, root, major) => {
 
   it('writes diag-ghost-report.json with neverResolved and the framework at exit', async () => {
     const ghosts = await ghostReportAtExit(app);
-    expect(ghosts).toMatchObject({ framework: 'awilix', neverResolved: ['legacyExporter', 'timeSource'], neverResolvedCount: 2 });
+    expect(ghosts).toMatchObject({
+      framework: 'awilix',
+      neverResolved: ['legacyExporter', 'timeSource'],
+      neverResolvedCount: 2,
+    });
   });
 });

@@ -7,7 +7,11 @@ export async function startExample(loading: LoadingCase, app: string, root?: str
   const running = await startApp(loading, {
     app,
     ...(root !== undefined ? { root } : {}),
-    env: { DIAG_GHOST_TRACKING_ENABLED: 'true', MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag', MANAGEMENT_SERVER_PORT: '0' },
+    env: {
+      DIAG_GHOST_TRACKING_ENABLED: 'true',
+      MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag',
+      MANAGEMENT_SERVER_PORT: '0',
+    },
   });
   // the actuator starts beside the app, not before it
   await waitFor(async () => /actuator listening/.test(running.stdout()));

@@ -29,8 +29,16 @@ const CASES: Array<[label: string, loading: LoadingCase, root: string | undefine
  * and 8 a redirection InversifyJS never activates, counted resolved once Clock is (at start-up).
  */
 const TIME_SOURCE: Record<string, string[]> = { '6': ['TimeSource'], '7': [], '8': [] };
-const neverAtReady = (major: string): string[] =>
-  ['LegacyExporter', 'Mailer', 'OrdersController', 'OrdersRepository', 'OrdersService', 'ReportBuilder', 'ReportsController', ...TIME_SOURCE[major]!];
+const neverAtReady = (major: string): string[] => [
+  'LegacyExporter',
+  'Mailer',
+  'OrdersController',
+  'OrdersRepository',
+  'OrdersService',
+  'ReportBuilder',
+  'ReportsController',
+  ...TIME_SOURCE[major]!,
+];
 
 describe.each(CASES)('InversifyJS app (%s)', (_label, loading, root, version) => {
   const major = version.split('.')[0]!;
@@ -50,9 +58,14 @@ describe.each(CASES)('InversifyJS app (%s)', (_label, loading, root, version) =>
     // every package InversifyJS loads is in a supported range, @inversifyjs/core 1 under InversifyJS 6 included
     expect(app.stderr()).not.toMatch(/outside the versions/);
     expect(report.framework).toBe('inversify');
-    expect(report.container).toEqual({ name: 'inversify', version: expect.stringMatching(new RegExp(`^${version.replaceAll('.', '\\.')}`)) });
+    expect(report.container).toEqual({
+      name: 'inversify',
+      version: expect.stringMatching(new RegExp(`^${version.replaceAll('.', '\\.')}`)),
+    });
     const nodes = Object.fromEntries(report.graph.nodes.map((n: any) => [n.name, n]));
-    expect(Object.keys(nodes).sort()).toEqual(['Clock', 'Config', ...neverAtReady('6'), 'OrderEvents', 'StartupCheck'].sort());
+    expect(Object.keys(nodes).sort()).toEqual(
+      ['Clock', 'Config', ...neverAtReady('6'), 'OrderEvents', 'StartupCheck'].sort(),
+    );
     expect(nodes.Clock).toMatchObject({ kind: 'class', scope: 'singleton', resolved: true });
     // an application class's origin and file, looked up at ready (not inside the app's resolve calls)
     expect(nodes.Clock).toMatchObject({ framework: false, source: expect.stringMatching(/^services\.m?js$/) });
@@ -85,7 +98,13 @@ describe.each(CASES)('InversifyJS app (%s)', (_label, loading, root, version) =>
     await waitFor(async () => !(await ghosts()).neverResolved.includes('OrdersService'));
     const after = await ghosts();
     expect(after.framework).toBe('inversify');
-    expect(after.neverResolved).toEqual(['LegacyExporter', 'Mailer', 'ReportBuilder', 'ReportsController', ...TIME_SOURCE[major]!]);
+    expect(after.neverResolved).toEqual([
+      'LegacyExporter',
+      'Mailer',
+      'ReportBuilder',
+      'ReportsController',
+      ...TIME_SOURCE[major]!,
+    ]);
     expect(after.touched).toEqual(expect.arrayContaining(['Clock', 'OrdersRepository']));
 
     expect((await getJson(app.port, '/reports')).body).toEqual({ report: 'mailed ops@example.com' });
@@ -98,7 +117,10 @@ describe.each(CASES)('InversifyJS app (%s)', (_label, loading, root, version) =>
   });
 
   it('writes diag-ghost-report.json with neverResolved and the framework at exit', async () => {
-    expect(await ghostReportAtExit(app)).toMatchObject({ framework: 'inversify', neverResolved: ['LegacyExporter', ...TIME_SOURCE[major]!] });
+    expect(await ghostReportAtExit(app)).toMatchObject({
+      framework: 'inversify',
+      neverResolved: ['LegacyExporter', ...TIME_SOURCE[major]!],
+    });
   });
 });
 
@@ -118,10 +140,15 @@ describe('InversifyJS 6 with inversify-express-utils (CommonJS)', () => {
     const controllerNode = report.graph.nodes.find((n: any) => n.className === 'OrdersController');
     // InversifyExpressServer#build resolves every controller to register its routes: in use before ready
     expect(controllerNode).toMatchObject({ token: 'Controller', kind: 'class', resolved: true });
-    expect(report.graph.edges).toEqual(expect.arrayContaining([{ from: controllerNode.name, to: 'OrdersService', kind: 'constructor' }]));
+    expect(report.graph.edges).toEqual(
+      expect.arrayContaining([{ from: controllerNode.name, to: 'OrdersService', kind: 'constructor' }]),
+    );
     expect(report.ghostCandidates.beans).toEqual(['Unused']);
     // a value inversify-express-utils binds itself is the library's: told by who called bind()
-    expect(report.graph.nodes.find((n: any) => n.token === 'HttpContext')).toMatchObject({ kind: 'value', framework: true });
+    expect(report.graph.nodes.find((n: any) => n.token === 'HttpContext')).toMatchObject({
+      kind: 'value',
+      framework: true,
+    });
 
     expect((await getJson(app.port, '/orders')).body).toEqual([{ id: 1 }, { id: 2 }]);
     const ghosts = async () => (await getJson(actuatorPort(app), '/actuator/diag/ghosts')).body;

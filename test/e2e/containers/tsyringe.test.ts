@@ -28,12 +28,30 @@ describe.each(CASES)('tsyringe app (%s)', (loading) => {
     expect(report.container.version).toMatch(/^4\./);
     const nodes = Object.fromEntries(report.graph.nodes.map((n: any) => [n.name, n]));
     expect(Object.keys(nodes).sort()).toEqual(
-      expect.arrayContaining(['Clock', 'Config', 'Exporter', 'IdentityController', 'LegacyExporter', 'Mailer', 'OrdersController',
-        'OrderEvents', 'OrdersRepository', 'OrdersService', 'ReportBuilder', 'ReportsController', 'StartupCheck']),
+      expect.arrayContaining([
+        'Clock',
+        'Config',
+        'Exporter',
+        'IdentityController',
+        'LegacyExporter',
+        'Mailer',
+        'OrdersController',
+        'OrderEvents',
+        'OrdersRepository',
+        'OrdersService',
+        'ReportBuilder',
+        'ReportsController',
+        'StartupCheck',
+      ]),
     );
     expect(nodes.Mailer).toMatchObject({ kind: 'factory', scope: 'transient', resolved: false });
     expect(nodes.Config).toMatchObject({ kind: 'value', scope: 'singleton', resolved: true });
-    expect(nodes.Exporter).toMatchObject({ kind: 'class', className: 'LegacyExporter', scope: 'singleton', resolved: false });
+    expect(nodes.Exporter).toMatchObject({
+      kind: 'class',
+      className: 'LegacyExporter',
+      scope: 'singleton',
+      resolved: false,
+    });
     expect(nodes.StartupCheck).toMatchObject({ resolved: true, scope: 'transient' });
     // a library's class (rxjs's Subject, CommonJS or ESM as the app loads it) bound under the app's own token
     expect(nodes.OrderEvents).toMatchObject({ kind: 'class', className: 'Subject', resolved: false, framework: true });
@@ -54,21 +72,41 @@ describe.each(CASES)('tsyringe app (%s)', (loading) => {
   it('lists the application bindings never resolved by ready as candidates; controllers never, resolved ones never', () => {
     expect(report.ghostCandidates.confidence).toBe('LOW');
     expect(report.ghostCandidates.disclaimer).toMatch(/never resolved|nothing had resolved/);
-    expect(report.ghostCandidates.beans).toEqual(['Exporter', 'LegacyExporter', 'Mailer', 'OrdersRepository', 'OrdersService', 'ReportBuilder']);
-    const verdicts = Object.fromEntries(report.graph.nodes.filter((n: any) => n.verdict).map((n: any) => [n.name, n.verdict]));
+    expect(report.ghostCandidates.beans).toEqual([
+      'Exporter',
+      'LegacyExporter',
+      'Mailer',
+      'OrdersRepository',
+      'OrdersService',
+      'ReportBuilder',
+    ]);
+    const verdicts = Object.fromEntries(
+      report.graph.nodes.filter((n: any) => n.verdict).map((n: any) => [n.name, n.verdict]),
+    );
     expect(verdicts.OrdersController).toBe('entry-point');
     expect(verdicts.ReportsController).toBe('entry-point');
-    expect(report.graph.nodes.find((n: any) => n.name === 'OrdersController').entryPoints).toEqual(['routing-controllers @JsonController']);
+    expect(report.graph.nodes.find((n: any) => n.name === 'OrdersController').entryPoints).toEqual([
+      'routing-controllers @JsonController',
+    ]);
   });
 
   it('keeps neverResolved current as traffic resolves bindings; the dead one stays', async () => {
     const port = actuatorPort(app);
     const before = (await getJson(port, '/actuator/diag/ghosts')).body;
     expect(before.framework).toBe('tsyringe');
-    expect(before.neverResolved).toEqual(['Exporter', 'LegacyExporter', 'Mailer', 'OrdersRepository', 'OrdersService', 'ReportBuilder']);
+    expect(before.neverResolved).toEqual([
+      'Exporter',
+      'LegacyExporter',
+      'Mailer',
+      'OrdersRepository',
+      'OrdersService',
+      'ReportBuilder',
+    ]);
 
     expect((await getJson(app.port, '/orders')).body.orders).toEqual([{ id: 1 }, { id: 2 }]);
-    await waitFor(async () => !(await getJson(port, '/actuator/diag/ghosts')).body.neverResolved.includes('OrdersService'));
+    await waitFor(
+      async () => !(await getJson(port, '/actuator/diag/ghosts')).body.neverResolved.includes('OrdersService'),
+    );
     const after = (await getJson(port, '/actuator/diag/ghosts')).body;
     expect(after.neverResolved).toEqual(['Exporter', 'LegacyExporter', 'Mailer', 'ReportBuilder']);
     // a singleton resolved before ready was tracked at ready and touched by the request

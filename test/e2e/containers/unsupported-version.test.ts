@@ -26,7 +26,12 @@ describe.each<[string, LoadingCase]>([
   });
 
   it('warns exactly once, naming the package, its version and the supported ranges', () => {
-    expect(app.stderr().split('\n').filter((line) => line.includes('[diag] WARN'))).toEqual([WARNING]);
+    expect(
+      app
+        .stderr()
+        .split('\n')
+        .filter((line) => line.includes('[diag] WARN')),
+    ).toEqual([WARNING]);
   });
 
   it('leaves the application working', async () => {

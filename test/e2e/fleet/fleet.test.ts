@@ -76,7 +76,9 @@ describeWithService('redis', 'sketches shared by a fleet through a real Redis', 
     const admitted = [0, 0, 0];
     // 3 s at 50 hits/s per replica: 450 hits on one key against a limit of 60 per 60 s.
     for (let round = 0; round < 30; round++) {
-      const answers = await Promise.all(replicas.map((w) => w.send(`hit LIMIT 60000 shared-key ${perBurst} ${threshold}`)));
+      const answers = await Promise.all(
+        replicas.map((w) => w.send(`hit LIMIT 60000 shared-key ${perBurst} ${threshold}`)),
+      );
       answers.forEach((a, i) => (admitted[i] += a.admitted));
       await sleep(100);
     }
@@ -117,7 +119,9 @@ describeWithService('redis', 'sketches shared by a fleet through a real Redis', 
     expect(await fleetCount('counted')).toBe(hits);
 
     for (const w of replicas) {
-      expect(w.output()).toContain(`Redis at redis://127.0.0.1:${redis.port} stopped answering (no answer within ${TIMEOUT_MS} ms)`);
+      expect(w.output()).toContain(
+        `Redis at redis://127.0.0.1:${redis.port} stopped answering (no answer within ${TIMEOUT_MS} ms)`,
+      );
       expect(w.output()).toContain('Redis answers again');
       expect(w.output()).not.toContain(PASSWORD);
     }
@@ -159,7 +163,10 @@ describeWithService('redis', 'sketches shared by a fleet through a real Redis', 
     const answer = await alone!.send('hit LIMIT 60000 k 15 10');
     expect(answer.admitted).toBe(10);
     const [status] = await allIn([alone!], 'local-fallback');
-    expect(status.placement).toMatchObject({ store: 'redis', fleet: { mode: 'local-fallback', nodes: 1, lastSyncAgoMs: null } });
+    expect(status.placement).toMatchObject({
+      store: 'redis',
+      fleet: { mode: 'local-fallback', nodes: 1, lastSyncAgoMs: null },
+    });
     await alone!.send('quit');
     expect(await alone!.exited).toBe(0);
     expect(alone!.output()).toMatch(/WARN sketch store: Redis at redis:\/\/127\.0\.0\.1:\d+ is not reachable/);

@@ -38,8 +38,22 @@ export class RedisServer {
   }
 
   async start(): Promise<void> {
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--requirepass', this.password,
-      '--save', '', '--appendonly', 'no', '--dir', this.dir, '--loglevel', 'warning'];
+    const args = [
+      '--port',
+      String(this.port),
+      '--bind',
+      '127.0.0.1',
+      '--requirepass',
+      this.password,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      this.dir,
+      '--loglevel',
+      'warning',
+    ];
     const proc = spawn(this.bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     proc.stdout!.on('data', (d) => (this.log += d));
     proc.stderr!.on('data', (d) => (this.log += d));
@@ -65,7 +79,8 @@ export class RedisServer {
     return new Promise((resolve, reject) => {
       const socket = net.connect(this.port, '127.0.0.1');
       let data = '';
-      const encode = (parts: string[]) => `*${parts.length}\r\n${parts.map((p) => `$${Buffer.byteLength(p)}\r\n${p}\r\n`).join('')}`;
+      const encode = (parts: string[]) =>
+        `*${parts.length}\r\n${parts.map((p) => `$${Buffer.byteLength(p)}\r\n${p}\r\n`).join('')}`;
       socket.setTimeout(2000, () => socket.destroy(new Error('redis command timed out')));
       socket.on('error', reject);
       socket.on('close', () => resolve(data));
@@ -132,7 +147,10 @@ export class Worker {
     const ready = this.answers.shift();
     if (ready !== undefined) return Promise.resolve(ready);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`worker gave no answer\nstdout:\n${this.out}\nstderr:\n${this.err}`)), 15_000);
+      const timer = setTimeout(
+        () => reject(new Error(`worker gave no answer\nstdout:\n${this.out}\nstderr:\n${this.err}`)),
+        15_000,
+      );
       this.waiting = (v) => {
         clearTimeout(timer);
         resolve(v);

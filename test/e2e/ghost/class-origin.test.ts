@@ -38,7 +38,10 @@ describe('ClassOriginIndex in a process of its own', () => {
       index.scanRequireCache();
       console.log(JSON.stringify({ trapped, lazy: index.originOf(Lazy) }));`;
     const classOrigin = path.join(__dirname, '..', '..', '..', 'dist', 'ghost', 'origins', 'class-origin.js');
-    const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, CLASS_ORIGIN: classOrigin } });
+    const out = execFileSync(process.execPath, ['-e', script], {
+      encoding: 'utf8',
+      env: { ...process.env, CLASS_ORIGIN: classOrigin },
+    });
     expect(JSON.parse(out)).toEqual({ trapped: [], lazy: 'unknown' });
   });
 });

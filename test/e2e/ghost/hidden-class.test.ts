@@ -35,9 +35,15 @@ describe('hidden class after the first touch', () => {
         out['fast' + n] = %HasFastProperties(bean);
       }`);
     expect(out).toEqual({
-      before1: true, same1: true, fast1: true,
-      before8: true, same8: true, fast8: true,
-      before200: true, same200: true, fast200: true,
+      before1: true,
+      same1: true,
+      fast1: true,
+      before8: true,
+      same8: true,
+      fast8: true,
+      before200: true,
+      same200: true,
+      fast200: true,
     });
   });
 
@@ -69,7 +75,11 @@ describe('hidden class of a wrapper', () => {
         out['m' + n] = [Svc.prototype['m' + n] === wrapper, wrapper.length, %HaveSameMap(wrapper, plainMethod)];
       }`);
     expect(out).toEqual({
-      m0: [true, 0, true], m1: [true, 1, true], m2: [true, 2, true], m3: [true, 3, true], m4: [true, 4, true],
+      m0: [true, 0, true],
+      m1: [true, 1, true],
+      m2: [true, 2, true],
+      m3: [true, 3, true],
+      m4: [true, 4, true],
     });
   });
 });

@@ -17,8 +17,8 @@ describe('diag-ghost-report.json shared by several processes', () => {
     const src = path.resolve(__dirname, '../../../src');
     fs.writeFileSync(
       script,
-      
-        `const { writeGhostReport } = require(${JSON.stringify(path.join(src, '..', 'dist', 'ghost', 'reports', 'ghost-report-file.js'))});
+
+      `const { writeGhostReport } = require(${JSON.stringify(path.join(src, '..', 'dist', 'ghost', 'reports', 'ghost-report-file.js'))});
          const { GhostTracker } = require(${JSON.stringify(path.join(src, '..', 'dist', 'ghost', 'tracking', 'tracker.js'))});
          const me = process.argv[2];
          const t = new GhostTracker();

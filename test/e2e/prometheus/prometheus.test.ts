@@ -32,7 +32,12 @@ function start(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd = root):
   return { proc, output: () => out };
 }
 
-async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined> | T | undefined, detail = () => ''): Promise<T> {
+async function until<T>(
+  what: string,
+  ms: number,
+  probe: () => Promise<T | undefined> | T | undefined,
+  detail = () => '',
+): Promise<T> {
   const deadline = Date.now() + ms;
   let last: unknown;
   for (;;) {
@@ -43,7 +48,9 @@ async function until<T>(what: string, ms: number, probe: () => Promise<T | undef
       last = err;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${ms} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}\n${detail()}`);
+      throw new Error(
+        `timed out after ${ms} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}\n${detail()}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -71,7 +78,11 @@ interface Sample {
 let promUrl = '';
 async function query(promql: string): Promise<Sample[]> {
   const { status, body } = await get(`${promUrl}/api/v1/query?query=${encodeURIComponent(promql)}`);
-  const parsed = JSON.parse(body) as { status: string; data?: { resultType: string; result: Sample[] }; error?: string };
+  const parsed = JSON.parse(body) as {
+    status: string;
+    data?: { resultType: string; result: Sample[] };
+    error?: string;
+  };
   if (status !== 200 || parsed.status !== 'success') throw new Error(`query ${promql} failed: ${status} ${body}`);
   return parsed.data!.result;
 }
@@ -101,19 +112,33 @@ describeWithService('prometheus', 'two instrumented apps scraped by a real Prome
       inst.appPort = await freePort();
       inst.metricsPort = await freePort();
       const reportDir = path.join(tmp, `reports-${id}`);
-      inst.app = start(process.execPath, ['--require', path.join(example, 'telemetry.js'), path.join(example, 'app.js')], {
-        PORT: String(inst.appPort),
-        METRICS_PORT: String(inst.metricsPort),
-        DIAG_REPORT_DIR: reportDir,
-        // The start-up span on stdout, checked below in a real NestJS process.
-        OTEL_TRACES_EXPORTER: 'console',
-        DIAG_LOG_LEVEL: 'info',
-      });
+      inst.app = start(
+        process.execPath,
+        ['--require', path.join(example, 'telemetry.js'), path.join(example, 'app.js')],
+        {
+          PORT: String(inst.appPort),
+          METRICS_PORT: String(inst.metricsPort),
+          DIAG_REPORT_DIR: reportDir,
+          // The start-up span on stdout, checked below in a real NestJS process.
+          OTEL_TRACES_EXPORTER: 'console',
+          DIAG_LOG_LEVEL: 'info',
+        },
+      );
     }
     for (const inst of Object.values(instances)) {
       const app = inst.app!;
-      await until('the example app to listen', 30_000, () => (/LISTENING \d+/.test(app.output()) ? true : undefined), app.output);
-      await until('its metrics endpoint', 10_000, async () => ((await get(`http://127.0.0.1:${inst.metricsPort}/metrics`)).status === 200 ? true : undefined), app.output);
+      await until(
+        'the example app to listen',
+        30_000,
+        () => (/LISTENING \d+/.test(app.output()) ? true : undefined),
+        app.output,
+      );
+      await until(
+        'its metrics endpoint',
+        10_000,
+        async () => ((await get(`http://127.0.0.1:${inst.metricsPort}/metrics`)).status === 200 ? true : undefined),
+        app.output,
+      );
     }
 
     const promPort = await freePort();
@@ -133,13 +158,23 @@ describeWithService('prometheus', 'two instrumented apps scraped by a real Prome
         '',
       ].join('\n'),
     );
-    prometheus = start(bin, [
-      `--config.file=${config}`,
-      `--storage.tsdb.path=${path.join(tmp, 'data')}`,
-      `--web.listen-address=127.0.0.1:${promPort}`,
-      '--log.level=warn',
-    ], {}, tmp);
-    await until('prometheus to be ready', 30_000, async () => ((await get(`${promUrl}/-/ready`)).status === 200 ? true : undefined), prometheus.output);
+    prometheus = start(
+      bin,
+      [
+        `--config.file=${config}`,
+        `--storage.tsdb.path=${path.join(tmp, 'data')}`,
+        `--web.listen-address=127.0.0.1:${promPort}`,
+        '--log.level=warn',
+      ],
+      {},
+      tmp,
+    );
+    await until(
+      'prometheus to be ready',
+      30_000,
+      async () => ((await get(`${promUrl}/-/ready`)).status === 200 ? true : undefined),
+      prometheus.output,
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -149,7 +184,12 @@ describeWithService('prometheus', 'two instrumented apps scraped by a real Prome
   }, 30_000);
 
   const perBean = (samples: Sample[]) =>
-    Object.fromEntries(samples.map((s) => [s.metric.diag_bean_name, { value: Number(s.value[1]), module: s.metric.diag_bean_module, candidate: s.metric.diag_bean_ghost_candidate }]));
+    Object.fromEntries(
+      samples.map((s) => [
+        s.metric.diag_bean_name,
+        { value: Number(s.value[1]), module: s.metric.diag_bean_module, candidate: s.metric.diag_bean_ghost_candidate },
+      ]),
+    );
 
   it('exposes the per-bean touch state and the counts to a real Prometheus, and answers the fleet-wide question', async () => {
     const a = `http://127.0.0.1:${instances.a.appPort}`;
@@ -182,12 +222,12 @@ describeWithService('prometheus', 'two instrumented apps scraped by a real Prome
       const result = await query(`diag_bean_touched{job="${JOB}",instance="${instB}"}`);
       return perBean(result).InvoiceService?.value === 1 ? result : undefined;
     });
-    expect(Object.entries(perBean(seriesB)).filter(([, v]) => v.value === 0).map(([k]) => k).sort()).toEqual([
-      'LegacyReportService',
-      'PriceCalculator',
-      'UsersController',
-      'UsersService',
-    ]);
+    expect(
+      Object.entries(perBean(seriesB))
+        .filter(([, v]) => v.value === 0)
+        .map(([k]) => k)
+        .sort(),
+    ).toEqual(['LegacyReportService', 'PriceCalculator', 'UsersController', 'UsersService']);
 
     // The counts, against the instance's own diag-report.json and against the per-bean series.
     const single = async (promql: string) => {

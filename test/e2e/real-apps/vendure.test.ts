@@ -26,9 +26,11 @@ interface Node {
 function describeWithVendure(title: string, body: () => void): void {
   if (installed) return describe(title, body);
   if (servicesRequired()) {
-    return describe(title, () => it('needs Vendure installed', () => {
-      throw new Error(`Vendure is not installed: run \`${INSTALL}\`; ${REQUIRE_SERVICES_ENV}=1 makes it a failure`);
-    }));
+    return describe(title, () =>
+      it('needs Vendure installed', () => {
+        throw new Error(`Vendure is not installed: run \`${INSTALL}\`; ${REQUIRE_SERVICES_ENV}=1 makes it a failure`);
+      }),
+    );
   }
   describe.skip(`${title} — skipped: Vendure is not installed (\`${INSTALL}\`)`, body);
 }
@@ -42,7 +44,12 @@ describeWithVendure('Vendure 3 with a plugin of its own and one of the applicati
     const dir = tempDir('vendure');
     const env = { ...process.env, ...quietOtelEnv(), VENDURE_DB: path.join(dir, 'vendure.sqlite') };
     // The schema first, without the instrumentation.
-    const sync = spawnSync(process.execPath, ['plugins-server.js'], { cwd: VENDURE, env: { ...env, VENDURE_SYNC: '1', PORT: String(await freePort()) }, encoding: 'utf8', timeout: 120_000 });
+    const sync = spawnSync(process.execPath, ['plugins-server.js'], {
+      cwd: VENDURE,
+      env: { ...env, VENDURE_SYNC: '1', PORT: String(await freePort()) },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     if (sync.status !== 0) throw new Error(`Vendure could not create its database:\n${sync.stderr}`);
 
     const port = await freePort();
@@ -55,9 +62,14 @@ describeWithVendure('Vendure 3 with a plugin of its own and one of the applicati
     let out = '';
     proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<NodeJS.Signals | number | null>((resolve) => proc.once('exit', (code, signal) => resolve(signal ?? code)));
+    const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+      proc.once('exit', (code, signal) => resolve(signal ?? code)),
+    );
     try {
-      await waitFor(async () => out.includes('LISTENING ') && fs.existsSync(path.join(reportDir, 'diag-report.json')), 90_000);
+      await waitFor(
+        async () => out.includes('LISTENING ') && fs.existsSync(path.join(reportDir, 'diag-report.json')),
+        90_000,
+      );
       const res = await fetch(`http://127.0.0.1:${port}/shop-api`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -81,7 +93,13 @@ describeWithVendure('Vendure 3 with a plugin of its own and one of the applicati
 
   it("has exactly the application's plugin as the application's beans", () => {
     const appBeans = report.graph.nodes.filter((n) => !n.framework).map((n) => n.name);
-    expect(appBeans.sort()).toEqual(['GreetingPlugin', 'GreetingPluginDynamicShopModule', 'GreetingResolver', 'GreetingService', 'LegacyExportService']);
+    expect(appBeans.sort()).toEqual([
+      'GreetingPlugin',
+      'GreetingPluginDynamicShopModule',
+      'GreetingResolver',
+      'GreetingService',
+      'LegacyExportService',
+    ]);
     expect(report.graph.nodes.find((n) => n.name === 'LegacyExportService')?.source).toMatch(/greeting\.plugin\.js$/);
   });
 
@@ -93,7 +111,11 @@ describeWithVendure('Vendure 3 with a plugin of its own and one of the applicati
     expect(ghost.touched).toEqual(['GreetingResolver', 'GreetingService']);
     expect(ghost.untouched).toEqual(['LegacyExportService']);
     expect(ghost.frameworkSkipped).toBeGreaterThan(300);
-    for (const name of ['ShopFulltextSearchResolver', 'AdminFulltextSearchResolver', 'DefaultSearchPluginDynamicShopModule']) {
+    for (const name of [
+      'ShopFulltextSearchResolver',
+      'AdminFulltextSearchResolver',
+      'DefaultSearchPluginDynamicShopModule',
+    ]) {
       expect(report.graph.nodes.find((n) => n.name === name)).toMatchObject({ framework: true });
     }
   });

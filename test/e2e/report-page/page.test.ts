@@ -11,7 +11,15 @@ import type { PageData } from '../../../src/ghost/page/types';
 import { describeWithService } from '../../support/services';
 import { actuatorPort, getJson, startApp, tempDir, type RunningApp } from '../support/app-process';
 
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => {
   let browser: Browser;
@@ -22,7 +30,11 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: chromiumBin, args: CHROMIUM_ARGS, headless: true });
     app = await startApp('nest11-cjs', {
-      env: { DIAG_GHOST_TRACKING_ENABLED: 'true', MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag', MANAGEMENT_SERVER_PORT: '0' },
+      env: {
+        DIAG_GHOST_TRACKING_ENABLED: 'true',
+        MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag',
+        MANAGEMENT_SERVER_PORT: '0',
+      },
     });
     expect((await getJson(app.port, '/users')).status).toBe(200);
     diag = (await getJson(actuatorPort(app), '/actuator/diag')).body;
@@ -51,7 +63,8 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     return { page, requests, errors, dialogs };
   }
 
-  const countOf = async (page: Page, key: string) => Number(await page.locator(`[data-count="${key}"] b`).textContent());
+  const countOf = async (page: Page, key: string) =>
+    Number(await page.locator(`[data-count="${key}"] b`).textContent());
 
   it('opens from disk with no network request, its counts matching the JSON; search finds a bean, a click shows it', async () => {
     const stopped = await app.stop('SIGTERM'); // the page on disk is rewritten with Phase 2's state at close
@@ -83,7 +96,8 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     const shot = path.join(tempDir('page'), 'report-page.png');
     await page.screenshot({ path: shot, fullPage: false });
     expect(fs.statSync(shot).size).toBeGreaterThan(20_000);
-    if (process.env.DIAG_UPDATE_SCREENSHOT === '1') fs.copyFileSync(shot, path.resolve(__dirname, '..', '..', '..', 'docs', 'report-page.png'));
+    if (process.env.DIAG_UPDATE_SCREENSHOT === '1')
+      fs.copyFileSync(shot, path.resolve(__dirname, '..', '..', '..', 'docs', 'report-page.png'));
     await page.close();
   }, 60_000);
 
@@ -97,7 +111,21 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
         orphans: [evil],
         ghostCandidates: { ...diag.ghostCandidates, count: 1, beans: [evil] },
         graph: {
-          nodes: [...diag.graph.nodes, { name: evil, token: evil, module, kind: 'value', scope: 'singleton', role: 'provider', framework: false, eager: true, dependents: 0, verdict: 'candidate' }],
+          nodes: [
+            ...diag.graph.nodes,
+            {
+              name: evil,
+              token: evil,
+              module,
+              kind: 'value',
+              scope: 'singleton',
+              role: 'provider',
+              framework: false,
+              eager: true,
+              dependents: 0,
+              verdict: 'candidate',
+            },
+          ],
           edges: diag.graph.edges,
         },
       },
@@ -117,13 +145,25 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
 
   it('stays usable with thousands of beans: grouped by module, framework beans on request, a grid past 400', async () => {
     const nodes = Array.from({ length: 3000 }, (_, i) => ({
-      name: `Bean${i}`, token: `Bean${i}`, module: `Module${i % 60}`, kind: 'class', scope: 'singleton', role: 'provider',
-      framework: i % 3 === 0, eager: true, dependents: i % 5 === 0 ? 0 : 1,
+      name: `Bean${i}`,
+      token: `Bean${i}`,
+      module: `Module${i % 60}`,
+      kind: 'class',
+      scope: 'singleton',
+      role: 'provider',
+      framework: i % 3 === 0,
+      eager: true,
+      dependents: i % 5 === 0 ? 0 : 1,
     }));
     const edges = nodes.slice(1).map((n, i) => ({ from: n.name, to: nodes[i]!.name, kind: 'constructor' }));
     const data: PageData = {
       live: false,
-      report: { ...diag, summary: { ...diag.summary, beans: 3000, applicationBeans: 2000, frameworkBeans: 1000 }, ghostCandidates: { ...diag.ghostCandidates, count: 0, beans: [] }, graph: { nodes, edges } },
+      report: {
+        ...diag,
+        summary: { ...diag.summary, beans: 3000, applicationBeans: 2000, frameworkBeans: 1000 },
+        ghostCandidates: { ...diag.ghostCandidates, count: 0, beans: [] },
+        graph: { nodes, edges },
+      },
     };
     const file = path.join(tempDir('page'), 'large.html');
     fs.writeFileSync(file, reportPageHtml(data));
@@ -142,7 +182,11 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
 
   it('is served live by the actuator under a Content-Security-Policy that allows only its own inline bundle', async () => {
     const live = await startApp('nest11-cjs', {
-      env: { DIAG_GHOST_TRACKING_ENABLED: 'true', MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag', MANAGEMENT_SERVER_PORT: '0' },
+      env: {
+        DIAG_GHOST_TRACKING_ENABLED: 'true',
+        MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag',
+        MANAGEMENT_SERVER_PORT: '0',
+      },
     });
     try {
       await getJson(live.port, '/users');

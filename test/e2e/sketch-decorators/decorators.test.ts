@@ -1,4 +1,11 @@
-import { LOADING_CASES, actuatorPort, getJson, startApp, type LoadingCase, type RunningApp } from '../support/app-process';
+import {
+  LOADING_CASES,
+  actuatorPort,
+  getJson,
+  startApp,
+  type LoadingCase,
+  type RunningApp,
+} from '../support/app-process';
 
 /**
  * The sketch decorators in real NestJS HTTP apps (test/fixtures/apps/sketch-app), one process per loading
@@ -7,8 +14,14 @@ import { LOADING_CASES, actuatorPort, getJson, startApp, type LoadingCase, type 
  * sketch endpoints reading the live registry.
  */
 
-async function call(app: RunningApp, path: string, key?: string): Promise<{ status: number; body: any; retryAfter: string | null; type: string | null }> {
-  const res = await fetch(`http://127.0.0.1:${app.port}${path}`, { headers: key === undefined ? {} : { 'x-key': key } });
+async function call(
+  app: RunningApp,
+  path: string,
+  key?: string,
+): Promise<{ status: number; body: any; retryAfter: string | null; type: string | null }> {
+  const res = await fetch(`http://127.0.0.1:${app.port}${path}`, {
+    headers: key === undefined ? {} : { 'x-key': key },
+  });
   const text = await res.text();
   let body: any;
   try {
@@ -16,7 +29,12 @@ async function call(app: RunningApp, path: string, key?: string): Promise<{ stat
   } catch {
     body = text;
   }
-  return { status: res.status, body, retryAfter: res.headers.get('retry-after'), type: res.headers.get('content-type') };
+  return {
+    status: res.status,
+    body,
+    retryAfter: res.headers.get('retry-after'),
+    type: res.headers.get('content-type'),
+  };
 }
 
 async function statuses(app: RunningApp, path: string, key: string | undefined, n: number): Promise<number[]> {
@@ -31,7 +49,9 @@ async function statuses(app: RunningApp, path: string, key: string | undefined, 
  */
 const PLATFORMS: Array<[LoadingCase, 'express' | 'fastify']> = [
   ...LOADING_CASES.map((loading): [LoadingCase, 'express'] => [loading, 'express']),
-  ...(LOADING_CASES.includes('nest11-cjs') && process.env.DIAG_MATRIX_DIR === undefined ? [['nest11-cjs', 'fastify'] as [LoadingCase, 'fastify']] : []),
+  ...(LOADING_CASES.includes('nest11-cjs') && process.env.DIAG_MATRIX_DIR === undefined
+    ? [['nest11-cjs', 'fastify'] as [LoadingCase, 'fastify']]
+    : []),
 ];
 
 describe.each(PLATFORMS)('sketch decorators in a Nest app (%s, %s)', (loading, platform) => {
@@ -48,7 +68,16 @@ describe.each(PLATFORMS)('sketch decorators in a Nest app (%s, %s)', (loading, p
     await app?.stop();
   });
 
-  async function fields(path: string, key: string): Promise<{ status: number; policy: string | null; limit: string | null; retryAfter: string | null; legacy: (string | null)[] }> {
+  async function fields(
+    path: string,
+    key: string,
+  ): Promise<{
+    status: number;
+    policy: string | null;
+    limit: string | null;
+    retryAfter: string | null;
+    legacy: (string | null)[];
+  }> {
     const res = await fetch(`http://127.0.0.1:${app.port}${path}`, { headers: { 'x-key': key } });
     await res.text();
     const h = (name: string) => res.headers.get(name);
@@ -96,10 +125,12 @@ describe.each(PLATFORMS)('sketch decorators in a Nest app (%s, %s)', (loading, p
   });
 
   it('keys on the client address as the platform resolves it behind a trusted proxy, an API key, or the user', async () => {
-    const get = async (path: string, headers: Record<string, string>) => (await fetch(`http://127.0.0.1:${app.port}${path}`, { headers })).status;
+    const get = async (path: string, headers: Record<string, string>) =>
+      (await fetch(`http://127.0.0.1:${app.port}${path}`, { headers })).status;
     // the app trusts its loopback proxy: X-Forwarded-For is the client, each with a budget of 2
     const ip = [];
-    for (const client of ['203.0.113.7', '203.0.113.7', '203.0.113.7', '198.51.100.2']) ip.push(await get('/keys/ip', { 'x-forwarded-for': client }));
+    for (const client of ['203.0.113.7', '203.0.113.7', '203.0.113.7', '198.51.100.2'])
+      ip.push(await get('/keys/ip', { 'x-forwarded-for': client }));
     expect(ip).toEqual([200, 200, 429, 200]);
     const api = [];
     for (const key of ['k-1', 'k-1', 'k-1', 'k-2']) api.push(await get('/keys/api-key', { 'x-api-key': key }));
@@ -111,7 +142,8 @@ describe.each(PLATFORMS)('sketch decorators in a Nest app (%s, %s)', (loading, p
 
   it('on a controller class limits every route together, except the one marked @SkipSketch()', async () => {
     const seen = [];
-    for (const path of ['/whole/a', '/whole/b', '/whole/a', '/whole/health', '/whole/health', '/whole/health']) seen.push(await fields(path, 'whole'));
+    for (const path of ['/whole/a', '/whole/b', '/whole/a', '/whole/health', '/whole/health', '/whole/health'])
+      seen.push(await fields(path, 'whole'));
     expect(seen.map((f) => f.status)).toEqual([200, 200, 429, 200, 200, 200]);
     expect(seen[0]!.policy).toBe('"LIMIT_120000";q=2;w=120');
     expect(seen[3]!.policy).toBeNull();
@@ -158,15 +190,27 @@ describe.each(PLATFORMS)('sketch decorators in a Nest app (%s, %s)', (loading, p
 
   it('without a key limits the method as a whole (custom type BURST)', async () => {
     expect(await statuses(app, '/burst', undefined, 2)).toEqual([200, 200]);
-    expect(await call(app, '/burst', 'anyone')).toMatchObject({ status: 429, body: { sketchId: 'BURST_1000' }, retryAfter: '2' });
+    expect(await call(app, '/burst', 'anyone')).toMatchObject({
+      status: 429,
+      body: { sketchId: 'BURST_1000' },
+      retryAfter: '2',
+    });
   });
 
   it('in observe mode serves every call and reports the breaches in the log', async () => {
     expect(await statuses(app, '/observed', 'watched', 5)).toEqual([200, 200, 200, 200, 200]);
     const deadline = Date.now() + 5000;
-    while (!/sketch SHIELD_60000 \(observe mode\)/.test(app.stderr()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    const lines = app.stderr().split('\n').filter((l) => l.includes('SHIELD_60000'));
-    expect(lines).toEqual([expect.stringMatching(/^\[diag\] WARN sketch SHIELD_60000 \(observe mode\): LimitedController\.observed key [0-9a-f]{16} at 3 > threshold 2; the call ran$/)]);
+    while (!/sketch SHIELD_60000 \(observe mode\)/.test(app.stderr()) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    const lines = app
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes('SHIELD_60000'));
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^\[diag\] WARN sketch SHIELD_60000 \(observe mode\): LimitedController\.observed key [0-9a-f]{16} at 3 > threshold 2; the call ran$/,
+      ),
+    ]);
     expect(app.stderr()).not.toContain('watched');
   });
 
@@ -202,7 +246,12 @@ describe.each(PLATFORMS)('sketch decorators in a Nest app (%s, %s)', (loading, p
     });
     const detail = await getJson(port, '/actuator/sketches/LIMIT_60000');
     expect(detail.status).toBe(200);
-    expect(detail.body).toEqual({ epsilon: Math.E / 16384, memory_bytes: 1048576, delta_percent: 100 * Math.exp(-4), store: 'native' });
+    expect(detail.body).toEqual({
+      epsilon: Math.E / 16384,
+      memory_bytes: 1048576,
+      delta_percent: 100 * Math.exp(-4),
+      store: 'native',
+    });
     expect((await getJson(port, '/actuator/sketches/LIMIT_1')).status).toBe(404);
   });
 });

@@ -28,7 +28,9 @@ describe.each(['express', 'fastify'] as const)('SketchModule.forRoot: global lim
   });
 
   async function call(path: string, client: string, headers: Record<string, string> = {}): Promise<Answer> {
-    const res = await fetch(`http://127.0.0.1:${app.port}${path}`, { headers: { 'x-forwarded-for': client, ...headers } });
+    const res = await fetch(`http://127.0.0.1:${app.port}${path}`, {
+      headers: { 'x-forwarded-for': client, ...headers },
+    });
     const text = await res.text();
     let body: any = text;
     try {
@@ -37,10 +39,21 @@ describe.each(['express', 'fastify'] as const)('SketchModule.forRoot: global lim
       // not JSON: kept as text
     }
     const h = (name: string) => res.headers.get(name);
-    return { status: res.status, body, policy: h('ratelimit-policy'), limit: h('ratelimit'), retryAfter: h('retry-after') };
+    return {
+      status: res.status,
+      body,
+      policy: h('ratelimit-policy'),
+      limit: h('ratelimit'),
+      retryAfter: h('retry-after'),
+    };
   }
 
-  async function statuses(path: string, client: string, n: number, headers?: Record<string, string>): Promise<number[]> {
+  async function statuses(
+    path: string,
+    client: string,
+    n: number,
+    headers?: Record<string, string>,
+  ): Promise<number[]> {
     const out: number[] = [];
     for (let i = 0; i < n; i++) out.push((await call(path, client, headers)).status);
     return out;

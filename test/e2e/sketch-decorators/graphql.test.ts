@@ -48,7 +48,11 @@ describe('sketch decorators on a GraphQL resolver (nest11-cjs, Apollo)', () => {
     expect(limited.data).toEqual({ quota: null, open: 'open' });
     expect(limited.errors).toHaveLength(1);
     expect(limited.errors![0]!.path).toEqual(['quota']);
-    expect(limited.errors![0]!.extensions).toMatchObject({ code: 'TOO_MANY_REQUESTS', retryAfterSeconds: 80, sketchId: 'LIMIT_60000' });
+    expect(limited.errors![0]!.extensions).toMatchObject({
+      code: 'TOO_MANY_REQUESTS',
+      retryAfterSeconds: 80,
+      sketchId: 'LIMIT_60000',
+    });
     expect(limited.errors![0]!.message).toBe('Rate limit exceeded (sketch LIMIT_60000); retry after 80 s');
   });
 
@@ -66,7 +70,11 @@ describe('sketch decorators on a GraphQL resolver (nest11-cjs, Apollo)', () => {
     expect(limited.status).toBe(200);
     expect(limited.data).toEqual({ search: null });
     expect(limited.errors![0]!.path).toEqual(['search']);
-    expect(limited.errors![0]!.extensions).toMatchObject({ code: 'TOO_MANY_REQUESTS', retryAfterSeconds: 80, sketchId: 'GQL_60000' });
+    expect(limited.errors![0]!.extensions).toMatchObject({
+      code: 'TOO_MANY_REQUESTS',
+      retryAfterSeconds: 80,
+      sketchId: 'GQL_60000',
+    });
     // each root field is a resolver call the guard counts: another client's budget is its own
     expect((await query('{ search open }', 'client-h')).data).toEqual({ search: 'found', open: 'open' });
   });

@@ -14,7 +14,10 @@ describe('sketch decorators on a microservice (nest11-cjs, TCP)', () => {
 
   beforeAll(async () => {
     const rpcPort = await freePort();
-    app = await startApp('nest11-cjs', { app: 'sketch-rpc-app', env: { SKETCH_RPC_PORT: String(rpcPort), NEST_LOGS: '1' } });
+    app = await startApp('nest11-cjs', {
+      app: 'sketch-rpc-app',
+      env: { SKETCH_RPC_PORT: String(rpcPort), NEST_LOGS: '1' },
+    });
     client = ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port: rpcPort } });
     await client.connect();
   }, 60_000);

@@ -12,7 +12,9 @@ function node(args: string[], script: string): { stdout: string; stderr: string;
   return { stdout: r.stdout, stderr: r.stderr, status: r.status };
 }
 
-const permissionFlag = process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
+const permissionFlag = process.allowedNodeEnvironmentFlags.has('--permission')
+  ? '--permission'
+  : '--experimental-permission';
 const tryCreate = `
   const { CountMinSketch } = require(${JSON.stringify(entry)});
   try { const s = new CountMinSketch(); s.add('k'); console.log(JSON.stringify({ ok: true, estimate: s.estimate('k') })); }
@@ -31,22 +33,32 @@ describe('native library in a real process', () => {
     const lines = r.stdout.trim().split('\n');
     const os = { linux: 'Linux', win32: 'Windows', darwin: 'Mac' }[process.platform as string];
     expect(lines[0]).toBe(`[diag] INFO loading native library for OS: ${os}, Arch: ${process.arch}`);
-    expect(lines[1]).toMatch(/^\[diag\] INFO Successfully extracted and loaded (libdiagcms\.so|libdiagcms\.dylib|diagcms\.dll) from \S+diag-sketch-\w{6}[\\/](libdiagcms\.so|libdiagcms\.dylib|diagcms\.dll)$/);
+    expect(lines[1]).toMatch(
+      /^\[diag\] INFO Successfully extracted and loaded (libdiagcms\.so|libdiagcms\.dylib|diagcms\.dll) from \S+diag-sketch-\w{6}[\\/](libdiagcms\.so|libdiagcms\.dylib|diagcms\.dll)$/,
+    );
     expect(lastJson(r.stdout)).toEqual({ ok: true, estimate: 1 });
   });
 
   it(`throws UnsatisfiedLinkError (ADDONS_DISABLED, ERR_DLOPEN_DISABLED) under ${permissionFlag} without --allow-addons`, () => {
     const r = node([permissionFlag, '--allow-fs-read=*', '--allow-fs-write=*'], tryCreate);
     const out = lastJson(r.stdout);
-    expect(out).toMatchObject({ ok: false, name: 'UnsatisfiedLinkError', code: 'ERR_SKETCH_NATIVE_ADDONS_DISABLED', reason: 'ADDONS_DISABLED' });
+    expect(out).toMatchObject({
+      ok: false,
+      name: 'UnsatisfiedLinkError',
+      code: 'ERR_SKETCH_NATIVE_ADDONS_DISABLED',
+      reason: 'ADDONS_DISABLED',
+    });
     expect(out.message).toContain('ERR_DLOPEN_DISABLED');
     expect(out.message).toContain('--allow-addons');
   });
 
-  (process.allowedNodeEnvironmentFlags.has('--allow-addons') ? it : it.skip)('loads under the permission model once --allow-addons is given', () => {
-    const r = node([permissionFlag, '--allow-fs-read=*', '--allow-fs-write=*', '--allow-addons'], tryCreate);
-    expect(lastJson(r.stdout)).toEqual({ ok: true, estimate: 1 });
-  });
+  (process.allowedNodeEnvironmentFlags.has('--allow-addons') ? it : it.skip)(
+    'loads under the permission model once --allow-addons is given',
+    () => {
+      const r = node([permissionFlag, '--allow-fs-read=*', '--allow-fs-write=*', '--allow-addons'], tryCreate);
+      expect(lastJson(r.stdout)).toEqual({ ok: true, estimate: 1 });
+    },
+  );
 
   it('frees sketches dropped without close() (FinalizationRegistry backstop): 600 × 1 MiB stay far below 600 MB', () => {
     const script = `

@@ -23,7 +23,12 @@ const FIXTURES = path.resolve(__dirname, '..', '..', 'fixtures');
  * Where the compiled fixture app lives and how node must be started for it. `preload` names another file of
  * test/fixtures/telemetry than the default telemetry.cjs / telemetry.mjs.
  */
-export function launchSpec(loading: LoadingCase, app = 'ghost-app', preload?: string, root?: string): { node: string; cwd: string; args: string[] } {
+export function launchSpec(
+  loading: LoadingCase,
+  app = 'ghost-app',
+  preload?: string,
+  root?: string,
+): { node: string; cwd: string; args: string[] } {
   const [nest, format] = loading.split('-') as [string, 'cjs' | 'esm'];
   const appRoot = root !== undefined ? path.join(FIXTURES, root) : (MATRIX_DIR ?? path.join(FIXTURES, nest));
   const preloads = MATRIX_DIR ?? path.join(FIXTURES, 'telemetry');
@@ -61,7 +66,11 @@ export { tempDir };
  * Runs a one-off script in `cwd` (to completion, 30 s at most) and returns the JSON it printed after `RESULT `,
  * with its stderr. Throws, with what the process printed, when there is no such line.
  */
-export function scriptResult<T = unknown>(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): { result: T; stderr: string } {
+export function scriptResult<T = unknown>(
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): { result: T; stderr: string } {
   const run = spawnSync(NODE_BIN, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 30_000 });
   const line = run.stdout.split('\n').find((l) => l.startsWith('RESULT '));
   if (line === undefined) throw new Error(`no RESULT line (exit ${run.status}):\n${run.stdout}\n${run.stderr}`);

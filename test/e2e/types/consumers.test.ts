@@ -54,9 +54,24 @@ const NEST_STARTER = {
 const CONSUMERS: readonly Consumer[] = [
   // The classic Nest starter: no moduleResolution, so node10.
   { name: 'node10', type: 'commonjs', file: 'index.ts', compilerOptions: { ...NEST_STARTER, module: 'commonjs' } },
-  { name: 'node16-cjs', type: 'commonjs', file: 'index.ts', compilerOptions: { ...NEST_STARTER, module: 'node16', moduleResolution: 'node16' } },
-  { name: 'nodenext-esm', type: 'module', file: 'index.ts', compilerOptions: { ...NEST_STARTER, module: 'nodenext', moduleResolution: 'nodenext' } },
-  { name: 'bundler', type: 'module', file: 'index.ts', compilerOptions: { ...NEST_STARTER, module: 'esnext', moduleResolution: 'bundler' } },
+  {
+    name: 'node16-cjs',
+    type: 'commonjs',
+    file: 'index.ts',
+    compilerOptions: { ...NEST_STARTER, module: 'node16', moduleResolution: 'node16' },
+  },
+  {
+    name: 'nodenext-esm',
+    type: 'module',
+    file: 'index.ts',
+    compilerOptions: { ...NEST_STARTER, module: 'nodenext', moduleResolution: 'nodenext' },
+  },
+  {
+    name: 'bundler',
+    type: 'module',
+    file: 'index.ts',
+    compilerOptions: { ...NEST_STARTER, module: 'esnext', moduleResolution: 'bundler' },
+  },
 ];
 
 let tarball = '';
@@ -65,15 +80,25 @@ let installed = '';
 beforeAll(() => {
   const packDir = tempDir('types-pack');
   // --ignore-scripts: the global setup has just built dist/ from the same sources (see packaging.test.ts).
-  const out = execFileSync(npm, ['pack', '--silent', '--ignore-scripts', '--pack-destination', packDir], { cwd: root, encoding: 'utf8' });
+  const out = execFileSync(npm, ['pack', '--silent', '--ignore-scripts', '--pack-destination', packDir], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   tarball = path.join(packDir, out.trim().split('\n').pop()!);
   // Laid out as npm installs a tarball; its dependencies, peers and @types/node are this checkout's copies.
   const modules = path.join(packDir, 'node_modules');
   installed = path.join(modules, 'diag-instrumentation');
   fs.mkdirSync(installed, { recursive: true });
   execFileSync('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
-  const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
-  const needed = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {}), '@types/node'];
+  const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as Record<
+    string,
+    Record<string, string>
+  >;
+  const needed = [
+    ...Object.keys(manifest.dependencies ?? {}),
+    ...Object.keys(manifest.peerDependencies ?? {}),
+    '@types/node',
+  ];
   for (const name of needed) {
     const link = path.join(modules, name);
     fs.mkdirSync(path.dirname(link), { recursive: true });
@@ -85,15 +110,23 @@ describe.each(CONSUMERS)('a $name consumer', (consumer) => {
   it('type-checks both entry points with experimentalDecorators', () => {
     const dir = path.join(path.dirname(path.dirname(installed)), consumer.name);
     fs.mkdirSync(dir);
-    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `consumer-${consumer.name}`, type: consumer.type }));
-    fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: consumer.compilerOptions, files: [consumer.file] }));
+    fs.writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({ name: `consumer-${consumer.name}`, type: consumer.type }),
+    );
+    fs.writeFileSync(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: consumer.compilerOptions, files: [consumer.file] }),
+    );
     fs.writeFileSync(path.join(dir, consumer.file), CONSUMER);
     const res = spawnSync(process.execPath, [tsc, '-p', dir, '--traceResolution'], { cwd: dir, encoding: 'utf8' });
     const diagnostics = res.stdout.split('\n').filter((l) => /error TS\d+/.test(l));
     expect(diagnostics).toEqual([]);
     expect(res.status).toBe(0);
     // It resolved the shipped declarations, not something else that happened to be reachable.
-    expect(res.stdout).toMatch(/'diag-instrumentation\/sketch' was successfully resolved to '[^']*diag-instrumentation\/dist\/sketch\/index\.d\.ts'/);
+    expect(res.stdout).toMatch(
+      /'diag-instrumentation\/sketch' was successfully resolved to '[^']*diag-instrumentation\/dist\/sketch\/index\.d\.ts'/,
+    );
   }, 60_000);
 });
 

@@ -41,11 +41,13 @@ export const LIMIT: SketchInfo = { id: 'LIMIT_60000', epsilon: 0.0001, deltaPerc
 export const SHIELD: SketchInfo = { id: 'SHIELD_1000', epsilon: 0.002, deltaPercent: 1.83, memoryBytes: 1_572_864 };
 
 /** Sources backed by plain values, with call counters; `ghosts` undefined means Phase 2 off. */
-export function fakeSources(init: {
-  ghosts?: GhostReport;
-  diag?: object;
-  sketches?: SketchInfo[];
-} = {}): ActuatorSources & { calls: Record<string, number>; state: typeof init } {
+export function fakeSources(
+  init: {
+    ghosts?: GhostReport;
+    diag?: object;
+    sketches?: SketchInfo[];
+  } = {},
+): ActuatorSources & { calls: Record<string, number>; state: typeof init } {
   const calls: Record<string, number> = { ghosts: 0, diagReport: 0, sketches: 0 };
   const state = { ...init };
   const registry = () => new FakeSketches(state.sketches ?? []);

@@ -1,8 +1,24 @@
-import { ActuatorRouter, MAX_URL_LENGTH, parseTarget, resolveExposure, type ActuatorResponse } from '../../../src/actuator';
+import {
+  ActuatorRouter,
+  MAX_URL_LENGTH,
+  parseTarget,
+  resolveExposure,
+  type ActuatorResponse,
+} from '../../../src/actuator';
 import { FakeSketches, fakeGhostReport, fakeSources, LIMIT, SHIELD } from './fakes';
 
-function router(opts: { include?: string[]; exclude?: string[]; basePath?: string; token?: string; sources?: ReturnType<typeof fakeSources>; onSourceError?: (e: string, err: unknown) => void } = {}) {
-  const sources = opts.sources ?? fakeSources({ ghosts: fakeGhostReport(4), diag: { orphans: ['A'] }, sketches: [LIMIT, SHIELD] });
+function router(
+  opts: {
+    include?: string[];
+    exclude?: string[];
+    basePath?: string;
+    token?: string;
+    sources?: ReturnType<typeof fakeSources>;
+    onSourceError?: (e: string, err: unknown) => void;
+  } = {},
+) {
+  const sources =
+    opts.sources ?? fakeSources({ ghosts: fakeGhostReport(4), diag: { orphans: ['A'] }, sketches: [LIMIT, SHIELD] });
   const r = new ActuatorRouter({
     basePath: opts.basePath ?? '/actuator',
     exposure: resolveExposure(opts.include ?? ['*'], opts.exclude ?? []),
@@ -84,7 +100,10 @@ describe('ActuatorRouter endpoints', () => {
 
   it('adds the store and, for a fleet sketch, its mode, nodes and last sync; the listing keeps its shape', () => {
     const sketches = new FakeSketches([LIMIT], {
-      LIMIT_60000: { store: 'redis', fleet: { mode: 'local-fallback', nodes: 3, lastSyncAgoMs: 1250, syncFailures: 4 } },
+      LIMIT_60000: {
+        store: 'redis',
+        fleet: { mode: 'local-fallback', nodes: 3, lastSyncAgoMs: 1250, syncFailures: 4 },
+      },
     });
     const sources = { ...fakeSources(), sketches: () => sketches };
     const { r } = router({ sources });
@@ -129,7 +148,14 @@ describe('ActuatorRouter endpoints', () => {
     const sources = fakeSources({ ghosts, diag: { a: 1 }, sketches: [LIMIT] });
     const before = JSON.stringify(sources.state);
     const { r } = router({ sources });
-    const paths = ['/actuator', '/actuator/health', '/actuator/diag', '/actuator/diag/ghosts', '/actuator/sketches', '/actuator/sketches/LIMIT_60000'];
+    const paths = [
+      '/actuator',
+      '/actuator/health',
+      '/actuator/diag',
+      '/actuator/diag/ghosts',
+      '/actuator/sketches',
+      '/actuator/sketches/LIMIT_60000',
+    ];
     const first = paths.map((p) => r.respond('GET', p, 'h').body);
     const second = paths.map((p) => r.respond('GET', p, 'h').body);
     expect(second).toEqual(first);
@@ -166,7 +192,15 @@ describe('ActuatorRouter ghost snapshot reuse', () => {
 describe('ActuatorRouter statuses', () => {
   it('404s unknown paths with a JSON body', () => {
     const { r } = router();
-    for (const url of ['/', '/actuatorx', '/actuator/env', '/actuator/diag/ghosts/x', '/actuator//health', '/actuator/health/', '/other/health']) {
+    for (const url of [
+      '/',
+      '/actuatorx',
+      '/actuator/env',
+      '/actuator/diag/ghosts/x',
+      '/actuator//health',
+      '/actuator/health/',
+      '/other/health',
+    ]) {
       const res = r.respond('GET', url);
       if (url === '/actuator/health/') {
         expect(res.status).toBe(200); // one trailing slash is tolerated
@@ -180,7 +214,12 @@ describe('ActuatorRouter statuses', () => {
   it('answers an unexposed endpoint exactly as an unknown one, whatever the method', () => {
     const { r } = router({ include: ['health'] });
     const unknown = r.respond('GET', '/actuator/nope');
-    for (const url of ['/actuator/diag', '/actuator/diag/ghosts', '/actuator/sketches', '/actuator/sketches/LIMIT_60000']) {
+    for (const url of [
+      '/actuator/diag',
+      '/actuator/diag/ghosts',
+      '/actuator/sketches',
+      '/actuator/sketches/LIMIT_60000',
+    ]) {
       for (const method of ['GET', 'POST', 'HEAD']) expect(r.respond(method, url)).toEqual(unknown);
     }
   });

@@ -12,13 +12,21 @@ describe('actuatorSources', () => {
   });
 
   it('says how to enable tracking in the DISABLED snapshot', () => {
-    expect(ghostTrackingDisabled()).toMatchObject({ status: 'DISABLED', message: expect.stringMatching(/diag\.ghost-tracking\.enabled=true/) });
+    expect(ghostTrackingDisabled()).toMatchObject({
+      status: 'DISABLED',
+      message: expect.stringMatching(/diag\.ghost-tracking\.enabled=true/),
+    });
   });
 
   it('reads the tracker, the report and the registry lazily, at each call', () => {
     let tracker: { ghostSnapshot: () => ReturnType<typeof fakeGhostReport> } | undefined;
     let registry: FakeSketches | undefined;
-    const s = actuatorSources({ ghosts: () => tracker, diagReport: () => ({ orphans: [] }), sketches: () => registry, ghostsVersion: () => 7 });
+    const s = actuatorSources({
+      ghosts: () => tracker,
+      diagReport: () => ({ orphans: [] }),
+      sketches: () => registry,
+      ghostsVersion: () => 7,
+    });
     expect(s.ghosts()).toMatchObject({ status: 'DISABLED' });
     expect(s.ghostsVersion?.()).toBe(-1);
     tracker = { ghostSnapshot: () => fakeGhostReport(2) };

@@ -40,7 +40,8 @@ function detector(): GhostDetector {
 function hostile<T extends object>(target: T): T {
   return new Proxy(target, {
     get(t, key, receiver) {
-      if (typeof key === 'symbol' && key.description?.startsWith('diag-instrumentation')) throw new Error('hostile read');
+      if (typeof key === 'symbol' && key.description?.startsWith('diag-instrumentation'))
+        throw new Error('hostile read');
       return Reflect.get(t, key, receiver);
     },
   });
@@ -65,7 +66,8 @@ function expectOneFaultLogged(framework: string): void {
 }
 
 it('awilix: register and resolve answer as usual when the bookkeeping of a registration throws', () => {
-  const { AwilixObserver } = require('../../../src/adapters/lazy/awilix/container-observer') as typeof import('../../../src/adapters/lazy/awilix/container-observer');
+  const { AwilixObserver } =
+    require('../../../src/adapters/lazy/awilix/container-observer') as typeof import('../../../src/adapters/lazy/awilix/container-observer');
   const awilix = { ...(require('awilix') as Record<string, unknown>) };
   const observer = new AwilixObserver(detector());
   observer.patchResolvers(awilix, '13.0.0', patcher);
@@ -83,7 +85,8 @@ it('awilix: register and resolve answer as usual when the bookkeeping of a regis
 });
 
 it('tsyringe: register and resolve answer as usual when the bookkeeping of a registration throws', () => {
-  const { TsyringeObserver } = require('../../../src/adapters/lazy/tsyringe/container-observer') as typeof import('../../../src/adapters/lazy/tsyringe/container-observer');
+  const { TsyringeObserver } =
+    require('../../../src/adapters/lazy/tsyringe/container-observer') as typeof import('../../../src/adapters/lazy/tsyringe/container-observer');
   const tsyringe = require('tsyringe') as typeof import('tsyringe');
   const observer = new TsyringeObserver(detector());
   // the module the hooks hand it: the container's file, whose `instance` is the global container
@@ -101,10 +104,15 @@ it('tsyringe: register and resolve answer as usual when the bookkeeping of a reg
 });
 
 it('InversifyJS: bind and get answer as usual when the bookkeeping of a binding throws', () => {
-  const { InversifyObserver } = require('../../../src/adapters/lazy/inversify/container-observer') as typeof import('../../../src/adapters/lazy/inversify/container-observer');
+  const { InversifyObserver } =
+    require('../../../src/adapters/lazy/inversify/container-observer') as typeof import('../../../src/adapters/lazy/inversify/container-observer');
   const observer = new InversifyObserver(detector());
   // InversifyJS 7+ adds its bindings through @inversifyjs/core's BindingService, the copy it loads itself
-  observer.patchCore7(require(require.resolve('@inversifyjs/core', { paths: [require.resolve('inversify')] })), patcher, () => '7.0.0');
+  observer.patchCore7(
+    require(require.resolve('@inversifyjs/core', { paths: [require.resolve('inversify')] })),
+    patcher,
+    () => '7.0.0',
+  );
   try {
     const { Container } = require('inversify') as typeof import('inversify');
     const Config = hostileName();

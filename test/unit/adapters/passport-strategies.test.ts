@@ -29,7 +29,11 @@ function passportPackage() {
   return { AuthGuard, Strategy, AuthModuleOptions };
 }
 
-const bean = (instance: unknown, metatype: unknown = (instance as object).constructor, token: unknown = metatype): PassportBeanFacts => ({
+const bean = (
+  instance: unknown,
+  metatype: unknown = (instance as object).constructor,
+  token: unknown = metatype,
+): PassportBeanFacts => ({
   token,
   metatype,
   instance,

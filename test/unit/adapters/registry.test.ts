@@ -13,8 +13,11 @@ describe('the adapters registry', () => {
     expect(CONTAINER_NAMES).toEqual(['nestjs', 'inversify', 'tsyringe', 'awilix']);
   });
 
-  it.each(CONTAINER_ADAPTERS.map((a) => [a.name, a] as const))('%s hooks the packages it declares', (_name, adapter) => {
-    const hooked = new Set(adapter.moduleDefinitions(host).map((d) => d.name));
-    for (const pkg of adapter.packages) expect(hooked).toContain(pkg);
-  });
+  it.each(CONTAINER_ADAPTERS.map((a) => [a.name, a] as const))(
+    '%s hooks the packages it declares',
+    (_name, adapter) => {
+      const hooked = new Set(adapter.moduleDefinitions(host).map((d) => d.name));
+      for (const pkg of adapter.packages) expect(hooked).toContain(pkg);
+    },
+  );
 });

@@ -25,7 +25,8 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const IMPORT = /(?:^|[^.\w])(import\s+type\s[^'"]*?from\s*|import\s[^'"]*?from\s*|export\s[^'"]*?from\s*|import\s*\(\s*|require\s*\(\s*|import\s+)(['"])([^'"]+)\2/gm;
+const IMPORT =
+  /(?:^|[^.\w])(import\s+type\s[^'"]*?from\s*|import\s[^'"]*?from\s*|export\s[^'"]*?from\s*|import\s*\(\s*|require\s*\(\s*|import\s+)(['"])([^'"]+)\2/gm;
 
 function importsOf(file: string): Import[] {
   const from = path.relative(SRC, file).split(path.sep).join('/');
@@ -34,7 +35,12 @@ function importsOf(file: string): Import[] {
   for (const m of text.matchAll(IMPORT)) {
     const spec = m[3]!;
     const typeOnly = /^import\s+type\s/.test(m[1]!) || /^export\s+type\s/.test(m[1]!);
-    const to = spec.startsWith('.') ? path.relative(SRC, path.resolve(path.dirname(file), spec)).split(path.sep).join('/') : spec;
+    const to = spec.startsWith('.')
+      ? path
+          .relative(SRC, path.resolve(path.dirname(file), spec))
+          .split(path.sep)
+          .join('/')
+      : spec;
     const lazy = /^(require|import)\s*\(/.test(m[1]!);
     found.push({ from, to, typeOnly, lazy });
   }
@@ -43,7 +49,8 @@ function importsOf(file: string): Import[] {
 
 const ALL = sourceFiles(SRC).flatMap(importsOf);
 /** Relative imports are resolved against src/, so the package's own modules start with a folder of src/. */
-const internal = (i: Import) => /^(actuator|adapters|config|ghost|index|instrumentation|patching|shared|sketch|telemetry)(\/|$)/.test(i.to);
+const internal = (i: Import) =>
+  /^(actuator|adapters|config|ghost|index|instrumentation|patching|shared|sketch|telemetry)(\/|$)/.test(i.to);
 const under = (p: string, folder: string) => p === folder || p.startsWith(`${folder}/`);
 
 interface Rule {
@@ -67,10 +74,14 @@ const RULES: Rule[] = [
     breaks: (i) => internal(i) && !under(i.to, 'patching') && !under(i.to, 'shared'),
   },
   {
-    name: 'config imports only shared, the settings tables the products declare and the adapters registry (for the containers\' names)',
+    name: "config imports only shared, the settings tables the products declare and the adapters registry (for the containers' names)",
     applies: (f) => under(f, 'config'),
     breaks: (i) =>
-      internal(i) && !under(i.to, 'config') && !under(i.to, 'shared') && !/^[a-z]+\/settings$/.test(i.to) && i.to !== 'adapters/registry',
+      internal(i) &&
+      !under(i.to, 'config') &&
+      !under(i.to, 'shared') &&
+      !/^[a-z]+\/settings$/.test(i.to) &&
+      i.to !== 'adapters/registry',
   },
   {
     name: 'the ghost detector imports no adapter, no output, no sketch',
@@ -80,14 +91,13 @@ const RULES: Rule[] = [
   {
     name: 'the ghost detector and the sketch core import no framework, no SDK, no node:http',
     applies: (f) => under(f, 'ghost') || (under(f, 'sketch') && !under(f, 'sketch/nestjs')),
-    breaks: (i) => /^@nestjs\//.test(i.to) || /^@opentelemetry\/sdk-/.test(i.to) || i.to === 'node:http' || i.to === 'http',
+    breaks: (i) =>
+      /^@nestjs\//.test(i.to) || /^@opentelemetry\/sdk-/.test(i.to) || i.to === 'node:http' || i.to === 'http',
   },
   {
     name: 'the sketch core imports only itself and shared; only its entry point reaches sketch/nestjs',
     applies: (f) => under(f, 'sketch') && !under(f, 'sketch/nestjs') && f !== 'sketch/index.ts',
-    breaks: (i) =>
-      internal(i) &&
-      !((under(i.to, 'sketch') && !under(i.to, 'sketch/nestjs')) || under(i.to, 'shared')),
+    breaks: (i) => internal(i) && !((under(i.to, 'sketch') && !under(i.to, 'sketch/nestjs')) || under(i.to, 'shared')),
   },
   {
     name: 'the sketches on NestJS import the sketch core and shared only',
@@ -106,7 +116,8 @@ const RULES: Rule[] = [
       // so that reading the names loads no adapter. No adapter imports the registry.
       if (i.from === 'adapters/registry.ts') return !(i.typeOnly || i.lazy);
       if (i.to === 'adapters/registry') return true;
-      const own = (p: string) => (under(p, 'adapters/lazy/') ? p.split('/').slice(0, 3).join('/') : p.split('/').slice(0, 2).join('/'));
+      const own = (p: string) =>
+        under(p, 'adapters/lazy/') ? p.split('/').slice(0, 3).join('/') : p.split('/').slice(0, 2).join('/');
       const sharedLazy = /^adapters\/lazy\/[^/]+$/.test(i.to);
       return !(own(i.to) === own(i.from) || (under(i.from, 'adapters/lazy') && sharedLazy));
     },

@@ -15,7 +15,13 @@ describe('configuration', () => {
     const c = resolveConfig({}, {});
     expect(c.ghostTracking).toEqual({ enabled: false, exclude: [] });
     expect(c.report.dir).toBe(process.cwd());
-    expect(c.actuator).toMatchObject({ include: undefined, exclude: [], basePath: '/actuator', port: 8081, address: '127.0.0.1' });
+    expect(c.actuator).toMatchObject({
+      include: undefined,
+      exclude: [],
+      basePath: '/actuator',
+      port: 8081,
+      address: '127.0.0.1',
+    });
   });
 
   it('lets the environment override options, which override defaults', () => {
@@ -46,14 +52,22 @@ describe('configuration', () => {
   });
 
   it('narrows the containers hooked to those named', () => {
-    const c = resolveConfig({ containers: { include: ['tsyringe'] } }, { DIAG_CONTAINERS_INCLUDE: 'nestjs, awilix' }, () => undefined);
+    const c = resolveConfig(
+      { containers: { include: ['tsyringe'] } },
+      { DIAG_CONTAINERS_INCLUDE: 'nestjs, awilix' },
+      () => undefined,
+    );
     expect(c.containers.include).toEqual(['nestjs', 'awilix']);
     expect(resolveConfig({}, {}, () => undefined).containers.include).toEqual(['*']);
   });
 
   it('warns about malformed options without throwing', () => {
     const { warn, warnings } = quiet();
-    const c = resolveConfig({ ghostTracking: { enabled: 'yes' as unknown as boolean }, actuator: { port: -1 } }, {}, warn);
+    const c = resolveConfig(
+      { ghostTracking: { enabled: 'yes' as unknown as boolean }, actuator: { port: -1 } },
+      {},
+      warn,
+    );
     expect(c.ghostTracking.enabled).toBe(false);
     expect(c.actuator.port).toBe(8081);
     expect(warnings).toHaveLength(2);
@@ -70,14 +84,23 @@ describe('configuration', () => {
     expect(c.actuator.port).toBe(9000);
     expect(c.actuator.authToken).toBeUndefined();
     expect(warnings).toHaveLength(2);
-    expect(warnings).toContainEqual(expect.stringMatching(/^ignoring environment variable MANAGEMENT_SERVER_PORT for management\.server\.port: "abc" .*using 9000$/));
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /^ignoring environment variable MANAGEMENT_SERVER_PORT for management\.server\.port: "abc" .*using 9000$/,
+      ),
+    );
     const secret = warnings.find((w) => w.includes('auth-token'));
-    expect(secret).toMatch(/^ignoring option actuator\.authToken for management\.server\.auth-token: the value \(not shown/);
+    expect(secret).toMatch(
+      /^ignoring option actuator\.authToken for management\.server\.auth-token: the value \(not shown/,
+    );
     expect(secret).not.toContain('424242');
   });
 
   it('lower-cases endpoint ids and normalises the base path', () => {
-    const c = resolveConfig({}, { MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'Health,DIAG', MANAGEMENT_ENDPOINTS_WEB_BASE_PATH: 'manage/' });
+    const c = resolveConfig(
+      {},
+      { MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'Health,DIAG', MANAGEMENT_ENDPOINTS_WEB_BASE_PATH: 'manage/' },
+    );
     expect(c.actuator.include).toEqual(['health', 'diag']);
     expect(c.actuator.basePath).toBe('/manage');
   });

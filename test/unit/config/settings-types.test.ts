@@ -1,6 +1,6 @@
 /** DiagConfig and DiagOptions are derived from the settings table: their fields keep the types they had when written by hand. */
 import type { DiagConfig, DiagOptions } from '../../../src/config/properties';
-type Eq<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+type Eq<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 const checks: [
   Eq<DiagConfig['actuator']['include'], readonly string[] | undefined>,
   Eq<DiagConfig['actuator']['port'], number>,

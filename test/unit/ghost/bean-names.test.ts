@@ -29,7 +29,8 @@ describe('uniqueBeanNames', () => {
       { token: 'B', module: 'M1' },
     ];
     const graph = new BeanGraph();
-    for (const b of beans) graph.addBean({ ...b, kind: 'class', scope: 'singleton', role: 'provider', framework: false, eager: true });
+    for (const b of beans)
+      graph.addBean({ ...b, kind: 'class', scope: 'singleton', role: 'provider', framework: false, eager: true });
     expect(graph.beans().map((b) => b.name)).toEqual(uniqueBeanNames(beans));
     expect(uniqueBeanNames(beans)).toEqual(['M1/A', 'M2/A', 'B']);
   });

@@ -1,5 +1,9 @@
 import { BeanGraph, type BeanInput } from '../../../src/ghost/analysis/bean-graph';
-import { GHOST_CANDIDATES_DISCLAIMER, LAZY_GHOST_CANDIDATES_DISCLAIMER, findGhostCandidates } from '../../../src/ghost/analysis/candidates';
+import {
+  GHOST_CANDIDATES_DISCLAIMER,
+  LAZY_GHOST_CANDIDATES_DISCLAIMER,
+  findGhostCandidates,
+} from '../../../src/ghost/analysis/candidates';
 
 const bean = (token: string, extra: Partial<BeanInput> = {}): BeanInput => ({
   token,
@@ -23,7 +27,9 @@ describe('Phase 1 rules on synthetic graphs', () => {
     lazy('LegacyExporter', false, { scope: 'singleton' });
     lazy('LibraryThing', false, { framework: true });
     g.addEdge(controller, service, 'constructor');
-    const result = findGhostCandidates(g, (b) => (b.role === 'controller' ? ['routing-controllers @JsonController'] : []));
+    const result = findGhostCandidates(g, (b) =>
+      b.role === 'controller' ? ['routing-controllers @JsonController'] : [],
+    );
     expect(result.ghostCandidates.beans).toEqual(['LegacyExporter', 'OrdersService']);
     expect(result.orphans).toEqual(['LegacyExporter', 'OrdersController', 'OrdersService']);
     expect(result.ghostCandidates.entryPointsExcluded).toBe(1);
@@ -96,14 +102,16 @@ describe('Phase 1 rules on synthetic graphs', () => {
   it('keeps the orphan arithmetic exact on a large random graph', () => {
     const g = new BeanGraph();
     let seed = 7;
-    const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let i = 0; i < 2000; i++) {
       g.addBean(bean(`B${i}`, { eager: rand() > 0.1, framework: rand() < 0.1 }));
     }
     for (let i = 0; i < 3000; i++) g.addEdge(Math.floor(rand() * 2000), Math.floor(rand() * 2000), 'constructor');
     const r = findGhostCandidates(g, (b) => (Number(b.token.slice(1)) % 5 === 0 ? ['controller'] : []));
     const c = r.ghostCandidates;
-    expect(r.orphans.length).toBe(c.count + c.entryPointsExcluded + c.notInstantiatedExcluded + c.classificationFailedExcluded);
+    expect(r.orphans.length).toBe(
+      c.count + c.entryPointsExcluded + c.notInstantiatedExcluded + c.classificationFailedExcluded,
+    );
     for (const name of c.beans) expect(g.inDegree(g.beans().find((b) => b.name === name)!.id)).toBe(0);
   });
 });
@@ -115,7 +123,12 @@ describe('BeanGraph', () => {
     g.addBean(bean('Helper', { module: 'BillingModule' }));
     g.addBean(bean('Helper', { module: 'BillingModule' }));
     g.addBean(bean('Unique'));
-    expect(g.beans().map((b) => b.name)).toEqual(['UsersModule/Helper', 'BillingModule/Helper', 'BillingModule/Helper#2', 'Unique']);
+    expect(g.beans().map((b) => b.name)).toEqual([
+      'UsersModule/Helper',
+      'BillingModule/Helper',
+      'BillingModule/Helper#2',
+      'Unique',
+    ]);
   });
 
   it('counts distinct dependents, not repeated injections', () => {

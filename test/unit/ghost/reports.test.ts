@@ -13,20 +13,45 @@ const tmp = (): string => tempDir('unit');
 describe('diag-report.json', () => {
   it('carries the SPEC fields, the graph, the slowest beans and the cycles', () => {
     const g = new BeanGraph();
-    const base = { module: 'M', kind: 'class', scope: 'singleton', role: 'provider', framework: false, eager: true } as const;
+    const base = {
+      module: 'M',
+      kind: 'class',
+      scope: 'singleton',
+      role: 'provider',
+      framework: false,
+      eager: true,
+    } as const;
     const a = g.addBean({ ...base, token: 'A', instantiationMs: 3 });
     const b = g.addBean({ ...base, token: 'B', instantiationMs: 9 });
     g.addEdge(a, b, 'constructor');
-    const report = buildDiagReport({ graph: g, phase1: findGhostCandidates(g, () => []), framework: 'nestjs', container: { name: 'test' }, analysisMs: 1 });
+    const report = buildDiagReport({
+      graph: g,
+      phase1: findGhostCandidates(g, () => []),
+      framework: 'nestjs',
+      container: { name: 'test' },
+      analysisMs: 1,
+    });
     expect(report.orphans).toEqual(['A']);
-    expect(report.ghostCandidates).toMatchObject({ confidence: 'LOW', count: 1, beans: ['A'], entryPointsExcluded: 0, notInstantiatedExcluded: 0 });
+    expect(report.ghostCandidates).toMatchObject({
+      confidence: 'LOW',
+      count: 1,
+      beans: ['A'],
+      entryPointsExcluded: 0,
+      notInstantiatedExcluded: 0,
+    });
     expect(report.graph.edges).toEqual([{ from: 'A', to: 'B', kind: 'constructor' }]);
     expect(report.slowestBeans.map((s) => s.name)).toEqual(['B', 'A']);
     expect(report.graph.nodes.find((n) => n.name === 'A')).toMatchObject({ verdict: 'candidate', dependents: 0 });
   });
 
   it('says in the report itself what the fields a newcomer misreads mean, first among them orphans', () => {
-    const report = buildDiagReport({ graph: new BeanGraph(), phase1: findGhostCandidates(new BeanGraph(), () => []), framework: 'nestjs', container: { name: 'test' }, analysisMs: 1 });
+    const report = buildDiagReport({
+      graph: new BeanGraph(),
+      phase1: findGhostCandidates(new BeanGraph(), () => []),
+      framework: 'nestjs',
+      container: { name: 'test' },
+      analysisMs: 1,
+    });
     expect(Object.keys(report).slice(0, 2)).toEqual(['reportVersion', 'legend']);
     expect(report.legend.orphans).toMatch(/entry points are here too\. Not a list of dead code/);
     expect(Object.keys(report.legend)).toEqual(['orphans', 'ghostCandidates', 'graph.nodes[].verdict']);
@@ -52,7 +77,11 @@ describe('diag-ghost-report.json shared by several processes', () => {
   const trackerWith = (touch: string[], names: string[]): GhostTracker => {
     const t = new GhostTracker();
     for (const name of names) {
-      const bean = { call(): number { return 1; } };
+      const bean = {
+        call(): number {
+          return 1;
+        },
+      };
       t.track(name, bean);
       if (touch.includes(name)) bean.call();
     }

@@ -16,18 +16,42 @@ describe("the start-up timeline in Spring Boot's shape", () => {
   it('has a root step, one step per module spanning its beans, one per bean under it, and the analysis', () => {
     const { timeline: out } = toSpringStartup(timeline);
     expect(out.startTime).toBe('2026-11-23T08:00:00.000Z');
-    const steps = out.events.map((e) => [e.startupStep.name, e.startupStep.id, e.startupStep.parentId, Object.fromEntries(e.startupStep.tags.map((t) => [t.key, t.value]))]);
+    const steps = out.events.map((e) => [
+      e.startupStep.name,
+      e.startupStep.id,
+      e.startupStep.parentId,
+      Object.fromEntries(e.startupStep.tags.map((t) => [t.key, t.value])),
+    ]);
     expect(steps).toEqual([
       [STARTUP_STEPS.container, 0, undefined, { phase: 'bootstrap' }],
       [STARTUP_STEPS.module, 1, 0, { module: 'ConfigModule', phase: 'instantiate' }],
-      [STARTUP_STEPS.bean, 2, 1, { module: 'ConfigModule', bean: 'ConfigService', scope: 'singleton', phase: 'instantiate' }],
+      [
+        STARTUP_STEPS.bean,
+        2,
+        1,
+        { module: 'ConfigModule', bean: 'ConfigService', scope: 'singleton', phase: 'instantiate' },
+      ],
       [STARTUP_STEPS.module, 3, 0, { module: 'UsersModule', phase: 'instantiate' }],
-      [STARTUP_STEPS.bean, 4, 3, { module: 'UsersModule', bean: 'UsersService', scope: 'singleton', phase: 'instantiate' }],
-      [STARTUP_STEPS.bean, 5, 3, { module: 'UsersModule', bean: 'UsersController', scope: 'singleton', phase: 'instantiate' }],
+      [
+        STARTUP_STEPS.bean,
+        4,
+        3,
+        { module: 'UsersModule', bean: 'UsersService', scope: 'singleton', phase: 'instantiate' },
+      ],
+      [
+        STARTUP_STEPS.bean,
+        5,
+        3,
+        { module: 'UsersModule', bean: 'UsersController', scope: 'singleton', phase: 'instantiate' },
+      ],
       [STARTUP_STEPS.analysis, 6, 0, { phase: 'analysis' }],
     ]);
     const users = out.events[3]!;
-    expect([users.startTime, users.endTime, users.duration]).toEqual(['2026-11-23T08:00:00.010Z', '2026-11-23T08:00:00.030Z', 'PT0.02S']);
+    expect([users.startTime, users.endTime, users.duration]).toEqual([
+      '2026-11-23T08:00:00.010Z',
+      '2026-11-23T08:00:00.030Z',
+      'PT0.02S',
+    ]);
     expect(out.events[4]!.duration).toBe('PT0.0045S');
     expect(out.events[0]!.duration).toBe('PT0.04125S');
   });

@@ -17,8 +17,16 @@ const bean = (over: Partial<BeanEvidence>): BeanEvidence => ({
 
 describe('one verdict per bean', () => {
   it('in-use once a tracked method was called, whatever else holds', () => {
-    const v = verdictOf(bean({ lastTouched: NOW - DAY, ghostCandidate: true, processHours: 0 }), DEFAULT_THRESHOLDS, NOW);
-    expect(v).toMatchObject({ verdict: 'in-use', ghostCandidate: true, lastTouched: new Date(NOW - DAY).toISOString() });
+    const v = verdictOf(
+      bean({ lastTouched: NOW - DAY, ghostCandidate: true, processHours: 0 }),
+      DEFAULT_THRESHOLDS,
+      NOW,
+    );
+    expect(v).toMatchObject({
+      verdict: 'in-use',
+      ghostCandidate: true,
+      lastTouched: new Date(NOW - DAY).toISOString(),
+    });
   });
 
   it('never-touched only past both thresholds, and says when nothing injects it either', () => {
@@ -34,11 +42,19 @@ describe('one verdict per bean', () => {
     const quiet = verdictOf(bean({ processHours: 100 }), DEFAULT_THRESHOLDS, NOW);
     expect(quiet).toMatchObject({ verdict: 'insufficient-evidence', needs: { days: 0, processHours: 68 } });
     // thresholds are settable, in fractions, so that a test (or a team) can judge in seconds
-    expect(verdictOf(bean({ firstSeen: NOW - 2_000, processHours: 0.001 }), { minDays: 1 / 86_400, minProcessHours: 0.0005 }, NOW).verdict).toBe('never-touched');
+    expect(
+      verdictOf(
+        bean({ firstSeen: NOW - 2_000, processHours: 0.001 }),
+        { minDays: 1 / 86_400, minProcessHours: 0.0005 },
+        NOW,
+      ).verdict,
+    ).toBe('never-touched');
   });
 
   it('untrackable with its reason, never a verdict either way; retired once no live process has it', () => {
-    expect(verdictOf(bean({ tracked: false, untrackableReason: 'already-proxied' }), DEFAULT_THRESHOLDS, NOW)).toMatchObject({
+    expect(
+      verdictOf(bean({ tracked: false, untrackableReason: 'already-proxied' }), DEFAULT_THRESHOLDS, NOW),
+    ).toMatchObject({
       verdict: 'untrackable',
       why: 'Phase 2 cannot tell: already-proxied',
     });

@@ -76,9 +76,14 @@ describe('wrapMethod', () => {
 
   it('wraps with the markers OpenTelemetry recognises, keeps the method non-enumerable, and unwraps', () => {
     const original = Service.prototype.greet;
-    wrapMethod(Service.prototype, 'greet', (orig: (who: string) => string) => function (this: Service, who: string) {
-      return orig.call(this, who).toUpperCase();
-    });
+    wrapMethod(
+      Service.prototype,
+      'greet',
+      (orig: (who: string) => string) =>
+        function (this: Service, who: string) {
+          return orig.call(this, who).toUpperCase();
+        },
+    );
     expect(new Service().greet('you')).toBe('HELLO YOU');
     expect(isWrapped(Service.prototype.greet)).toBe(true);
     expect(Object.keys(Service.prototype)).toEqual([]);
@@ -87,9 +92,10 @@ describe('wrapMethod', () => {
   });
 
   it('never stacks two wrappers of its own, and leaves a later wrapper on top in place', () => {
-    const wrapper = (orig: (who: string) => string) => function (this: Service, who: string) {
-      return `${orig.call(this, who)}!`;
-    };
+    const wrapper = (orig: (who: string) => string) =>
+      function (this: Service, who: string) {
+        return `${orig.call(this, who)}!`;
+      };
     wrapMethod(Service.prototype, 'greet', wrapper);
     wrapMethod(Service.prototype, 'greet', wrapper);
     expect(new Service().greet('x')).toBe('hello x!');

@@ -147,7 +147,9 @@ describe('standard (TC39) decorators', () => {
     } finally {
       logs.restore();
     }
-    expect(logs.warnings).toEqual([expect.stringMatching(/^sketch BURST_500 \(observe mode\): Api\.ping key [0-9a-f]{16} at 2 > threshold 1/)]);
+    expect(logs.warnings).toEqual([
+      expect.stringMatching(/^sketch BURST_500 \(observe mode\): Api\.ping key [0-9a-f]{16} at 2 > threshold 1/),
+    ]);
     expect(registry.stats('BURST_500')).toEqual({ hits: 2, breaches: 1, keyErrors: 0 });
     expect(registry.list().map((i) => i.id)).toEqual(['BURST_500', 'LIMIT_1000', 'SHIELD_60000']);
   });

@@ -346,11 +346,25 @@ describe('on a class, SkipSketch and skipIf', () => {
   it('skipIf runs a call uncounted; a skipIf that throws counts the call and is logged', () => {
     const { registry } = track(setup());
     class Api {
-      @SketchLimit({ windowMs: 1000, requests: 1, key: (u: string) => u, skipIf: (u: string) => u === 'internal', registry })
+      @SketchLimit({
+        windowMs: 1000,
+        requests: 1,
+        key: (u: string) => u,
+        skipIf: (u: string) => u === 'internal',
+        registry,
+      })
       call(user: string): string {
         return user;
       }
-      @SketchShield({ windowMs: 1000, threshold: 1, key: (u: string) => u, skipIf: () => { throw new Error('boom'); }, registry })
+      @SketchShield({
+        windowMs: 1000,
+        threshold: 1,
+        key: (u: string) => u,
+        skipIf: () => {
+          throw new Error('boom');
+        },
+        registry,
+      })
       risky(user: string): string {
         return user;
       }
@@ -373,9 +387,21 @@ describe('message', () => {
     class Api {
       @SketchLimit({ requests: 1, key: (k: string) => k, registry, message: 'Easy there' })
       fixed(_k: string): void {}
-      @SketchShield({ threshold: 1, key: (k: string) => k, registry, message: (d) => `Wait ${d.retryAfterSeconds} s (${d.sketchId})` })
+      @SketchShield({
+        threshold: 1,
+        key: (k: string) => k,
+        registry,
+        message: (d) => `Wait ${d.retryAfterSeconds} s (${d.sketchId})`,
+      })
       computed(_k: string): void {}
-      @SketchFraud({ maxEvents: 1, key: (k: string) => k, registry, message: () => { throw new Error('no text'); } })
+      @SketchFraud({
+        maxEvents: 1,
+        key: (k: string) => k,
+        registry,
+        message: () => {
+          throw new Error('no text');
+        },
+      })
       failing(_k: string): void {}
     }
     const api = new Api();
@@ -388,7 +414,9 @@ describe('message', () => {
     api.failing('a');
     const { result, warnings } = withCapturedLogs(() => catchSync(() => api.failing('a')) as SketchThresholdError);
     expect(result.message).toBe('Rate limit exceeded (sketch FRAUD_60000); retry after 80 s');
-    expect(warnings.join('\n')).toMatch(/message function of Api.failing threw \(no text\); the default message was used/);
+    expect(warnings.join('\n')).toMatch(
+      /message function of Api.failing threw \(no text\); the default message was used/,
+    );
   });
 });
 
@@ -397,11 +425,18 @@ describe('SketchModule and SketchGuard options', () => {
     expect(() => SketchModule.forRoot(undefined as never)).toThrow(/options object required/);
     expect(() => SketchModule.forRoot({ limits: [] })).toThrow(/at least one limit/);
     expect(() => SketchModule.forRoot({ limits: { requests: 0 } })).toThrow(/LIMIT_60000: requests must be an integer/);
-    expect(() => SketchModule.forRoot({ limits: [{ requests: 5, windowMs: 1000 }, { requests: 9, windowMs: 1000 }] })).toThrow(
-      /two limits of sketch LIMIT_1000/,
-    );
+    expect(() =>
+      SketchModule.forRoot({
+        limits: [
+          { requests: 5, windowMs: 1000 },
+          { requests: 9, windowMs: 1000 },
+        ],
+      }),
+    ).toThrow(/two limits of sketch LIMIT_1000/);
     expect(() => SketchModule.forRoot({ limits: { requests: 5, type: 'bad type' } })).toThrow(SketchConfigError);
-    expect(() => SketchModule.forRoot({ limits: { requests: 5 }, key: 'ip' as never })).toThrow(/key must be a function/);
+    expect(() => SketchModule.forRoot({ limits: { requests: 5 }, key: 'ip' as never })).toThrow(
+      /key must be a function/,
+    );
     expect(() => SketchModule.forRootAsync({} as never)).toThrow(/useFactory required/);
   });
 
@@ -413,8 +448,15 @@ describe('SketchModule and SketchGuard options', () => {
     expect(providers[0]!.useValue).toBeInstanceOf(SketchGuard);
     expect(providers[1]!.useValue).toBeInstanceOf(SketchThresholdFilter);
 
-    const asyncMod = SketchModule.forRootAsync({ inject: ['CONFIG'], useFactory: (config: { perMinute: number }) => ({ limits: { requests: config.perMinute } }) });
-    const guardProvider = asyncMod.providers[0] as { provide: string; inject: unknown[]; useFactory(...deps: unknown[]): Promise<unknown> };
+    const asyncMod = SketchModule.forRootAsync({
+      inject: ['CONFIG'],
+      useFactory: (config: { perMinute: number }) => ({ limits: { requests: config.perMinute } }),
+    });
+    const guardProvider = asyncMod.providers[0] as {
+      provide: string;
+      inject: unknown[];
+      useFactory(...deps: unknown[]): Promise<unknown>;
+    };
     expect(guardProvider.provide).toBe('APP_GUARD');
     expect(guardProvider.inject).toEqual(['CONFIG']);
     await expect(guardProvider.useFactory({ perMinute: 10 })).resolves.toBeInstanceOf(SketchGuard);
@@ -439,7 +481,9 @@ describe("mode: 'observe'", () => {
       expect(ran).toBe(10);
       expect(registry.stats('LIMIT_60000')).toEqual({ hits: 10, breaches: 8, keyErrors: 0 });
       expect(logs.warnings).toHaveLength(1);
-      expect(logs.warnings[0]).toMatch(/^sketch LIMIT_60000 \(observe mode\): Api\.call key [0-9a-f]{16} at 3 > threshold 2; the call ran$/);
+      expect(logs.warnings[0]).toMatch(
+        /^sketch LIMIT_60000 \(observe mode\): Api\.call key [0-9a-f]{16} at 3 > threshold 2; the call ran$/,
+      );
       expect(logs.warnings.join('\n')).not.toContain('secret-key');
     } finally {
       logs.restore();
@@ -511,7 +555,9 @@ describe('key functions that throw or return nothing', () => {
       const err = catchSync(() => new Api().call()) as SketchKeyError;
       expect(err).toBeInstanceOf(SketchKeyError);
       expect(err.code).toBe('ERR_SKETCH_KEY');
-      expect(err.message).toBe('Api.call: the key function of sketch FRAUD_60000 returned null, not a non-empty string, number or bytes');
+      expect(err.message).toBe(
+        'Api.call: the key function of sketch FRAUD_60000 returned null, not a non-empty string, number or bytes',
+      );
       const p = new Api().later();
       await expect(p).rejects.toThrow(/Api\.later: the key function of sketch FRAUD_60000 threw: boom/);
       expect(registry.stats('FRAUD_60000')).toEqual({ hits: 0, breaches: 0, keyErrors: 2 });
@@ -555,7 +601,9 @@ describe('what the decorated method keeps', () => {
     expect(filters).toHaveLength(2);
     expect(filters[0]).toBeInstanceOf(AllFilter);
     expect(filters[1]).toBeInstanceOf(SketchThresholdFilter);
-    expect(Reflect.getMetadata('__filterCatchExceptions__', SketchThresholdFilter.prototype)).toEqual([SketchThresholdError]);
+    expect(Reflect.getMetadata('__filterCatchExceptions__', SketchThresholdFilter.prototype)).toEqual([
+      SketchThresholdError,
+    ]);
     // the TypeScript design metadata lives on the prototype and is untouched
     expect(Reflect.getMetadata('design:paramtypes', proto, 'above')).toEqual([String, Number]);
   });
@@ -620,7 +668,12 @@ describe('HTTP answers outside Nest', () => {
     expect(res.statusCode).toBe(429);
     expect(res.headers['retry-after']).toBe('80');
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(JSON.parse(res.body)).toMatchObject({ statusCode: 429, code: 'ERR_SKETCH_THRESHOLD', sketchId: 'LIMIT_60000', retryAfterSeconds: 80 });
+    expect(JSON.parse(res.body)).toMatchObject({
+      statusCode: 429,
+      code: 'ERR_SKETCH_THRESHOLD',
+      sketchId: 'LIMIT_60000',
+      retryAfterSeconds: 80,
+    });
   });
 
   it('answers on a Fastify reply, and resolves (not rejects) an async handler that was answered', async () => {
@@ -706,11 +759,20 @@ describe('HTTP answers outside Nest', () => {
     }
   });
 
-  it('the Nest filter answers on Express and Fastify responses, and in each other transport\'s own way', () => {
+  it("the Nest filter answers on Express and Fastify responses, and in each other transport's own way", () => {
     const filter = new SketchThresholdFilter();
-    const err = new SketchThresholdError({ sketchId: 'LIMIT_1000', keyHash: 'h', threshold: 1, estimate: 2, retryAfterSeconds: 2, method: 'A.b' });
+    const err = new SketchThresholdError({
+      sketchId: 'LIMIT_1000',
+      keyHash: 'h',
+      threshold: 1,
+      estimate: 2,
+      retryAfterSeconds: 2,
+      method: 'A.b',
+    });
     const res = fakeNodeResponse();
-    expect(filter.catch(err, { getType: () => 'http', getArgByIndex: (i) => (i === 1 ? res : undefined) })).toBeUndefined();
+    expect(
+      filter.catch(err, { getType: () => 'http', getArgByIndex: (i) => (i === 1 ? res : undefined) }),
+    ).toBeUndefined();
     expect(res.statusCode).toBe(429);
     expect(res.headers['retry-after']).toBe('2');
     const reply = fakeFastifyReply();
@@ -723,7 +785,13 @@ describe('HTTP answers outside Nest', () => {
     const failed = filter.catch(err, { getType: () => 'rpc', getArgByIndex: () => undefined }) as Observable<never>;
     let received: unknown;
     failed.subscribe({ error: (e: unknown) => (received = e) });
-    expect(received).toEqual({ status: 'error', message: err.message, code: 'ERR_SKETCH_THRESHOLD', retryAfterSeconds: 2, sketchId: 'LIMIT_1000' });
+    expect(received).toEqual({
+      status: 'error',
+      message: err.message,
+      code: 'ERR_SKETCH_THRESHOLD',
+      retryAfterSeconds: 2,
+      sketchId: 'LIMIT_1000',
+    });
     // unanswerable: hand the exception back so that Nest's own filter answers
     expect(filter.catch(err, { getType: () => 'http', getArgByIndex: () => ({}) })).toBe(err);
   });

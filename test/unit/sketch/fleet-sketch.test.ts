@@ -12,7 +12,10 @@ const SUB = 20_000;
 function sketch(view: Partial<FleetView> = {}, shape = { width: 1024, depth: 4 }) {
   let now = 10 * SUB + 5; // wall clock, just past a sub-window boundary
   const v: FleetView = { mode: 'fleet', nodes: 1, rejectAll: false, ...view };
-  const s = new FleetSketch({ windowMs: WINDOW, subWindows: 3, ...shape, clock: () => now, autoRotate: false, seed: fleetSeed('LIMIT_60000') }, v);
+  const s = new FleetSketch(
+    { windowMs: WINDOW, subWindows: 3, ...shape, clock: () => now, autoRotate: false, seed: fleetSeed('LIMIT_60000') },
+    v,
+  );
   return { s, v, advance: (ms: number) => (now += ms), now: () => now };
 }
 
@@ -45,17 +48,20 @@ describe('FleetSketch', () => {
     ['the default shape (its hit unrolled)', { width: 1024, depth: 4 }],
     ['a width not a power of two (the loop)', { width: 1000, depth: 4 }],
     ['three rows (the loop)', { width: 1024, depth: 3 }],
-  ])('judges by the fleet: own counts plus what the rest of the fleet had counted at the last sync, %s', (_shape, shape) => {
-    const { s, now } = sketch({}, shape);
-    expect(s.core.unrolled).toBe(shape.width === 1024 && shape.depth === 4);
-    s.hit('alice');
-    const batch = take(s, now()).find((b) => b.epoch === 10);
-    s.apply(batch!, totalsFor(batch!, 40), now(), SETTLE); // 40 more elsewhere
-    expect(s.estimate('alice')).toBe(41);
-    expect(s.hit('alice')).toBe(42);
-    expect(s.estimate('bob')).toBe(0);
-    s.close();
-  });
+  ])(
+    'judges by the fleet: own counts plus what the rest of the fleet had counted at the last sync, %s',
+    (_shape, shape) => {
+      const { s, now } = sketch({}, shape);
+      expect(s.core.unrolled).toBe(shape.width === 1024 && shape.depth === 4);
+      s.hit('alice');
+      const batch = take(s, now()).find((b) => b.epoch === 10);
+      s.apply(batch!, totalsFor(batch!, 40), now(), SETTLE); // 40 more elsewhere
+      expect(s.estimate('alice')).toBe(41);
+      expect(s.hit('alice')).toBe(42);
+      expect(s.estimate('bob')).toBe(0);
+      s.close();
+    },
+  );
 
   it('gives a failed round back, so the next round pushes the same counts', () => {
     const { s, now } = sketch();
@@ -111,8 +117,14 @@ describe('FleetSketch', () => {
     const filled = new Uint8Array(4 * 1024 * 4);
     const view = new DataView(filled.buffer);
     for (let cell = 0; cell < 1024 * 4; cell++) view.setUint32(cell * 4, 30);
-    s.load(plan.loads.find((l) => l.epoch === 8)!, filled);
-    s.load(plan.loads.find((l) => l.epoch === 7)!, null); // nobody wrote it
+    s.load(
+      plan.loads.find((l) => l.epoch === 8)!,
+      filled,
+    );
+    s.load(
+      plan.loads.find((l) => l.epoch === 7)!,
+      null,
+    ); // nobody wrote it
     // 30 counted by the fleet in epoch 8, before this process started, plus its own hit.
     expect(s.estimate('late')).toBe(31);
     s.close();

@@ -29,7 +29,9 @@ describe('JS fingerprint mirrors cms_fingerprint', () => {
       bindings.fingerprint(bytes, bytes.length, out);
       fingerprint(key);
       if (fp.a >>> 0 !== out[0] || fp.b >>> 0 !== out[1]) {
-        throw new Error(`fingerprint differs for ${JSON.stringify(key)}: js ${fp.a >>> 0},${fp.b >>> 0} c ${out[0]},${out[1]}`);
+        throw new Error(
+          `fingerprint differs for ${JSON.stringify(key)}: js ${fp.a >>> 0},${fp.b >>> 0} c ${out[0]},${out[1]}`,
+        );
       }
       expect(utf8Length(key)).toBe(bytes.length);
     }

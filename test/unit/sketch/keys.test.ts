@@ -1,7 +1,11 @@
 import { SketchKeys } from '../../../src/sketch/nestjs/keys';
 
 /** The ready-made key functions on request shapes as Express and Fastify hand them over. */
-const express = (over: Record<string, unknown> = {}) => ({ headers: {}, socket: { remoteAddress: '10.0.0.9' }, ...over });
+const express = (over: Record<string, unknown> = {}) => ({
+  headers: {},
+  socket: { remoteAddress: '10.0.0.9' },
+  ...over,
+});
 const fastify = (over: Record<string, unknown> = {}) => ({ headers: {}, raw: {}, ...over });
 
 describe('SketchKeys', () => {

@@ -7,7 +7,13 @@ import { setLogger } from '../../../src/shared/logger';
 import { inspectBinary } from '../../../src/sketch/native/binary-header';
 import { EXPECTED_ABI_VERSION } from '../../../src/sketch/native/bindings';
 import { UnsatisfiedLinkError } from '../../../src/sketch/native/errors';
-import { detectLibc, loadNativeLibrary, LIBRARY_PATH_ENV, readSums, type LoaderOptions } from '../../../src/sketch/native/loader';
+import {
+  detectLibc,
+  loadNativeLibrary,
+  LIBRARY_PATH_ENV,
+  readSums,
+  type LoaderOptions,
+} from '../../../src/sketch/native/loader';
 import { platformTarget } from '../../../src/sketch/native/platform';
 import { captureLogger } from './helpers';
 import { tempDir } from '../../support/temp';
@@ -17,7 +23,15 @@ const binDir = path.join(root, 'native-bin');
 const hostLibc = detectLibc();
 const host = platformTarget(process.platform, process.arch, hostLibc);
 const OS_NAMES: Record<string, string> = { linux: 'Linux', win32: 'Windows', darwin: 'Mac' };
-const REQUIRED = ['linux-x64', 'linux-x64-musl', 'linux-arm64', 'linux-arm64-musl', 'win32-x64', 'darwin-x64', 'darwin-arm64'];
+const REQUIRED = [
+  'linux-x64',
+  'linux-x64-musl',
+  'linux-arm64',
+  'linux-arm64-musl',
+  'win32-x64',
+  'darwin-x64',
+  'darwin-arm64',
+];
 const scratch = tempDir('loader-test');
 
 function sha256(file: string): string {
@@ -25,7 +39,11 @@ function sha256(file: string): string {
 }
 
 /** Loads with a capturing logger; returns the lines and the result or error. */
-function load(options: LoaderOptions): { lines: string[]; error?: UnsatisfiedLinkError; lib?: ReturnType<typeof loadNativeLibrary> } {
+function load(options: LoaderOptions): {
+  lines: string[];
+  error?: UnsatisfiedLinkError;
+  lib?: ReturnType<typeof loadNativeLibrary>;
+} {
   const cap = captureLogger();
   const previous = setLogger(cap.logger);
   try {
@@ -169,7 +187,10 @@ describe('loadNativeLibrary', () => {
     const foreign = process.arch === 'arm64' ? 'x64' : 'arm64';
     const dir = binCopy('wrong-arch');
     const musl = hostLibc === 'musl' ? '-musl' : '';
-    fs.copyFileSync(path.join(dir, `${process.platform}-${foreign}${musl}`, host.libraryFile), path.join(dir, host.key, host.libraryFile));
+    fs.copyFileSync(
+      path.join(dir, `${process.platform}-${foreign}${musl}`, host.libraryFile),
+      path.join(dir, host.key, host.libraryFile),
+    );
     rewriteSums(dir);
     const { error } = load({ binDir: dir });
     expect(error?.reason).toBe('WRONG_ARCH');
@@ -202,7 +223,9 @@ describe('loadNativeLibrary', () => {
     expect(error?.code).toBe('ERR_SKETCH_NATIVE_NO_BINARY');
     expect(error?.message).toContain(`no binary for this platform (${process.platform}-riscv64`);
     expect(error?.message).toContain('darwin-arm64, darwin-x64, linux-arm64');
-    expect(error?.pathsTried).toEqual([path.join(binDir, `${process.platform}-riscv64${hostLibc === 'musl' ? '-musl' : ''}`, host.libraryFile)]);
+    expect(error?.pathsTried).toEqual([
+      path.join(binDir, `${process.platform}-riscv64${hostLibc === 'musl' ? '-musl' : ''}`, host.libraryFile),
+    ]);
   });
 
   it('says no binary exists when the platform directory is missing from the package', () => {

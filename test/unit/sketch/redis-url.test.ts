@@ -29,12 +29,24 @@ describe('the Redis URL of the fleet store', () => {
     const warnings: string[] = [];
     const settings = resolveSketchRedisConfig(
       { sketchRedis: { url: '' as string } },
-      { DIAG_SKETCH_REDIS_SYNC_INTERVAL_MS: '0', DIAG_SKETCH_REDIS_FAIL_MODE: 'closed', DIAG_SKETCH_REDIS_KEY_PREFIX: 'a{b' },
+      {
+        DIAG_SKETCH_REDIS_SYNC_INTERVAL_MS: '0',
+        DIAG_SKETCH_REDIS_FAIL_MODE: 'closed',
+        DIAG_SKETCH_REDIS_KEY_PREFIX: 'a{b',
+      },
       (m) => warnings.push(m),
     );
-    expect(settings).toEqual({ url: undefined, syncIntervalMs: 100, timeoutMs: 250, failMode: 'closed', keyPrefix: 'diag:sketch:' });
+    expect(settings).toEqual({
+      url: undefined,
+      syncIntervalMs: 100,
+      timeoutMs: 250,
+      failMode: 'closed',
+      keyPrefix: 'diag:sketch:',
+    });
     expect(warnings).toHaveLength(3);
     expect(warnings[0]).toMatch(/diag\.sketch\.redis\.url: the value \(not shown: it may hold a secret\) is not valid/);
-    expect(warnings[1]).toMatch(/DIAG_SKETCH_REDIS_SYNC_INTERVAL_MS for diag\.sketch\.redis\.sync-interval-ms: "0" is not valid/);
+    expect(warnings[1]).toMatch(
+      /DIAG_SKETCH_REDIS_SYNC_INTERVAL_MS for diag\.sketch\.redis\.sync-interval-ms: "0" is not valid/,
+    );
   });
 });

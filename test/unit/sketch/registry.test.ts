@@ -81,7 +81,11 @@ describe('SketchRegistry', () => {
     } finally {
       logs.restore();
     }
-    expect(logs.warnings).toEqual([expect.stringMatching(/^sketch store: Redis at redis:\/\/nowhere:6379 is not reachable \(no server in a unit test\)/)]);
+    expect(logs.warnings).toEqual([
+      expect.stringMatching(
+        /^sketch store: Redis at redis:\/\/nowhere:6379 is not reachable \(no server in a unit test\)/,
+      ),
+    ]);
     expect(fleet.closed).toBe(true);
     expect(() => store.create('LIMIT_10', { windowMs: 10 })).toThrow(SketchConfigError);
     const local = reg.getOrCreate('LIMIT', 10);

@@ -85,7 +85,15 @@ describe('WindowedCountMinSketch: the rate-limit guarantee against an exact refe
     const random = rng(99);
     let now = 0;
     const windowMs = 900;
-    const sketch = new WindowedCountMinSketch({ windowMs, subWindows: 3, width: 1 << 20, depth: 4, clock: () => now, autoRotate: false, library });
+    const sketch = new WindowedCountMinSketch({
+      windowMs,
+      subWindows: 3,
+      width: 1 << 20,
+      depth: 4,
+      clock: () => now,
+      autoRotate: false,
+      library,
+    });
     const events = new Map<string, number[]>();
     let lastCheck = 0;
     let maxGap = 0;
@@ -127,7 +135,7 @@ describe('WindowedCountMinSketch: the rate-limit guarantee against an exact refe
     sketch.close();
   });
 
-  it('rotates from its own unref\'d timer on the real clock', async () => {
+  it("rotates from its own unref'd timer on the real clock", async () => {
     const sketch = new WindowedCountMinSketch({ windowMs: 40, subWindows: 2, width: 1024, library });
     sketch.hit('x');
     await new Promise((r) => setTimeout(r, 200));
@@ -173,7 +181,13 @@ describe('WindowedCountMinSketch: the rate-limit guarantee against an exact refe
   });
 
   describe.each([
-    { shape: 'default: 4 rows, 4 slots, power-of-two width (unrolled)', width: 2048, depth: 4, subWindows: 3, unrolled: true },
+    {
+      shape: 'default: 4 rows, 4 slots, power-of-two width (unrolled)',
+      width: 2048,
+      depth: 4,
+      subWindows: 3,
+      unrolled: true,
+    },
     { shape: 'width not a power of two', width: 2000, depth: 4, subWindows: 3, unrolled: false },
     { shape: 'three rows', width: 2048, depth: 3, subWindows: 3, unrolled: false },
     { shape: 'six slots', width: 2048, depth: 4, subWindows: 5, unrolled: false },

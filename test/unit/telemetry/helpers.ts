@@ -93,7 +93,11 @@ export function harness(options: DiagOptions = {}, sketches?: SketchRegistryView
   const exporter = new InMemorySpanExporter();
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   let tracer: Tracer = tracerProvider.getTracer('diag-test');
-  const telemetry = new DiagTelemetry(detector, () => tracer, () => sketches);
+  const telemetry = new DiagTelemetry(
+    detector,
+    () => tracer,
+    () => sketches,
+  );
   const reader = new TestReader();
   const meterProvider = new MeterProvider({ readers: [reader] });
   telemetry.updateMetricInstruments(meterProvider.getMeter('diag-test'));

@@ -36,7 +36,9 @@ function counted<T extends object>(target: T, calls: string[], label: string): T
             : a,
         );
         const out = (v as (...x: unknown[]) => unknown).apply(obj, wrapped);
-        return out !== null && typeof out === 'object' ? counted(out as object, calls, `${label}.${String(key)}()`) : out;
+        return out !== null && typeof out === 'object'
+          ? counted(out as object, calls, `${label}.${String(key)}()`)
+          : out;
       };
     },
   });
@@ -49,7 +51,11 @@ it('does no metric or span work on a tracked call after the first touch', async 
     // A second telemetry on the same detector, whose meter and tracer count every call made on them.
     const meter = counted<Meter>(h.meterProvider.getMeter('counted'), calls, 'meter');
     const tracer = counted<Tracer>(h.tracerProvider.getTracer('counted'), calls, 'tracer');
-    const telemetry = new DiagTelemetry(h.detector, () => tracer, () => undefined);
+    const telemetry = new DiagTelemetry(
+      h.detector,
+      () => tracer,
+      () => undefined,
+    );
     telemetry.updateMetricInstruments(meter);
     const observer = telemetry.beanObserver();
     const container = {};

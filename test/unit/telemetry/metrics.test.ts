@@ -58,12 +58,42 @@ describe('ghost metrics', () => {
       expect(m.descriptor.unit).toBe('1');
       const points = m.dataPoints
         .map((p) => ({ attributes: p.attributes, value: p.value }))
-        .sort((a, b) => String(a.attributes[ATTRIBUTES.beanName]).localeCompare(String(b.attributes[ATTRIBUTES.beanName])));
+        .sort((a, b) =>
+          String(a.attributes[ATTRIBUTES.beanName]).localeCompare(String(b.attributes[ATTRIBUTES.beanName])),
+        );
       expect(points).toEqual([
-        { attributes: { [ATTRIBUTES.beanName]: 'LegacyReportService', [ATTRIBUTES.beanModule]: 'AppModule', [ATTRIBUTES.beanGhostCandidate]: true }, value: 0 },
-        { attributes: { [ATTRIBUTES.beanName]: 'PriceCalculator', [ATTRIBUTES.beanModule]: 'UsersModule', [ATTRIBUTES.beanGhostCandidate]: false }, value: 1 },
-        { attributes: { [ATTRIBUTES.beanName]: 'UsersController', [ATTRIBUTES.beanModule]: 'UsersModule', [ATTRIBUTES.beanGhostCandidate]: false }, value: 0 },
-        { attributes: { [ATTRIBUTES.beanName]: 'UsersService', [ATTRIBUTES.beanModule]: 'UsersModule', [ATTRIBUTES.beanGhostCandidate]: false }, value: 1 },
+        {
+          attributes: {
+            [ATTRIBUTES.beanName]: 'LegacyReportService',
+            [ATTRIBUTES.beanModule]: 'AppModule',
+            [ATTRIBUTES.beanGhostCandidate]: true,
+          },
+          value: 0,
+        },
+        {
+          attributes: {
+            [ATTRIBUTES.beanName]: 'PriceCalculator',
+            [ATTRIBUTES.beanModule]: 'UsersModule',
+            [ATTRIBUTES.beanGhostCandidate]: false,
+          },
+          value: 1,
+        },
+        {
+          attributes: {
+            [ATTRIBUTES.beanName]: 'UsersController',
+            [ATTRIBUTES.beanModule]: 'UsersModule',
+            [ATTRIBUTES.beanGhostCandidate]: false,
+          },
+          value: 0,
+        },
+        {
+          attributes: {
+            [ATTRIBUTES.beanName]: 'UsersService',
+            [ATTRIBUTES.beanModule]: 'UsersModule',
+            [ATTRIBUTES.beanGhostCandidate]: false,
+          },
+          value: 1,
+        },
       ]);
     } finally {
       await h.cleanup();
@@ -141,7 +171,12 @@ describe('sketch metrics', () => {
 
   it('exports no counters for a registry without stats, and a throwing registry does not hide the ghost counts', async () => {
     const plain = harness({}, sketches(false));
-    const broken = harness({}, sketches(true, () => { throw new Error('registry gone'); }));
+    const broken = harness(
+      {},
+      sketches(true, () => {
+        throw new Error('registry gone');
+      }),
+    );
     try {
       const names = (await collect(plain.reader)).map((m) => m.descriptor.name);
       expect(names).toContain(METRICS.sketchMemory.name);
@@ -191,7 +226,10 @@ describe('fleet sketch metrics', () => {
       const durations = metric(metrics, METRICS.sketchSyncDuration.name);
       expect(durations.dataPointType).toBe(DataPointType.HISTOGRAM);
       expect(durations.descriptor.unit).toBe('s');
-      const points = durations.dataPoints.map((p) => ({ outcome: p.attributes[ATTRIBUTES.sketchSyncOutcome], value: p.value as { count: number; sum: number } }));
+      const points = durations.dataPoints.map((p) => ({
+        outcome: p.attributes[ATTRIBUTES.sketchSyncOutcome],
+        value: p.value as { count: number; sum: number },
+      }));
       expect(points.map((p) => [p.outcome, p.value.count, p.value.sum]).sort()).toEqual([
         ['failed', 1, 0.25],
         ['ok', 1, 0.004],

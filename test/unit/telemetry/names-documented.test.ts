@@ -28,13 +28,16 @@ function firstCells(text: string): Set<string> {
 }
 
 describe('docs/telemetry.md mirrors src/telemetry/names.ts', () => {
-  it.each(Object.values(METRICS).map((m) => [m.name, m] as const))('has a row for the metric %s with its unit', (name, metric) => {
-    const row = section('Metrics')
-      .split('\n')
-      .find((line) => line.startsWith(`| \`${name}\` |`));
-    expect(row).toBeDefined();
-    expect(row).toContain(`\`${metric.unit}\``);
-  });
+  it.each(Object.values(METRICS).map((m) => [m.name, m] as const))(
+    'has a row for the metric %s with its unit',
+    (name, metric) => {
+      const row = section('Metrics')
+        .split('\n')
+        .find((line) => line.startsWith(`| \`${name}\` |`));
+      expect(row).toBeDefined();
+      expect(row).toContain(`\`${metric.unit}\``);
+    },
+  );
 
   it.each(Object.values(SPANS))('has a row for the span %s', (name) => {
     expect(firstCells(section('Spans'))).toContain(name);

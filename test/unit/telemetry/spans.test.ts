@@ -72,8 +72,16 @@ describe('start-up spans', () => {
 
       const beans = byName(spans, SPANS.beanInstantiation);
       expect(beans.map((s) => s.attributes)).toEqual([
-        { [ATTRIBUTES.beanName]: 'PriceCalculator', [ATTRIBUTES.beanScope]: 'singleton', [ATTRIBUTES.beanModule]: 'UsersModule' },
-        { [ATTRIBUTES.beanName]: 'UsersService', [ATTRIBUTES.beanScope]: 'singleton', [ATTRIBUTES.beanModule]: 'UsersModule' },
+        {
+          [ATTRIBUTES.beanName]: 'PriceCalculator',
+          [ATTRIBUTES.beanScope]: 'singleton',
+          [ATTRIBUTES.beanModule]: 'UsersModule',
+        },
+        {
+          [ATTRIBUTES.beanName]: 'UsersService',
+          [ATTRIBUTES.beanScope]: 'singleton',
+          [ATTRIBUTES.beanModule]: 'UsersModule',
+        },
         { [ATTRIBUTES.beanName]: 'LegacyReportService', [ATTRIBUTES.beanScope]: 'singleton' },
       ]);
       expect(beans.map((s) => hrMs(s.duration))).toEqual([2.5, 4.75, 0.25].map((ms) => expect.closeTo(ms, 3)));
@@ -129,7 +137,11 @@ describe('start-up spans', () => {
   it('nests under the span active when bootstrap starts', () => {
     const h = harness();
     try {
-      const root = trace.wrapSpanContext({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 });
+      const root = trace.wrapSpanContext({
+        traceId: '0af7651916cd43dd8448eb211c80319c',
+        spanId: 'b7ad6b7169203331',
+        traceFlags: 1,
+      });
       context.with(trace.setSpan(context.active(), root), () => bootstrap(h));
       const [startup] = byName(h.exporter.getFinishedSpans(), SPANS.containerStartup);
       expect(startup!.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
@@ -157,13 +169,38 @@ describe('first-touch event', () => {
       const spans = h.exporter.getFinishedSpans();
       const events = (name: string) => spans.find((s) => s.name === name)!.events;
       expect(events('GET /users').map((e) => [e.name, e.attributes])).toEqual([
-        [EVENTS.beanFirstTouch, { [ATTRIBUTES.beanName]: 'UsersController', [ATTRIBUTES.beanModule]: 'UsersModule', [ATTRIBUTES.beanGhostCandidate]: false }],
-        [EVENTS.beanFirstTouch, { [ATTRIBUTES.beanName]: 'UsersService', [ATTRIBUTES.beanModule]: 'UsersModule', [ATTRIBUTES.beanGhostCandidate]: false }],
-        [EVENTS.beanFirstTouch, { [ATTRIBUTES.beanName]: 'PriceCalculator', [ATTRIBUTES.beanModule]: 'UsersModule', [ATTRIBUTES.beanGhostCandidate]: false }],
+        [
+          EVENTS.beanFirstTouch,
+          {
+            [ATTRIBUTES.beanName]: 'UsersController',
+            [ATTRIBUTES.beanModule]: 'UsersModule',
+            [ATTRIBUTES.beanGhostCandidate]: false,
+          },
+        ],
+        [
+          EVENTS.beanFirstTouch,
+          {
+            [ATTRIBUTES.beanName]: 'UsersService',
+            [ATTRIBUTES.beanModule]: 'UsersModule',
+            [ATTRIBUTES.beanGhostCandidate]: false,
+          },
+        ],
+        [
+          EVENTS.beanFirstTouch,
+          {
+            [ATTRIBUTES.beanName]: 'PriceCalculator',
+            [ATTRIBUTES.beanModule]: 'UsersModule',
+            [ATTRIBUTES.beanGhostCandidate]: false,
+          },
+        ],
       ]);
       expect(events('GET /users again')).toEqual([]);
       expect(events('legacy').map((e) => e.attributes)).toEqual([
-        { [ATTRIBUTES.beanName]: 'LegacyReportService', [ATTRIBUTES.beanModule]: 'AppModule', [ATTRIBUTES.beanGhostCandidate]: true },
+        {
+          [ATTRIBUTES.beanName]: 'LegacyReportService',
+          [ATTRIBUTES.beanModule]: 'AppModule',
+          [ATTRIBUTES.beanGhostCandidate]: true,
+        },
       ]);
     } finally {
       void h.cleanup();

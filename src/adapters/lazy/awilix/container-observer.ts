@@ -9,7 +9,14 @@
  * `container.resolve` itself is not patched: the cradle resolves through a closure that never goes through it.
  */
 import type { BeanKind, BeanScope, EdgeKind } from '../../../ghost/analysis/bean-graph';
-import { LazyContainerLedger, bookkeeping, bookkeepingFailed, lazyBinding, lazyTokenName, type LazyBinding } from '../bindings';
+import {
+  LazyContainerLedger,
+  bookkeeping,
+  bookkeepingFailed,
+  lazyBinding,
+  lazyTokenName,
+  type LazyBinding,
+} from '../bindings';
 import type { GhostDetector } from '../../../ghost/detector';
 import { awilixRouterEntryPoints } from './entry-points';
 
@@ -62,7 +69,8 @@ export class AwilixObserver {
       framework: 'awilix',
       container: () => ({ name: 'awilix', ...(this.version !== undefined ? { version: this.version } : {}) }),
       detector: this.detector,
-      entryPoints: (resolver) => awilixRouterEntryPoints(resolver[TAG]?.kind === 'class' ? resolver[TAG].target : undefined),
+      entryPoints: (resolver) =>
+        awilixRouterEntryPoints(resolver[TAG]?.kind === 'class' ? resolver[TAG].target : undefined),
       collect: () => this.collectAliases(),
     }));
   }
@@ -72,14 +80,22 @@ export class AwilixObserver {
     this.version ??= version;
     for (const [name, kind] of FACTORIES) {
       if (typeof exports[name] !== 'function') continue;
-      patcher.wrap(exports, name, (original: AnyFunction) =>
-        function (this: unknown, target: unknown) {
-          const resolver = Reflect.apply(original, this, arguments) as Resolver;
-          if (typeof resolver === 'object' && resolver !== null && !(TAG in resolver)) {
-            Object.defineProperty(resolver, TAG, { value: { kind, target } satisfies ResolverTag, enumerable: true, configurable: true, writable: true });
-          }
-          return resolver;
-        },
+      patcher.wrap(
+        exports,
+        name,
+        (original: AnyFunction) =>
+          function (this: unknown, target: unknown) {
+            const resolver = Reflect.apply(original, this, arguments) as Resolver;
+            if (typeof resolver === 'object' && resolver !== null && !(TAG in resolver)) {
+              Object.defineProperty(resolver, TAG, {
+                value: { kind, target } satisfies ResolverTag,
+                enumerable: true,
+                configurable: true,
+                writable: true,
+              });
+            }
+            return resolver;
+          },
       );
     }
     this.patchedExports.add(exports);
@@ -90,12 +106,15 @@ export class AwilixObserver {
     this.version ??= version;
     if (typeof exports.createContainer !== 'function') return;
     const observer = this;
-    patcher.wrap(exports, 'createContainer', (original: AnyFunction) =>
-      function createContainer(this: unknown) {
-        const container = Reflect.apply(original, this, arguments) as { register?: AnyFunction };
-        bookkeeping('awilix', () => observer.observeContainer(container));
-        return container;
-      },
+    patcher.wrap(
+      exports,
+      'createContainer',
+      (original: AnyFunction) =>
+        function createContainer(this: unknown) {
+          const container = Reflect.apply(original, this, arguments) as { register?: AnyFunction };
+          bookkeeping('awilix', () => observer.observeContainer(container));
+          return container;
+        },
     );
     this.patchedExports.add(exports);
   }
@@ -123,7 +142,8 @@ export class AwilixObserver {
         if (typeof nameOrMap === 'string' || typeof nameOrMap === 'symbol') {
           observer.registered(nameOrMap, maybeResolver);
         } else if (typeof nameOrMap === 'object' && nameOrMap !== null) {
-          for (const key of Reflect.ownKeys(nameOrMap)) observer.registered(key, (nameOrMap as Record<string | symbol, unknown>)[key]);
+          for (const key of Reflect.ownKeys(nameOrMap))
+            observer.registered(key, (nameOrMap as Record<string | symbol, unknown>)[key]);
         }
       } catch (err) {
         bookkeepingFailed('awilix', err);
@@ -133,7 +153,8 @@ export class AwilixObserver {
   }
 
   private registered(name: string | symbol, candidate: unknown): void {
-    if (typeof candidate !== 'object' || candidate === null || typeof (candidate as Resolver).resolve !== 'function') return;
+    if (typeof candidate !== 'object' || candidate === null || typeof (candidate as Resolver).resolve !== 'function')
+      return;
     const resolver = candidate as Resolver;
     const ledger = this.ensureLedger();
     this.byName.set(name, resolver);
@@ -146,7 +167,14 @@ export class AwilixObserver {
     const kind: BeanKind = tag?.kind ?? 'factory';
     const cls = kind === 'class' && typeof tag?.target === 'function' ? (tag.target as Function) : undefined;
     const owner = typeof tag?.target === 'function' ? (tag.target as Function) : undefined;
-    return lazyBinding(lazyTokenName(name), kind, scopeOf(kind, resolver.lifetime), false, owner, cls !== undefined && cls.name !== '' ? cls.name : undefined);
+    return lazyBinding(
+      lazyTokenName(name),
+      kind,
+      scopeOf(kind, resolver.lifetime),
+      false,
+      owner,
+      cls !== undefined && cls.name !== '' ? cls.name : undefined,
+    );
   }
 
   private wrapResolve(resolver: Resolver, ledger: LazyContainerLedger<Resolver>): void {

@@ -11,7 +11,10 @@ type Exports = Record<string, unknown>;
  * files that define `createContainer` and the resolver factories, read through those getters at each call.
  * ESM: `import 'awilix'` loads one bundle (`lib/awilix.module.mjs`), patched through its namespace.
  */
-export function awilixModuleDefinitions(observer: () => AwilixObserver, patcher: AwilixPatcher): InstrumentationNodeModuleDefinition[] {
+export function awilixModuleDefinitions(
+  observer: () => AwilixObserver,
+  patcher: AwilixPatcher,
+): InstrumentationNodeModuleDefinition[] {
   return [
     new InstrumentationNodeModuleDefinition(
       'awilix',

@@ -82,11 +82,16 @@ export class InversifyObserver {
   }
 
   /** InversifyJS 7: `BindingService.prototype.set(binding)` of @inversifyjs/core, and its class metadata reader. */
-  patchCore7(exports: Record<string, unknown>, patcher: InversifyPatcher, inversifyVersion: () => string | undefined): void {
+  patchCore7(
+    exports: Record<string, unknown>,
+    patcher: InversifyPatcher,
+    inversifyVersion: () => string | undefined,
+  ): void {
     const proto = (exports?.BindingService as { prototype?: Record<string, unknown> } | undefined)?.prototype;
     if (proto === undefined || typeof proto.set !== 'function') return;
     const getClassMetadata = exports.getClassMetadata;
-    if (typeof getClassMetadata === 'function') this.dependenciesOf ??= (cls) => dependencies7(getClassMetadata as AnyFunction, cls);
+    if (typeof getClassMetadata === 'function')
+      this.dependenciesOf ??= (cls) => dependencies7(getClassMetadata as AnyFunction, cls);
     this.inversifyVersion = inversifyVersion;
     this.wrapAdder(proto, 'set', patcher);
   }
@@ -94,23 +99,31 @@ export class InversifyObserver {
   unpatch(patcher: InversifyPatcher): void {
     for (const { proto, name } of this.patched.splice(0)) patcher.unwrap(proto, name);
     for (const [binding, handler] of this.pending) {
-      Object.defineProperty(binding, 'onActivation', { value: handler, writable: true, enumerable: true, configurable: true });
+      Object.defineProperty(binding, 'onActivation', {
+        value: handler,
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
     }
     this.pending.clear();
   }
 
   private wrapAdder(proto: Record<string, unknown>, name: string, patcher: InversifyPatcher): void {
     const observer = this;
-    patcher.wrap(proto, name, (original: AnyFunction) =>
-      function (this: unknown, binding: InversifyBinding) {
-        const result = Reflect.apply(original, this, arguments);
-        try {
-          observer.added(binding);
-        } catch (err) {
-          bookkeepingFailed('inversify', err);
-        }
-        return result;
-      },
+    patcher.wrap(
+      proto,
+      name,
+      (original: AnyFunction) =>
+        function (this: unknown, binding: InversifyBinding) {
+          const result = Reflect.apply(original, this, arguments);
+          try {
+            observer.added(binding);
+          } catch (err) {
+            bookkeepingFailed('inversify', err);
+          }
+          return result;
+        },
     );
     this.patched.push({ proto, name });
   }
@@ -145,7 +158,8 @@ export class InversifyObserver {
 
   private describe(binding: InversifyBinding): LazyBinding {
     const kind = kindOf(binding.type);
-    const cls = kind === 'class' && typeof binding.implementationType === 'function' ? binding.implementationType : undefined;
+    const cls =
+      kind === 'class' && typeof binding.implementationType === 'function' ? binding.implementationType : undefined;
     const token = lazyTokenName(binding.serviceIdentifier);
     return lazyBinding(
       token,
@@ -202,7 +216,8 @@ export class InversifyObserver {
       else list.push(binding);
     }
     for (const redirection of this.redirections) {
-      for (const target of byService.get(redirection.targetServiceIdentifier) ?? []) ledger.dependsOn(redirection, target, 'alias');
+      for (const target of byService.get(redirection.targetServiceIdentifier) ?? [])
+        ledger.dependsOn(redirection, target, 'alias');
     }
     const dependenciesOf = this.dependenciesOf;
     if (dependenciesOf === undefined) return;
@@ -213,7 +228,6 @@ export class InversifyObserver {
       }
     }
   }
-
 }
 
 /** Frames of InversifyJS itself and of Node, skipped when looking for who bound a binding. */
@@ -262,14 +276,20 @@ function dependencies6(cls: Function): unknown[] {
   const r = Reflect as Reflector;
   if (typeof r.getMetadata !== 'function') return [];
   const out: unknown[] = [];
-  const tagged = (r.getMetadata('inversify:tagged', cls) ?? {}) as Record<string, Array<{ key: unknown; value: unknown }>>;
+  const tagged = (r.getMetadata('inversify:tagged', cls) ?? {}) as Record<
+    string,
+    Array<{ key: unknown; value: unknown }>
+  >;
   const designTypes = (r.getMetadata('design:paramtypes', cls) ?? []) as unknown[];
   const count = Math.max(designTypes.length, ...Object.keys(tagged).map((k) => Number(k) + 1));
   for (let i = 0; i < count; i++) {
     const inject = tagged[String(i)]?.find((m) => m.key === 'inject' || m.key === 'multi_inject');
     out.push(inject !== undefined ? inject.value : designTypes[i]);
   }
-  const props = (r.getMetadata('inversify:tagged_props', cls) ?? {}) as Record<string, Array<{ key: unknown; value: unknown }>>;
+  const props = (r.getMetadata('inversify:tagged_props', cls) ?? {}) as Record<
+    string,
+    Array<{ key: unknown; value: unknown }>
+  >;
   for (const list of Object.values(props)) {
     const inject = list.find((m) => m.key === 'inject' || m.key === 'multi_inject');
     if (inject !== undefined) out.push(inject.value);

@@ -19,7 +19,10 @@ type Exports = Record<string, unknown>;
  * The hooks patch classes' prototypes, never the modules' exports, so one definition serves the CommonJS build
  * and the ESM one (an import-in-the-middle namespace) alike.
  */
-export function inversifyModuleDefinitions(observer: () => InversifyObserver, patcher: InversifyPatcher): InstrumentationNodeModuleDefinition[] {
+export function inversifyModuleDefinitions(
+  observer: () => InversifyObserver,
+  patcher: InversifyPatcher,
+): InstrumentationNodeModuleDefinition[] {
   let inversify7Version: string | undefined;
   return [
     new InstrumentationNodeModuleDefinition(
@@ -32,10 +35,14 @@ export function inversifyModuleDefinitions(observer: () => InversifyObserver, pa
       () => observer().unpatch(patcher),
     ),
     // InversifyJS 7 and 8 only re-export: their version is what the reports name
-    new InstrumentationNodeModuleDefinition('inversify', SUPPORTED_INVERSIFY_7, (exports: Exports, version?: string) => {
-      inversify7Version = version;
-      return exports;
-    }),
+    new InstrumentationNodeModuleDefinition(
+      'inversify',
+      SUPPORTED_INVERSIFY_7,
+      (exports: Exports, version?: string) => {
+        inversify7Version = version;
+        return exports;
+      },
+    ),
     new InstrumentationNodeModuleDefinition(
       '@inversifyjs/core',
       SUPPORTED_INVERSIFY_CORE,

@@ -7,7 +7,14 @@
  * resolves a class's parameters through `this.resolve`: so `resolve` on the container's prototype, shared by
  * the global container and its children, is the one place that sees every resolution.
  */
-import { LazyContainerLedger, bookkeeping, bookkeepingFailed, lazyBinding, lazyTokenName, type LazyBinding } from '../bindings';
+import {
+  LazyContainerLedger,
+  bookkeeping,
+  bookkeepingFailed,
+  lazyBinding,
+  lazyTokenName,
+  type LazyBinding,
+} from '../bindings';
 import type { GhostDetector } from '../../../ghost/detector';
 import type { BeanKind, BeanScope } from '../../../ghost/analysis/bean-graph';
 import { routingControllersEntryPoints } from './entry-points';
@@ -49,48 +56,68 @@ export class TsyringeObserver {
   constructor(private readonly detector: GhostDetector) {}
 
   /** Patches the container's prototype (once per copy of tsyringe); returns the module unchanged. */
-  patch(exports: TsyringeDependencyContainerModule, version: string | undefined, patcher: TsyringePatcher): TsyringeDependencyContainerModule {
-    const proto = exports?.instance !== undefined ? (Object.getPrototypeOf(exports.instance) as Record<string, unknown>) : undefined;
-    if (proto === undefined || typeof proto.register !== 'function' || typeof proto.resolve !== 'function') return exports;
+  patch(
+    exports: TsyringeDependencyContainerModule,
+    version: string | undefined,
+    patcher: TsyringePatcher,
+  ): TsyringeDependencyContainerModule {
+    const proto =
+      exports?.instance !== undefined
+        ? (Object.getPrototypeOf(exports.instance) as Record<string, unknown>)
+        : undefined;
+    if (proto === undefined || typeof proto.register !== 'function' || typeof proto.resolve !== 'function')
+      return exports;
     this.version = version;
     this.typeInfo = exports.typeInfo instanceof Map ? exports.typeInfo : undefined;
     this.ledger ??= new LazyContainerLedger<Token>({
       framework: 'tsyringe',
       container: () => ({ name: 'tsyringe', ...(this.version !== undefined ? { version: this.version } : {}) }),
       detector: this.detector,
-      entryPoints: (token) => routingControllersEntryPoints(this.classBindings.get(token) ?? (typeof token === 'function' ? token : undefined)),
+      entryPoints: (token) =>
+        routingControllersEntryPoints(
+          this.classBindings.get(token) ?? (typeof token === 'function' ? token : undefined),
+        ),
       collect: () => this.collect(),
     });
     const observer = this;
-    patcher.wrap(proto, 'register', (original: AnyFunction) =>
-      function register(this: unknown, token: Token, provider: unknown, options?: { lifecycle?: number }) {
-        const result = Reflect.apply(original, this, arguments);
-        try {
-          observer.registered(token, provider, options?.lifecycle);
-        } catch (err) {
-          bookkeepingFailed('tsyringe', err);
-        }
-        return result;
-      },
+    patcher.wrap(
+      proto,
+      'register',
+      (original: AnyFunction) =>
+        function register(this: unknown, token: Token, provider: unknown, options?: { lifecycle?: number }) {
+          const result = Reflect.apply(original, this, arguments);
+          try {
+            observer.registered(token, provider, options?.lifecycle);
+          } catch (err) {
+            bookkeepingFailed('tsyringe', err);
+          }
+          return result;
+        },
     );
-    patcher.wrap(proto, 'resolve', (original: AnyFunction) =>
-      function resolve(this: unknown, token: Token) {
-        const result = Reflect.apply(original, this, arguments);
-        // every resolution passes here: caught inline, no closure per call
-        try {
-          if (!observer.ledger!.resolved(token, result)) observer.resolvedUnregistered(token, result);
-        } catch (err) {
-          bookkeepingFailed('tsyringe', err);
-        }
-        return result;
-      },
+    patcher.wrap(
+      proto,
+      'resolve',
+      (original: AnyFunction) =>
+        function resolve(this: unknown, token: Token) {
+          const result = Reflect.apply(original, this, arguments);
+          // every resolution passes here: caught inline, no closure per call
+          try {
+            if (!observer.ledger!.resolved(token, result)) observer.resolvedUnregistered(token, result);
+          } catch (err) {
+            bookkeepingFailed('tsyringe', err);
+          }
+          return result;
+        },
     );
-    patcher.wrap(proto, 'resolveAll', (original: AnyFunction) =>
-      function resolveAll(this: unknown, token: Token) {
-        const result = Reflect.apply(original, this, arguments);
-        bookkeeping('tsyringe', () => observer.ledger!.resolved(token, result));
-        return result;
-      },
+    patcher.wrap(
+      proto,
+      'resolveAll',
+      (original: AnyFunction) =>
+        function resolveAll(this: unknown, token: Token) {
+          const result = Reflect.apply(original, this, arguments);
+          bookkeeping('tsyringe', () => observer.ledger!.resolved(token, result));
+          return result;
+        },
     );
     this.patched = proto;
     return exports;
@@ -117,7 +144,9 @@ export class TsyringeObserver {
     }
     if (kind === 'class' && typeof cls === 'function') this.classBindings.set(token, cls);
     const scope: BeanScope =
-      kind === 'value' || lifecycle === LIFECYCLE_SINGLETON || lifecycle === LIFECYCLE_CONTAINER_SCOPED ? 'singleton' : 'transient';
+      kind === 'value' || lifecycle === LIFECYCLE_SINGLETON || lifecycle === LIFECYCLE_CONTAINER_SCOPED
+        ? 'singleton'
+        : 'transient';
     this.ledger!.bind(token, this.binding(token, kind, scope, typeof cls === 'function' ? cls : undefined));
   }
 
@@ -131,7 +160,14 @@ export class TsyringeObserver {
   private binding(token: Token, kind: BeanKind, scope: BeanScope, cls: Function | undefined): LazyBinding {
     const owner = cls ?? (typeof token === 'function' ? token : undefined);
     const name = lazyTokenName(token);
-    return lazyBinding(name, kind, scope, false, owner, cls !== undefined && cls.name !== '' && cls.name !== name ? cls.name : undefined);
+    return lazyBinding(
+      name,
+      kind,
+      scope,
+      false,
+      owner,
+      cls !== undefined && cls.name !== '' && cls.name !== name ? cls.name : undefined,
+    );
   }
 
   /**
@@ -168,7 +204,6 @@ export class TsyringeObserver {
     }
     return out;
   }
-
 }
 
 function isProvider(x: unknown): x is Provider {

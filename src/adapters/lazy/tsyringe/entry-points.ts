@@ -22,7 +22,10 @@ export function routingControllersEntryPoints(cls: unknown): string[] {
   if (s === undefined) return [];
   const reasons: string[] = [];
   const controller = s.controllers?.find((c) => c.target === cls);
-  if (controller !== undefined) reasons.push(controller.type === 'json' ? 'routing-controllers @JsonController' : 'routing-controllers @Controller');
+  if (controller !== undefined)
+    reasons.push(
+      controller.type === 'json' ? 'routing-controllers @JsonController' : 'routing-controllers @Controller',
+    );
   if (s.middlewares?.some((m) => m.target === cls) === true) reasons.push('routing-controllers @Middleware');
   if (s.interceptors?.some((i) => i.target === cls) === true) reasons.push('routing-controllers @Interceptor');
   return reasons;

@@ -9,7 +9,10 @@ export const SUPPORTED_TSYRINGE_VERSIONS = ['>=4.0.0 <5'];
  * `import 'tsyringe'` load (the package has no `exports` map; Node picks `main`), and the container is
  * required from inside the package, where the CommonJS hook sees it.
  */
-export function tsyringeModuleDefinitions(observer: () => TsyringeObserver, patcher: TsyringePatcher): InstrumentationNodeModuleDefinition[] {
+export function tsyringeModuleDefinitions(
+  observer: () => TsyringeObserver,
+  patcher: TsyringePatcher,
+): InstrumentationNodeModuleDefinition[] {
   return [
     new InstrumentationNodeModuleDefinition('tsyringe', SUPPORTED_TSYRINGE_VERSIONS, undefined, undefined, [
       new InstrumentationNodeModuleFile(

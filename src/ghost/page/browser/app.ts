@@ -21,7 +21,11 @@ const CATEGORIES: Record<Category, { label: string; colour: string; shape: cytos
 
 type Node = PageData['report']['graph']['nodes'][number];
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  text?: string,
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
   if (text !== undefined) e.textContent = text;
@@ -62,8 +66,12 @@ function main(): void {
   const header = el('header');
   header.append(el('h1', {}, 'diag-instrumentation report'));
   header.append(
-    el('div', { class: 'meta' }, `${report.container.name}${report.container.version ? ` ${report.container.version}` : ''} · ` +
-      `${data.live ? 'live' : 'written'} ${report.generatedAt} · pid ${report.pid}`),
+    el(
+      'div',
+      { class: 'meta' },
+      `${report.container.name}${report.container.version ? ` ${report.container.version}` : ''} · ` +
+        `${data.live ? 'live' : 'written'} ${report.generatedAt} · pid ${report.pid}`,
+    ),
   );
   const counts = el('div', { class: 'counts', id: 'counts' });
   const count = (key: string, value: number, label: string) => {
@@ -91,7 +99,12 @@ function main(): void {
 
   // Side panel: search, framework toggle, beans grouped by module.
   const side = el('aside', { class: 'side' });
-  const search = el('input', { type: 'search', id: 'search', placeholder: 'Search beans…', 'aria-label': 'search beans' });
+  const search = el('input', {
+    type: 'search',
+    id: 'search',
+    placeholder: 'Search beans…',
+    'aria-label': 'search beans',
+  });
   const toggleLabel = el('label', { class: 'toggle' });
   const toggle = el('input', { type: 'checkbox', id: 'show-framework' });
   toggleLabel.append(toggle, document.createTextNode(' show framework beans'));
@@ -114,7 +127,12 @@ function main(): void {
     for (const bean of [...beans].sort((a, b) => a.name.localeCompare(b.name))) {
       const cat = categoryOf(bean);
       const li = el('li');
-      const b = el('button', { class: `bean c-${cat}`, type: 'button', 'data-bean': bean.name, title: CATEGORIES[cat].label });
+      const b = el('button', {
+        class: `bean c-${cat}`,
+        type: 'button',
+        'data-bean': bean.name,
+        title: CATEGORIES[cat].label,
+      });
       b.append(el('span', { 'aria-hidden': 'true' }, `${CATEGORIES[cat].glyph} `), document.createTextNode(bean.name));
       b.addEventListener('click', () => select(bean.name));
       buttons.set(bean.name, b);
@@ -146,11 +164,21 @@ function main(): void {
       for (const n of visible) {
         const cat = categoryOf(n);
         shown.add(n.name);
-        out.push({ data: { id: `bean:${n.name}`, label: n.name, bean: n.name, module, colour: CATEGORIES[cat].colour, shape: CATEGORIES[cat].shape } });
+        out.push({
+          data: {
+            id: `bean:${n.name}`,
+            label: n.name,
+            bean: n.name,
+            module,
+            colour: CATEGORIES[cat].colour,
+            shape: CATEGORIES[cat].shape,
+          },
+        });
       }
     }
     report.graph.edges.forEach((e, i) => {
-      if (shown.has(e.from) && shown.has(e.to)) out.push({ data: { id: `edge:${i}`, source: `bean:${e.from}`, target: `bean:${e.to}`, kind: e.kind } });
+      if (shown.has(e.from) && shown.has(e.to))
+        out.push({ data: { id: `edge:${i}`, source: `bean:${e.from}`, target: `bean:${e.to}`, kind: e.kind } });
     });
     return out;
   };
@@ -159,8 +187,30 @@ function main(): void {
     minZoom: 0.05,
     maxZoom: 4,
     style: [
-      { selector: 'node[bean]', style: { 'background-color': 'data(colour)', shape: 'data(shape)' as never, label: 'data(label)', 'font-size': 11, width: 22, height: 22, 'text-valign': 'bottom', 'text-margin-y': 3 } },
-      { selector: 'edge', style: { width: 1, 'line-color': '#9aa5b1', 'target-arrow-color': '#9aa5b1', 'target-arrow-shape': 'triangle', 'curve-style': 'bezier', 'arrow-scale': 0.6 } },
+      {
+        selector: 'node[bean]',
+        style: {
+          'background-color': 'data(colour)',
+          shape: 'data(shape)' as never,
+          label: 'data(label)',
+          'font-size': 11,
+          width: 22,
+          height: 22,
+          'text-valign': 'bottom',
+          'text-margin-y': 3,
+        },
+      },
+      {
+        selector: 'edge',
+        style: {
+          width: 1,
+          'line-color': '#9aa5b1',
+          'target-arrow-color': '#9aa5b1',
+          'target-arrow-shape': 'triangle',
+          'curve-style': 'bezier',
+          'arrow-scale': 0.6,
+        },
+      },
       { selector: 'node.match', style: { 'border-width': 3, 'border-color': '#0b63ce' } },
       { selector: 'node:selected', style: { 'border-width': 4, 'border-color': '#111' } },
     ],
@@ -171,9 +221,17 @@ function main(): void {
     for (const g of groups) if (g.framework) g.details.classList.toggle('hidden', !toggle.checked);
     // cytoscape's own force-directed layout for what a reader can take in; a grid past that, so thousands of
     // beans stay responsive.
-    const options = cy.nodes('[bean]').length <= 400
-      ? { name: 'cose', animate: false, nodeDimensionsIncludeLabels: true, padding: 24, componentSpacing: 40, randomize: false }
-      : { name: 'grid', padding: 20, avoidOverlap: true };
+    const options =
+      cy.nodes('[bean]').length <= 400
+        ? {
+            name: 'cose',
+            animate: false,
+            nodeDimensionsIncludeLabels: true,
+            padding: 24,
+            componentSpacing: 40,
+            randomize: false,
+          }
+        : { name: 'grid', padding: 20, avoidOverlap: true };
     cy.layout(options as cytoscape.LayoutOptions).run();
   };
   toggle.addEventListener('change', applyFrameworkToggle);
@@ -248,18 +306,35 @@ function main(): void {
 }
 
 /** Bean creation in start order: one bar per bean, at most 400 rows (the slowest first beyond that). */
-function waterfall(t: NonNullable<PageData['startup']>, categoryOf: (n: Node) => Category, byName: Map<string, Node>): HTMLElement {
+function waterfall(
+  t: NonNullable<PageData['startup']>,
+  categoryOf: (n: Node) => Category,
+  byName: Map<string, Node>,
+): HTMLElement {
   const section = el('section', { class: 'waterfall', id: 'waterfall' });
   const total = Math.max(1, t.endTime - t.startTime);
   const beans = [...t.beans];
   const limit = 400;
-  const shown = beans.length > limit ? [...beans].sort((a, b) => b.endTime - b.startTime - (a.endTime - a.startTime)).slice(0, limit) : beans;
+  const shown =
+    beans.length > limit
+      ? [...beans].sort((a, b) => b.endTime - b.startTime - (a.endTime - a.startTime)).slice(0, limit)
+      : beans;
   shown.sort((a, b) => a.startTime - b.startTime);
-  section.append(el('h2', {}, `Start-up: ${beans.length} beans created in ${total.toFixed(1)} ms${beans.length > limit ? ` (the ${limit} slowest shown)` : ''}`));
+  section.append(
+    el(
+      'h2',
+      {},
+      `Start-up: ${beans.length} beans created in ${total.toFixed(1)} ms${beans.length > limit ? ` (the ${limit} slowest shown)` : ''}`,
+    ),
+  );
   for (const b of shown) {
     const node = byName.get(b.name);
     const row = el('div', { class: 'row' });
-    const name = el('span', { class: `name c-${node ? categoryOf(node) : 'application'}`, title: `${b.module ?? ''} ${b.name}` }, b.name);
+    const name = el(
+      'span',
+      { class: `name c-${node ? categoryOf(node) : 'application'}`, title: `${b.module ?? ''} ${b.name}` },
+      b.name,
+    );
     const track = el('span', { class: 'track' });
     const bar = el('span', { class: 'bar' });
     bar.style.left = `${(((b.startTime - t.startTime) / total) * 100).toFixed(3)}%`;

@@ -52,7 +52,10 @@ export function parseRedisUrl(raw: string): RedisTarget {
 
 /** ioredis's constructor, as far as used here. */
 interface IORedisModule {
-  new (url: string, options: Record<string, unknown>): RedisPipelineClient & {
+  new (
+    url: string,
+    options: Record<string, unknown>,
+  ): RedisPipelineClient & {
     on(event: 'error' | 'connect', listener: (err: Error) => void): unknown;
     quit(): Promise<unknown>;
     disconnect(): void;

@@ -101,7 +101,8 @@ export class FleetSketch extends WindowedCountMinSketch {
   }
 
   override noteThreshold(threshold: number): void {
-    if (Number.isFinite(threshold) && threshold >= 1 && threshold < this.minThreshold) this.minThreshold = Math.floor(threshold);
+    if (Number.isFinite(threshold) && threshold >= 1 && threshold < this.minThreshold)
+      this.minThreshold = Math.floor(threshold);
   }
 
   /**

@@ -7,7 +7,14 @@ import type { WindowedCountMinSketch, WindowedSketchOptions } from '../../window
 import type { FleetStatus, SketchStore, SyncEvent } from '../types';
 import { FleetSketch, type FleetView } from './fleet-sketch';
 import type { RedisPipelineClient } from './connection';
-import { DEFAULT_FAIL_MODE, DEFAULT_KEY_PREFIX, DEFAULT_SYNC_INTERVAL_MS, DEFAULT_TIMEOUT_MS, isFailMode, isKeyPrefix } from '../../settings';
+import {
+  DEFAULT_FAIL_MODE,
+  DEFAULT_KEY_PREFIX,
+  DEFAULT_SYNC_INTERVAL_MS,
+  DEFAULT_TIMEOUT_MS,
+  isFailMode,
+  isKeyPrefix,
+} from '../../settings';
 
 /** What a {@link RedisSketchStore} may be told. */
 export interface RedisSketchStoreOptions {
@@ -101,7 +108,9 @@ export class RedisSketchStore implements SketchStore {
   constructor(private readonly options: RedisSketchStoreOptions) {
     const client = options?.client as RedisPipelineClient | undefined;
     if (!client || typeof client.pipeline !== 'function') {
-      throw new SketchConfigError('RedisSketchStore needs a client with pipeline(commands), such as an ioredis Redis or Cluster');
+      throw new SketchConfigError(
+        'RedisSketchStore needs a client with pipeline(commands), such as an ioredis Redis or Cluster',
+      );
     }
     this.client = client;
     this.syncIntervalMs = positive('syncIntervalMs', options.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS);
@@ -112,7 +121,9 @@ export class RedisSketchStore implements SketchStore {
     this.failMode = options.failMode ?? DEFAULT_FAIL_MODE;
     this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
     if (!isKeyPrefix(this.keyPrefix)) {
-      throw new SketchConfigError('keyPrefix must be a string without braces or spaces (the sketch id is the hash tag)');
+      throw new SketchConfigError(
+        'keyPrefix must be a string without braces or spaces (the sketch id is the hash tag)',
+      );
     }
     this.address = options.address ?? addressOf(client);
     this.clock = options.clock ?? Date.now;
@@ -127,7 +138,17 @@ export class RedisSketchStore implements SketchStore {
     const seed = options.seed ?? fleetSeed(id);
     const sketch = new FleetSketch({ ...options, seed, clock: this.clock }, view);
     const shape = `w${sketch.width}.d${sketch.depth}.s${sketch.subWindows}.seed${seed}.window${sketch.windowMs}`;
-    this.entries.set(id, { id, sketch, view, shape, lastSyncAt: undefined, failures: 0, rounds: 0, inflight: undefined, incompatible: false });
+    this.entries.set(id, {
+      id,
+      sketch,
+      view,
+      shape,
+      lastSyncAt: undefined,
+      failures: 0,
+      rounds: 0,
+      inflight: undefined,
+      incompatible: false,
+    });
     this.start();
     return sketch;
   }
@@ -246,7 +267,10 @@ export class RedisSketchStore implements SketchStore {
     const checkShape = e.rounds % 50 === 0;
     if (checkShape) {
       const shapeKey = this.key(e.id, 'shape');
-      commands.push(['set', shapeKey, e.shape, 'NX', 'PX', Math.ceil(2 * e.sketch.windowMs + 60_000)], ['get', shapeKey]);
+      commands.push(
+        ['set', shapeKey, e.shape, 'NX', 'PX', Math.ceil(2 * e.sketch.windowMs + 60_000)],
+        ['get', shapeKey],
+      );
     }
     e.rounds++;
 
@@ -329,7 +353,8 @@ export class RedisSketchStore implements SketchStore {
     e.view.rejectAll = this.failMode === 'closed';
     if (this.degraded) return;
     this.degraded = true;
-    const share = this.failMode === 'closed' ? 'reject every call (fail-mode closed)' : 'admit threshold ÷ nodes last seen per key';
+    const share =
+      this.failMode === 'closed' ? 'reject every call (fail-mode closed)' : 'admit threshold ÷ nodes last seen per key';
     safeLog(
       'warn',
       `sketch store: Redis at ${this.address} ${this.everConnected ? 'stopped answering' : 'is not reachable'} ` +
@@ -347,7 +372,10 @@ export class RedisSketchStore implements SketchStore {
     } else if (!first) {
       return;
     }
-    safeLog('info', `sketch store: ${first ? 'fleet-wide through' : 'Redis answers again,'} Redis at ${this.address}; sketches judge by the fleet's counts`);
+    safeLog(
+      'info',
+      `sketch store: ${first ? 'fleet-wide through' : 'Redis answers again,'} Redis at ${this.address}; sketches judge by the fleet's counts`,
+    );
   }
 
   private emit(e: Entry, startedAt: number, ok: boolean): void {
@@ -364,7 +392,8 @@ export class RedisSketchStore implements SketchStore {
 }
 
 function positive(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new SketchConfigError(`${name} must be a positive integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new SketchConfigError(`${name} must be a positive integer, got ${value}`);
   return value;
 }
 

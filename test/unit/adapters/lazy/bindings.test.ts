@@ -26,9 +26,12 @@ function load(tracking: boolean, collect?: (ledger: Loaded['ledger']) => void): 
   jest.isolateModules(() => {
     // the isolated copies log through their own logger module
     (require('../../../../src/shared/logger') as typeof import('../../../../src/shared/logger')).setLogger(logs.logger);
-    const { GhostDetector } = require('../../../../src/ghost/detector') as typeof import('../../../../src/ghost/detector');
-    const { LazyContainerLedger } = require('../../../../src/adapters/lazy/bindings') as typeof import('../../../../src/adapters/lazy/bindings');
-    const ready = require('../../../../src/adapters/lazy/ready') as typeof import('../../../../src/adapters/lazy/ready');
+    const { GhostDetector } =
+      require('../../../../src/ghost/detector') as typeof import('../../../../src/ghost/detector');
+    const { LazyContainerLedger } =
+      require('../../../../src/adapters/lazy/bindings') as typeof import('../../../../src/adapters/lazy/bindings');
+    const ready =
+      require('../../../../src/adapters/lazy/ready') as typeof import('../../../../src/adapters/lazy/ready');
     const detector = new GhostDetector(resolveConfig({ report: { dir }, ghostTracking: { enabled: tracking } }));
     const ledger: Loaded['ledger'] = new LazyContainerLedger<string>({
       framework: 'testdi',
@@ -139,6 +142,8 @@ describe('LazyContainerLedger', () => {
     ready.diagReady();
     await settle();
     expect(logs.warnings.join('\n')).toMatch(/testdi: reading its bindings failed: cannot read the container/);
-    expect(JSON.parse(fs.readFileSync(path.join(dir, 'diag-report.json'), 'utf8')).ghostCandidates.beans).toEqual(['Dead']);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'diag-report.json'), 'utf8')).ghostCandidates.beans).toEqual([
+      'Dead',
+    ]);
   });
 });

@@ -6,14 +6,17 @@ import * as net from 'node:net';
  * not one of this package's own; Node's own listen back once ready; diagReady() for processes without HTTP.
  * Each test loads a fresh copy of the module (its state is per process).
  */
-type ReadyModule = typeof import('../../../../src/adapters/lazy/ready') & Pick<typeof import('../../../../src/shared/own-servers'), 'markOwnServer'>;
+type ReadyModule = typeof import('../../../../src/adapters/lazy/ready') &
+  Pick<typeof import('../../../../src/shared/own-servers'), 'markOwnServer'>;
 
 /** The readiness module afresh, with the marker of the package's own servers that it reads. */
 function freshReady(): ReadyModule {
   let mod!: ReadyModule;
   jest.isolateModules(() => {
-    const ready = require('../../../../src/adapters/lazy/ready') as typeof import('../../../../src/adapters/lazy/ready');
-    const { markOwnServer } = require('../../../../src/shared/own-servers') as typeof import('../../../../src/shared/own-servers');
+    const ready =
+      require('../../../../src/adapters/lazy/ready') as typeof import('../../../../src/adapters/lazy/ready');
+    const { markOwnServer } =
+      require('../../../../src/shared/own-servers') as typeof import('../../../../src/shared/own-servers');
     mod = Object.assign(Object.create(ready) as typeof ready, { markOwnServer });
   });
   return mod;

@@ -39,7 +39,10 @@ describe('the @Module() wrapper', () => {
     const Module = wrapModuleDecorator(nestLikeModule as never, origins);
     const lib = path.join(dir, 'node_modules', 'some-nest-lib', 'index.js');
     fs.mkdirSync(path.dirname(lib), { recursive: true });
-    fs.writeFileSync(lib, 'module.exports = (Module) => { class LibModule {} Module({ imports: [] })(LibModule); return LibModule; };\n');
+    fs.writeFileSync(
+      lib,
+      'module.exports = (Module) => { class LibModule {} Module({ imports: [] })(LibModule); return LibModule; };\n',
+    );
     const LibModule = (require(lib) as (m: unknown) => Function)(Module);
     expect((LibModule as unknown as { decorated: unknown }).decorated).toEqual({ imports: [] });
     expect(origins.knows(LibModule)).toBe(false);
@@ -79,7 +82,8 @@ describe('frameworkOriginsKnown', () => {
   class ModuleRef {}
   const container = (modules: Array<{ name: string; metatype: Function; providers: unknown[] }>) =>
     ({
-      getModules: () => new Map(modules.map((m) => [m.name, { ...m, providers: new Map(m.providers.map((t) => [t, {}])) }])),
+      getModules: () =>
+        new Map(modules.map((m) => [m.name, { ...m, providers: new Map(m.providers.map((t) => [t, {}])) }])),
     }) as never;
 
   it('asks for a scan while a module class or a core provider is unknown, not once both are known', () => {
@@ -130,7 +134,11 @@ describe('isFrameworkWrapper', () => {
 
   it('decides a bean Nest gives no host (middleware) by the module that lists it', () => {
     const mixin = class {};
-    expect(isFrameworkWrapper({ token: mixin, metatype: mixin }, origins, { name: 'LibPlugin', metatype: LibPlugin })).toBe(true);
-    expect(isFrameworkWrapper({ token: mixin, metatype: mixin }, origins, { name: 'AppPlugin', metatype: AppPlugin })).toBe(false);
+    expect(
+      isFrameworkWrapper({ token: mixin, metatype: mixin }, origins, { name: 'LibPlugin', metatype: LibPlugin }),
+    ).toBe(true);
+    expect(
+      isFrameworkWrapper({ token: mixin, metatype: mixin }, origins, { name: 'AppPlugin', metatype: AppPlugin }),
+    ).toBe(false);
   });
 });

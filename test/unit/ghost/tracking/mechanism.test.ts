@@ -22,7 +22,11 @@ class Counter {
   }
 }
 
-function tracked<T extends object>(instance: T, name = 'bean', tracker = new GhostTracker()): { bean: T; tracker: GhostTracker } {
+function tracked<T extends object>(
+  instance: T,
+  name = 'bean',
+  tracker = new GhostTracker(),
+): { bean: T; tracker: GhostTracker } {
   const outcome = tracker.track(name, instance);
   expect(outcome.status).toBe('tracked');
   return { bean: instance, tracker };
@@ -420,7 +424,12 @@ describe('functions stored as properties', () => {
     function Model(this: { v: number }, v: number): void {
       this.v = v;
     }
-    const holder = { Model: Model as unknown as new (v: number) => { v: number }, make(): number { return 1; } };
+    const holder = {
+      Model: Model as unknown as new (v: number) => { v: number },
+      make(): number {
+        return 1;
+      },
+    };
     const { bean, tracker } = tracked(holder);
     const m = new bean.Model(3);
     expect(m.v).toBe(3);

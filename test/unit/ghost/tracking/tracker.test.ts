@@ -33,7 +33,11 @@ describe('skip reasons', () => {
         return 'base';
       }
     }
-    const lock: Record<string, (o: object) => unknown> = { frozen: Object.freeze, sealed: Object.seal, closed: Object.preventExtensions };
+    const lock: Record<string, (o: object) => unknown> = {
+      frozen: Object.freeze,
+      sealed: Object.seal,
+      closed: Object.preventExtensions,
+    };
     const tracker = new GhostTracker();
     for (const [name, how] of Object.entries(lock)) {
       // A fresh class per lock: the wrappers would live on its prototype.
@@ -52,7 +56,10 @@ describe('skip reasons', () => {
       expect(Reflect.ownKeys(bean)).toEqual([]);
       expect([bean.own(), bean.inherited()]).toEqual(['own', 'base']);
     }
-    expect(tracker.snapshot()).toMatchObject({ trackedCount: 0, untrackable: { frozen: 'frozen-prototype', sealed: 'frozen-prototype', closed: 'frozen-prototype' } });
+    expect(tracker.snapshot()).toMatchObject({
+      trackedCount: 0,
+      untrackable: { frozen: 'frozen-prototype', sealed: 'frozen-prototype', closed: 'frozen-prototype' },
+    });
   });
 
   it('a frozen base class does not stop its subclass from being tracked', () => {
@@ -73,7 +80,15 @@ describe('skip reasons', () => {
   it('a Proxy of a function kept in a field is not taken for a method, and none of its traps run', () => {
     const trapped: string[] = [];
     const handler: ProxyHandler<() => string> = {};
-    for (const trap of ['apply', 'get', 'has', 'ownKeys', 'getOwnPropertyDescriptor', 'getPrototypeOf', 'defineProperty'] as const) {
+    for (const trap of [
+      'apply',
+      'get',
+      'has',
+      'ownKeys',
+      'getOwnPropertyDescriptor',
+      'getPrototypeOf',
+      'defineProperty',
+    ] as const) {
       (handler as Record<string, unknown>)[trap] = () => {
         trapped.push(trap);
         throw new Error(`${trap} refused`);
@@ -183,7 +198,12 @@ describe('a wrapping error', () => {
     const early = instance.early;
     // Own keys are wrapped in definition order: `early` succeeds, then `locked` cannot be replaced.
     const locked = (): string => 'locked';
-    Object.defineProperty(instance, 'locked', { value: locked, writable: false, configurable: false, enumerable: true });
+    Object.defineProperty(instance, 'locked', {
+      value: locked,
+      writable: false,
+      configurable: false,
+      enumerable: true,
+    });
 
     const tracker = new GhostTracker();
     const { result, warnings } = captureLogs(() => tracker.track('mixed', instance));
@@ -257,7 +277,10 @@ describe('double tracking', () => {
     const second = new GhostTracker();
     const s = new Service();
     first.track('Mine', s);
-    expect(second.track('Theirs', s)).toMatchObject({ status: 'untrackable', reason: expect.stringMatching(/another tracker/) });
+    expect(second.track('Theirs', s)).toMatchObject({
+      status: 'untrackable',
+      reason: expect.stringMatching(/another tracker/),
+    });
     s.run();
     expect(first.snapshot()).toMatchObject({ touched: ['Mine'], untouched: [] });
     expect(second.snapshot()).toMatchObject({ trackedCount: 0, touched: [] });
@@ -331,14 +354,30 @@ describe('reflect-metadata on wrappers', () => {
   it('a wrapper has the length of its original at every arity and forwards every argument passed', () => {
     /* eslint-disable @typescript-eslint/no-unused-vars */
     class Arities {
-      zero(): unknown[] { return [...arguments]; }
-      one(a: number): unknown[] { return [...arguments]; }
-      two(a: number, b: number): unknown[] { return [...arguments]; }
-      three(a: number, b: number, c: number): unknown[] { return [...arguments]; }
-      four(a: number, b: number, c: number, d: number): unknown[] { return [...arguments]; }
-      five(a: number, b: number, c: number, d: number, e: number): unknown[] { return [...arguments]; }
-      seven(a: number, b: number, c: number, d: number, e: number, f: number, g: number): unknown[] { return [...arguments]; }
-      defaulted(a: number, b = 2, ...rest: number[]): unknown[] { return [a, b, ...rest]; }
+      zero(): unknown[] {
+        return [...arguments];
+      }
+      one(a: number): unknown[] {
+        return [...arguments];
+      }
+      two(a: number, b: number): unknown[] {
+        return [...arguments];
+      }
+      three(a: number, b: number, c: number): unknown[] {
+        return [...arguments];
+      }
+      four(a: number, b: number, c: number, d: number): unknown[] {
+        return [...arguments];
+      }
+      five(a: number, b: number, c: number, d: number, e: number): unknown[] {
+        return [...arguments];
+      }
+      seven(a: number, b: number, c: number, d: number, e: number, f: number, g: number): unknown[] {
+        return [...arguments];
+      }
+      defaulted(a: number, b = 2, ...rest: number[]): unknown[] {
+        return [a, b, ...rest];
+      }
     }
     const keys = ['zero', 'one', 'two', 'three', 'four', 'five', 'seven', 'defaulted'] as const;
     const originals = keys.map((k) => Arities.prototype[k]);
@@ -348,8 +387,12 @@ describe('reflect-metadata on wrappers', () => {
     keys.forEach((k, i) => {
       const wrapper = wrappers[i]!;
       expect(wrapper).not.toBe(originals[i]);
-      expect(Object.getOwnPropertyDescriptor(wrapper, 'length')).toEqual(Object.getOwnPropertyDescriptor(originals[i]!, 'length'));
-      expect(Object.getOwnPropertyDescriptor(wrapper, 'name')).toEqual(Object.getOwnPropertyDescriptor(originals[i]!, 'name'));
+      expect(Object.getOwnPropertyDescriptor(wrapper, 'length')).toEqual(
+        Object.getOwnPropertyDescriptor(originals[i]!, 'length'),
+      );
+      expect(Object.getOwnPropertyDescriptor(wrapper, 'name')).toEqual(
+        Object.getOwnPropertyDescriptor(originals[i]!, 'name'),
+      );
       // Fewer and more arguments than declared reach the original unchanged.
       expect(wrapper.call(bean, 1)).toEqual(k === 'defaulted' ? [1, 2] : [1]);
       expect(wrapper.call(bean, 1, 2, 3, 4, 5, 6, 7, 8, 9)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
@@ -514,7 +557,11 @@ describe('neverResolved (lazy containers)', () => {
     tracker.setFramework('tsyringe');
     tracker.expectResolution(['Orders', 'Legacy', 'Mailer']);
     expect(tracker.version).toBeGreaterThan(v0);
-    expect(tracker.snapshot()).toMatchObject({ framework: 'tsyringe', neverResolved: ['Legacy', 'Mailer', 'Orders'], neverResolvedCount: 3 });
+    expect(tracker.snapshot()).toMatchObject({
+      framework: 'tsyringe',
+      neverResolved: ['Legacy', 'Mailer', 'Orders'],
+      neverResolvedCount: 3,
+    });
     const v1 = tracker.version;
     tracker.noteResolved('Orders');
     tracker.noteResolved('Orders');
