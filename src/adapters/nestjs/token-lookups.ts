@@ -36,16 +36,14 @@ export class TokenLookups {
 
   constructor(private readonly detector: GhostDetector) {}
 
-  /** Whether a lookup has anything to be compared with. */
-  private get active(): boolean {
-    return this.watching > 0 || this.watchedTokens.size > 0 || this.early !== undefined;
-  }
-
   wrapFind(original: Method): Method {
     const lookups = this;
-    return function find(this: unknown, ...args: unknown[]) {
-      const found = original.apply(this, args);
-      if (lookups.active) lookups.seen(this, 'get', args[0], eachOf(args[1]), found);
+    // `arguments`, not a rest array: nothing allocated per lookup (lookups sit on request paths).
+    return function find(this: unknown) {
+      const found = Reflect.apply(original, this, arguments);
+      if (lookups.watching > 0 || lookups.watchedTokens.size > 0 || lookups.early !== undefined) {
+        lookups.seen(this, 'get', arguments[0], arguments[1], found);
+      }
       return found;
     };
   }
@@ -54,13 +52,14 @@ export class TokenLookups {
     const lookups = this;
     return function resolvePerContext(this: unknown, ...args: unknown[]) {
       const resolved = original.apply(this, args);
-      if (!lookups.active || !(resolved instanceof Promise)) return resolved;
+      if (!(lookups.watching > 0 || lookups.watchedTokens.size > 0 || lookups.early !== undefined)) return resolved;
+      if (!(resolved instanceof Promise)) return resolved;
       // The caller gets a promise of the same outcome: a rejection it never handles is still an unhandled
       // rejection (a handler added to Nest's own promise would have silenced it). `resolvePerContext` is an
       // async method, so its promise was a fresh one anyway.
       const resolver = this;
       return resolved.then((instance: unknown) => {
-        lookups.seen(resolver, 'resolve', args[0], eachOf(args[3]), instance);
+        lookups.seen(resolver, 'resolve', args[0], args[3], instance);
         return instance;
       });
     };
@@ -107,29 +106,39 @@ export class TokenLookups {
     }
   }
 
-  private seen(resolver: unknown, method: 'get' | 'resolve', token: unknown, each: boolean, found: unknown): void {
+  /** One lookup: `how` is worked out only when something is recorded, off the common path of a plain miss. */
+  private seen(resolver: unknown, method: 'get' | 'resolve', token: unknown, options: unknown, found: unknown): void {
     try {
-      const how = via(resolver, method);
       const early = this.early;
-      if (early !== undefined && !early.tokens.has(token)) early.tokens.set(token, how);
-      const names = this.watchedTokens.get(token);
-      if (names !== undefined) {
-        this.watchedTokens.delete(token);
-        for (const name of names) this.detector.beanLookedUp(name, how);
+      if (early !== undefined && !early.tokens.has(token)) early.tokens.set(token, via(resolver, method));
+      if (this.watchedTokens.size > 0) {
+        const names = this.watchedTokens.get(token);
+        if (names !== undefined) {
+          this.watchedTokens.delete(token);
+          for (const name of names) this.detector.beanLookedUp(name, via(resolver, method));
+        }
       }
       // `{ each: true }` returns every instance of the token; otherwise the value is the bean's, an array too.
-      for (const instance of each && Array.isArray(found) ? found : [found]) {
-        if (instance === null || (typeof instance !== 'object' && typeof instance !== 'function')) continue;
-        if (early !== undefined && !early.instances.has(instance)) early.instances.set(instance, how);
-        const name = this.watching > 0 ? this.watched.get(instance) : undefined;
-        if (name === undefined) continue;
-        this.watched.delete(instance);
-        this.watching -= 1;
-        this.detector.beanLookedUp(name, how);
+      if (eachOf(options) && Array.isArray(found)) {
+        for (const instance of found) this.seenInstance(resolver, method, instance);
+      } else {
+        this.seenInstance(resolver, method, found);
       }
     } catch (err) {
       safeLog('debug', `a lookup by token was not recorded: ${String(err)}`);
     }
+  }
+
+  private seenInstance(resolver: unknown, method: 'get' | 'resolve', instance: unknown): void {
+    if (instance === null || (typeof instance !== 'object' && typeof instance !== 'function')) return;
+    const early = this.early;
+    if (early !== undefined && !early.instances.has(instance)) early.instances.set(instance, via(resolver, method));
+    if (this.watching === 0) return;
+    const name = this.watched.get(instance);
+    if (name === undefined) return;
+    this.watched.delete(instance);
+    this.watching -= 1;
+    this.detector.beanLookedUp(name, via(resolver, method));
   }
 }
 
