@@ -4,29 +4,12 @@
 // application's beans must be the plugin's, the search plugin's the framework's. Prints `LISTENING <port>`;
 // Vendure's bootstrap enables Nest's shutdown hooks, so SIGINT closes it.
 //   VENDURE_DB=<file> [VENDURE_SYNC=1 to create it] PORT=<port> node plugins-server.js
-const { bootstrap, DefaultLogger, LogLevel, DefaultSearchPlugin } = require('@vendure/core');
+const { bootstrap, DefaultSearchPlugin } = require('@vendure/core');
+const { vendureConfig } = require('./config');
 const { GreetingPlugin } = require('./greeting.plugin');
 
 const sync = process.env.VENDURE_SYNC === '1';
-bootstrap({
-  apiOptions: {
-    port: Number(process.env.PORT),
-    hostname: '127.0.0.1',
-    adminApiPath: 'admin-api',
-    shopApiPath: 'shop-api',
-  },
-  authOptions: { tokenMethod: 'bearer' },
-  dbConnectionOptions: {
-    type: 'sqljs',
-    location: process.env.VENDURE_DB,
-    autoSave: sync,
-    synchronize: sync,
-    logging: false,
-  },
-  paymentOptions: { paymentMethodHandlers: [] },
-  logger: new DefaultLogger({ level: LogLevel.Error }),
-  plugins: [DefaultSearchPlugin.init({}), GreetingPlugin],
-}).then(
+bootstrap(vendureConfig([DefaultSearchPlugin.init({}), GreetingPlugin])).then(
   async (app) => {
     if (sync) return app.close();
     console.log(`LISTENING ${process.env.PORT}`);

@@ -4,15 +4,8 @@
 // Prints BOOT_MS around bootstrap(), TOTAL_MS from process start to listening, and MODULES.
 //   VENDURE_DB=<file> [VENDURE_SYNC=1 to create it] PORT=<port> node server.js
 const { Injectable } = require('@nestjs/common');
-const {
-  bootstrap,
-  DefaultLogger,
-  LogLevel,
-  PluginCommonModule,
-  VendurePlugin,
-  ProductService,
-  ChannelService,
-} = require('@vendure/core');
+const { bootstrap, PluginCommonModule, VendurePlugin, ProductService, ChannelService } = require('@vendure/core');
+const { vendureConfig } = require('./config');
 
 const PLUGIN_PROVIDERS = 40;
 const providers = [];
@@ -39,26 +32,7 @@ for (let i = 0; i < PLUGIN_PROVIDERS; i++) {
 class CatalogPlugin {}
 VendurePlugin({ imports: [PluginCommonModule], providers })(CatalogPlugin);
 
-const sync = process.env.VENDURE_SYNC === '1';
-const config = {
-  apiOptions: {
-    port: Number(process.env.PORT),
-    hostname: '127.0.0.1',
-    adminApiPath: 'admin-api',
-    shopApiPath: 'shop-api',
-  },
-  authOptions: { tokenMethod: 'bearer' },
-  dbConnectionOptions: {
-    type: 'sqljs',
-    location: process.env.VENDURE_DB,
-    autoSave: sync,
-    synchronize: sync,
-    logging: false,
-  },
-  paymentOptions: { paymentMethodHandlers: [] },
-  logger: new DefaultLogger({ level: LogLevel.Error }),
-  plugins: [CatalogPlugin],
-};
+const config = vendureConfig([CatalogPlugin]);
 
 const t0 = performance.now();
 bootstrap(config).then(
