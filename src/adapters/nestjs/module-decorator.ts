@@ -13,15 +13,12 @@
  * (`@nestjs/observe`'s `createObserveModule()`) decorates a class of its own, and the library stays its origin.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callSites } from '../../ghost/origins/call-sites';
-import type { ClassOriginIndex } from '../../ghost/origins/class-origin';
+import { isLibraryFile, type ClassOriginIndex } from '../../ghost/origins/class-origin';
 
 type Decorator = (...args: unknown[]) => unknown;
 type ModuleFactory = (this: unknown, ...args: unknown[]) => unknown;
-
-const NODE_MODULES = `${path.sep}node_modules${path.sep}`;
 
 /**
  * Frames read when a library calls `Module()` for its own decorator. Vendure 3 with reflect-metadata's
@@ -55,10 +52,6 @@ export function wrapModuleDecorator(original: ModuleFactory, origins: ClassOrigi
       return Reflect.apply(decorate as Decorator, this, targetArgs);
     };
   };
-}
-
-function isLibraryFile(file: string): boolean {
-  return file.includes(NODE_MODULES);
 }
 
 /**

@@ -19,6 +19,11 @@ export type ClassOrigin = 'app' | 'library' | 'builtin' | 'unknown';
 
 const NODE_MODULES = `${path.sep}node_modules${path.sep}`;
 
+/** Whether `file` (a path) lies in a node_modules folder: the rule that makes a module a library's. */
+export function isLibraryFile(file: string): boolean {
+  return file.includes(NODE_MODULES);
+}
+
 // Builtin modules whose exported classes users subclass; requiring them is cheap (they are part of core).
 const BUILTIN_MODULES = [
   'events',
@@ -130,7 +135,7 @@ export class ClassOriginIndex {
   recordDefinition(fn: unknown, file: string): void {
     if (!isFunction(fn)) return;
     const filePath = file.startsWith('file:') ? fileURLToPath(file) : file;
-    const origin: ClassOrigin = filePath.includes(NODE_MODULES) ? 'library' : 'app';
+    const origin: ClassOrigin = isLibraryFile(filePath) ? 'library' : 'app';
     this.record(fn, origin, origin === 'app' ? filePath : undefined);
   }
 
@@ -165,7 +170,7 @@ export class ClassOriginIndex {
       // Exports that are a Proxy (a lazy loader's) list their keys through traps, the module's own code. The
       // namespaces hooks hand in are Proxies too, import-in-the-middle's, and are read: their traps are the loader's.
       if (types.isProxy(mod.exports)) continue;
-      const origin: ClassOrigin = file.includes(NODE_MODULES) ? 'library' : 'app';
+      const origin: ClassOrigin = isLibraryFile(file) ? 'library' : 'app';
       forEachExportedFunction(mod.exports, (fn) => this.record(fn, origin, origin === 'app' ? file : undefined));
     }
   }
