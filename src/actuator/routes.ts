@@ -16,6 +16,11 @@ export interface ActuatorResponse {
   readonly body: string | Buffer;
   /** Extra headers (Allow, WWW-Authenticate); the server adds content type and caching headers itself. */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * An answer that needs I/O (`{base}/diag/ledger` reads Redis): the server writes what this resolves to instead
+   * of `status` and `body`. It never rejects.
+   */
+  readonly later?: Promise<ActuatorResponse>;
 }
 
 /** How the router is wired. */
@@ -53,6 +58,7 @@ type Route =
   | { kind: 'diag' }
   | { kind: 'startup' }
   | { kind: 'ghosts' }
+  | { kind: 'ledger' }
   | { kind: 'view' }
   | { kind: 'sketches' }
   | { kind: 'sketch'; id: string };
@@ -63,6 +69,7 @@ const ROUTE_ENDPOINT: Record<Route['kind'], EndpointId | undefined> = {
   diag: 'diag',
   startup: 'startup',
   ghosts: 'diag',
+  ledger: 'diag',
   view: 'diag',
   sketches: 'sketches',
   sketch: 'sketches',
@@ -198,6 +205,7 @@ export class ActuatorRouter {
         return undefined;
       case 2:
         if (rest[0] === 'diag' && rest[1] === 'ghosts') return { kind: 'ghosts' };
+        if (rest[0] === 'diag' && rest[1] === 'ledger') return { kind: 'ledger' };
         if (rest[0] === 'diag' && rest[1] === 'view') return { kind: 'view' };
         if (rest[0] === 'sketches') return { kind: 'sketch', id: rest[1] };
         return undefined;
@@ -236,6 +244,8 @@ export class ActuatorRouter {
         });
       case 'ghosts':
         return this.read('diag/ghosts', () => ({ status: 200, body: this.ghosts() }));
+      case 'ledger':
+        return this.ledger();
       case 'view':
         return this.read('diag/view', () => {
           const view = this.options.sources.diagView?.();
@@ -308,6 +318,40 @@ export class ActuatorRouter {
   }
 
   /** Runs a source read; a throwing source or an unserialisable value becomes a 500 without details. */
+  /**
+   * The service's verdicts from its ledger (or this process's run, in the same shape). A Redis that does not
+   * answer is a 503 naming the server by address, never a hung request: the read gives up after five seconds.
+   */
+  private ledger(): ActuatorResponse {
+    const source = this.options.sources.ledger;
+    if (source === undefined) return errorResponse(404, 'no ledger source');
+    const pending = { status: 503, body: '' };
+    const later = (async (): Promise<ActuatorResponse> => {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const answer = await Promise.race([
+          source(),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error('the ledger did not answer within 5 s')), 5_000);
+            timer.unref();
+          }),
+        ]);
+        if (answer === undefined) {
+          return errorResponse(404, 'the verdicts are there once the container has finished starting');
+        }
+        return { status: 200, body: JSON.stringify(answer) };
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        return errorResponse(503, (error as Error)?.message ?? String(error), undefined, {
+          ...(typeof code === 'string' ? { code } : {}),
+        });
+      } finally {
+        if (timer) clearTimeout(timer);
+      }
+    })();
+    return { ...pending, later };
+  }
+
   private read(endpoint: string, produce: () => ActuatorResponse): ActuatorResponse {
     try {
       const r = produce();
@@ -335,6 +379,7 @@ export class ActuatorRouter {
     if (exposure.isExposed('diag')) {
       links.diag = link('/diag');
       links['diag-ghosts'] = link('/diag/ghosts');
+      links['diag-ledger'] = link('/diag/ledger');
       links['diag-view'] = link('/diag/view');
     }
     if (exposure.isExposed('startup')) links.startup = link('/startup');

@@ -183,6 +183,14 @@ function onRequest(router: ActuatorRouter, req: http.IncomingMessage, res: http.
     safeLog('warn', `actuator: request failed: ${describe(error)}`);
     response = { status: 500, body: JSON.stringify({ status: 500, error: 'Internal Server Error' }) };
   }
+  if (response.later) {
+    void response.later.then((answer) => write(req, res, answer));
+    return;
+  }
+  write(req, res, response);
+}
+
+function write(req: http.IncomingMessage, res: http.ServerResponse, response: ActuatorResponse): void {
   try {
     const headers: http.OutgoingHttpHeaders = { ...BASE_HEADERS, ...response.headers };
     // Encoded once: the length comes for free and the socket gets bytes, not a string to encode again.

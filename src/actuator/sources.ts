@@ -23,6 +23,8 @@ export interface ActuatorSourceParts {
   readonly diagReport?: () => object | undefined;
   /** The start-up timeline once the container has started. */
   readonly startup?: () => StartupTimeline | undefined;
+  /** The service's verdicts (ledger or this run). */
+  readonly ledger?: () => Promise<object | undefined>;
   /** What the report page shows, live. */
   readonly page?: () => PageData | undefined;
   /** The sketch registry, looked up per request so it can be created lazily. */
@@ -52,6 +54,7 @@ export function actuatorSources(parts: ActuatorSourceParts): ActuatorSources {
       const timeline = parts.startup?.();
       return timeline ? toSpringStartup(timeline) : undefined;
     },
+    ...(parts.ledger !== undefined ? { ledger: parts.ledger } : {}),
     diagView: () => {
       const data = parts.page?.();
       return data ? { html: reportPageHtml(data), csp: pageAssets().csp } : undefined;

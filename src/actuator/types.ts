@@ -24,6 +24,11 @@ export interface ActuatorSources {
   diagReport(): object | undefined;
   /** The start-up timeline in Spring Boot's shape, once the container has started; optional. */
   startup?(): object | undefined;
+  /**
+   * The service's verdicts with their provenance (`{base}/diag/ledger`): read from the ghost ledger when one is
+   * configured, else this process's run; undefined before the container has started. Optional.
+   */
+  ledger?(): Promise<object | undefined>;
   /** The report page with live data and its Content-Security-Policy, once the container has started; optional. */
   diagView?(): { html: string; csp: string } | undefined;
   /**

@@ -17,6 +17,7 @@ import {
   NON_NEGATIVE_NUMBER,
   PATH,
   PORT,
+  POSITIVE_INT,
   someOf,
   STRING,
 } from '../shared/setting-types';
@@ -57,6 +58,57 @@ const GHOST_SETTINGS = {
    * seven hours: enough that a canary restarted every few minutes over those days makes no verdict alone.
    */
   ledger: {
+    /**
+     * `diag.ghost-tracking.ledger.url`: the Redis where every replica, restart and deploy of the service meet
+     * (src/ghost/ledger/); unset = each process judges on its own run. Never logged with its password.
+     */
+    url: setting({
+      property: 'diag.ghost-tracking.ledger.url',
+      type: STRING,
+      defaultValue: () => undefined,
+      description:
+        '`redis://[user:password@]host:port[/db]` or `rediss://` URL of the ghost ledger, where the touches of every replica, restart and deploy meet ([the ledger](docs/ledger.md)); never logged with its password',
+      secret: true,
+    }),
+    /**
+     * `diag.ghost-tracking.ledger.service`: the service this process speaks for in the ledger. Default: the
+     * OpenTelemetry resource's `service.name` (`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, the SDK's resource).
+     */
+    service: setting({
+      property: 'diag.ghost-tracking.ledger.service',
+      type: STRING,
+      defaultValue: () => undefined,
+      shownDefault: "the resource's `service.name`",
+      description:
+        'The service this process speaks for in the ledger; without one (and no `service.name`), a WARN and the ledger off',
+    }),
+    /**
+     * `diag.ghost-tracking.ledger.retention-days`: a version no live process has run for this long is pruned
+     * with the beans only it had (fractions allowed).
+     */
+    retentionDays: setting({
+      property: 'diag.ghost-tracking.ledger.retention-days',
+      type: NON_NEGATIVE_NUMBER,
+      defaultValue: () => 30,
+      description:
+        'Days a version no live process runs any more is kept (its `retired` beans with it) before it is pruned (fractions allowed)',
+    }),
+    /** `diag.ghost-tracking.ledger.push-interval-ms`: at most one round of new first touches this often. */
+    pushIntervalMs: setting({
+      property: 'diag.ghost-tracking.ledger.push-interval-ms',
+      type: POSITIVE_INT,
+      defaultValue: () => 5_000,
+      description:
+        'New first touches are pushed in one round at most this often; a process killed with SIGKILL loses at most this much',
+    }),
+    /** `diag.ghost-tracking.ledger.heartbeat-interval-ms`: how often a process says it is alive and counts its hours. */
+    heartbeatIntervalMs: setting({
+      property: 'diag.ghost-tracking.ledger.heartbeat-interval-ms',
+      type: POSITIVE_INT,
+      defaultValue: () => 60_000,
+      description:
+        'How often each process refreshes its heartbeat and adds its observed process-hours; one missing for three intervals counts it gone',
+    }),
     /**
      * `diag.ghost-tracking.ledger.min-days`: days since a bean first appeared before "never called" becomes the
      * verdict `never-touched` (fractions allowed). Two weekly cycles by default (src/ghost/verdicts.ts).

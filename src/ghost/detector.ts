@@ -12,11 +12,16 @@ import type { GhostReport, GhostSnapshotSource, GhostTrackingDisabled } from './
 import { safeLog } from '../shared/logger';
 import { onProcessEnd, type ProcessEnd } from './process-end';
 import type * as TrackingDisabledModule from './tracking/tracking-disabled';
-import type * as VerdictsModule from './verdicts';
 import type { StartupTimeline } from './reports/startup-timeline';
 import type { PageData } from './page';
 import type * as ReportPageModule from './page';
 import type * as AtomicFileModule from '../shared/atomic-file';
+import type * as LedgerModule from './ledger';
+import type * as LedgerAnswerModule from './ledger/answer';
+import type * as LedgerInventoryModule from './ledger/inventory';
+import type * as LedgerIdentityModule from './ledger/identity';
+import type { LedgerAnswer, LedgerWriter, ServiceIdentity } from './ledger';
+import type { LedgerWriterStatus } from './ledger/writer';
 
 /** `create()`'s value, computed at the first call. */
 export function once<T>(create: () => T): () => T {
@@ -36,7 +41,13 @@ const atomicFile = once(() => require('../shared/atomic-file') as typeof AtomicF
 const ghostReportFile = once(() => require('./reports/ghost-report-file') as typeof GhostReportFileModule);
 const reportPage = once(() => require('./page') as typeof ReportPageModule);
 const trackingDisabled = once(() => require('./tracking/tracking-disabled') as typeof TrackingDisabledModule);
-const verdictRules = once(() => require('./verdicts') as typeof VerdictsModule);
+const ledger = once(() => require('./ledger') as typeof LedgerModule);
+// What the verdicts of this run need, without the Redis writer and reader (required only with a ledger URL).
+const verdictParts = once(() => ({
+  ...(require('./ledger/answer') as typeof LedgerAnswerModule),
+  ...(require('./ledger/inventory') as typeof LedgerInventoryModule),
+  ...(require('./ledger/identity') as typeof LedgerIdentityModule),
+}));
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /** What an adapter hands over once its container has created every static instance. */
@@ -57,6 +68,15 @@ export interface RuntimeListener {
   containerReady?(report: DiagReport, phase1: Phase1Result): void;
   beanTouched?(name: string): void;
 }
+
+/** What the instrumentation tells the detector about its host. */
+export interface DetectorHost {
+  /** The OpenTelemetry resource's service name and version, once the SDK has one (read when first needed). */
+  readonly resource?: () => ServiceIdentity | undefined;
+}
+
+/** How long a ledger read is reused: the actuator, the page and the metrics may all ask within one scrape. */
+const LEDGER_READ_TTL_MS = 10_000;
 
 /**
  * The state of the ghost detector for one instrumentation: configuration, class origins, the Phase 2 tracker
@@ -79,14 +99,23 @@ export class GhostDetector implements GhostSnapshotSource {
   /** When each bean was first touched in this process (Phase 2). */
   private readonly touchedAt = new Map<string, number>();
   private reportRewrite: NodeJS.Immediate | undefined;
+  /** The ghost ledger's writer: undefined until the first container is ready, null when there is none. */
+  private ledgerWriter: LedgerWriter | null | undefined;
+  private ledgerRead: { at: number; answer: Promise<LedgerAnswer> } | undefined;
+  private lastLedgerAnswer: LedgerAnswer | undefined;
 
-  constructor(readonly config: DiagConfig) {
+  constructor(
+    readonly config: DiagConfig,
+    private readonly host: DetectorHost = {},
+  ) {
     this.tracker = config.ghostTracking.enabled
       ? new GhostTracker({ exclude: config.ghostTracking.exclude })
       : undefined;
     this.tracker?.onFirstTouch((name) => {
       // One entry per touched bean, kept for the verdicts' lastTouched (a touched bean has given its wrappers back).
-      this.touchedAt.set(name, Date.now());
+      const at = Date.now();
+      this.touchedAt.set(name, at);
+      this.ledgerWriter?.touched(name, at);
       for (const l of this.listeners) this.guard(() => l.beanTouched?.(name));
     });
   }
@@ -104,7 +133,24 @@ export class GhostDetector implements GhostSnapshotSource {
     const report = this.latest;
     if (!report) return undefined;
     const ghosts = this.tracker?.snapshot();
-    return { report, ...(ghosts ? { ghosts } : {}), ...(this.timeline ? { startup: this.timeline } : {}), live };
+    const verdicts = this.pageVerdicts(report);
+    return {
+      report,
+      ...(ghosts ? { ghosts } : {}),
+      ...(verdicts ? { verdicts } : {}),
+      ...(this.timeline ? { startup: this.timeline } : {}),
+      live,
+    };
+  }
+
+  /** The fleet's last answer when a ledger is configured and has answered, else this run's (never waits). */
+  private pageVerdicts(report: DiagReport): LedgerAnswer | undefined {
+    try {
+      return this.cachedLedgerAnswer(LEDGER_READ_TTL_MS) ?? this.thisRun(report, Date.now());
+    } catch (err) {
+      safeLog('debug', `verdicts left off the page: ${(err as Error)?.message ?? String(err)}`);
+      return undefined;
+    }
   }
 
   /** Rewrites `diag-report.html`; a failure is a warning. */
@@ -124,19 +170,23 @@ export class GhostDetector implements GhostSnapshotSource {
    * ends (Phase 2 only). That write is skipped when a container close already wrote what there is.
    */
   start(): void {
+    if (!this.tracker && this.config.ledger.url === undefined) return;
+    this.stopWritingAtEnd ??= onProcessEnd((end) => {
+      this.writePendingReport();
+      this.flushGhostReport(end, true);
+      this.ledgerWriter?.end();
+    });
     if (!this.tracker) return;
     const every = this.config.report.flushIntervalMs;
     if (every > 0 && !this.flushTimer) {
       this.flushTimer = setInterval(() => this.flushGhostReport('interval', true), every);
       this.flushTimer.unref();
     }
-    this.stopWritingAtEnd ??= onProcessEnd((end) => {
-      this.writePendingReport();
-      this.flushGhostReport(end, true);
-    });
   }
 
   stop(): void {
+    void this.ledgerWriter?.close();
+    this.ledgerWriter = undefined;
     if (this.flushTimer) clearInterval(this.flushTimer);
     this.flushTimer = undefined;
     this.stopWritingAtEnd?.();
@@ -184,6 +234,7 @@ export class GhostDetector implements GhostSnapshotSource {
         safeLog('warn', `could not write ${this.diagReportPath}: ${(err as Error).message}`);
       }
       for (const l of this.listeners) this.guard(() => l.containerReady?.(report, phase1));
+      if (this.config.ledger.url !== undefined) setImmediate(() => this.feedLedger(report)).unref();
       // The page (half a megabyte with its script) can wait until the bootstrap has returned; its writer is
       // loaded now, on the analysis's turn.
       reportPage();
@@ -261,6 +312,85 @@ export class GhostDetector implements GhostSnapshotSource {
   }
 
   /**
+   * Hands the ledger this container's inventory (the writer is made at the first one: by then the SDK has its
+   * resource). Runs on the turn after the analysis, never on the boot path; a failure is a warning.
+   */
+  private feedLedger(report: DiagReport): void {
+    try {
+      if (this.ledgerWriter === undefined) {
+        this.ledgerWriter =
+          ledger().startLedgerWriter(this.config.ledger, this.tracker !== undefined, this.host.resource?.()) ?? null;
+        for (const [name, at] of this.touchedAt) this.ledgerWriter?.touched(name, at);
+      }
+      this.ledgerWriter?.inventoryReady({
+        framework: report.framework,
+        tracking: this.tracker !== undefined,
+        beans: ledger().applicationBeans(report, this.tracker?.snapshot()),
+      });
+    } catch (err) {
+      safeLog('warn', `ghost ledger: inventory not written: ${(err as Error)?.message ?? String(err)}`);
+    }
+  }
+
+  /** The evidence a verdict needs (never the ledger's URL: it may hold a password). */
+  private thresholds(): { minDays: number; minProcessHours: number } {
+    return { minDays: this.config.ledger.minDays, minProcessHours: this.config.ledger.minProcessHours };
+  }
+
+  /** The verdicts on this run's evidence alone, in the ledger's shape. */
+  private thisRun(report: DiagReport, now: number): LedgerAnswer {
+    const parts = verdictParts();
+    const identity = parts.ledgerIdentity(this.config.ledger.service, this.host.resource?.());
+    return parts.thisProcessLedger(
+      identity.serviceName ?? 'this process',
+      parts.applicationBeans(report, this.tracker?.snapshot()),
+      this.touchedAt,
+      this.tracker !== undefined,
+      this.thresholds(),
+      now,
+      Math.round(performance.timeOrigin),
+      process.uptime() / 3600,
+    );
+  }
+
+  /** The ledger writer's state, for metrics; undefined without a ledger. */
+  ledgerStatus(): LedgerWriterStatus | undefined {
+    return this.ledgerWriter?.status();
+  }
+
+  /**
+   * The service's verdicts with their provenance: read from the ledger when one is configured (reused for ten
+   * seconds), else this process's own run, in the same shape.
+   * @throws LedgerReadError when the ledger's Redis does not answer.
+   */
+  async ledgerAnswer(maxAgeMs = LEDGER_READ_TTL_MS): Promise<LedgerAnswer | undefined> {
+    const writer = this.ledgerWriter;
+    const latest = this.latest;
+    if (latest === undefined) return undefined;
+    const now = Date.now();
+    if (!writer) return this.thisRun(latest, now);
+    if (!this.ledgerRead || now - this.ledgerRead.at > maxAgeMs) {
+      const answer = writer.read(this.thresholds());
+      answer.then(
+        (a) => (this.lastLedgerAnswer = a),
+        () => undefined,
+      );
+      this.ledgerRead = { at: now, answer };
+    }
+    return this.ledgerRead.answer;
+  }
+
+  /**
+   * The last answer read from the ledger, without waiting (the metrics); a new read starts when it is older than
+   * `maxAgeMs`. Undefined without a ledger or before the first read has answered.
+   */
+  cachedLedgerAnswer(maxAgeMs: number): LedgerAnswer | undefined {
+    if (!this.ledgerWriter) return undefined;
+    this.ledgerAnswer(maxAgeMs).catch(() => undefined);
+    return this.lastLedgerAnswer;
+  }
+
+  /**
    * `report` with one verdict per application bean of the start-up report (module classes left out: nothing
    * to delete there on its own), judged on this run's evidence: since the process started, its uptime as
    * process-hours. A single run is the ledger of one process: the same verdicts, its evidence.
@@ -269,27 +399,20 @@ export class GhostDetector implements GhostSnapshotSource {
     const latest = this.latest;
     if (latest === undefined) return report;
     try {
-      const touched = new Set(report.touched);
-      const tracked = new Set([...report.touched, ...report.untouched]);
-      const candidates = new Set(latest.ghostCandidates.beans);
-      const now = Date.now();
-      const evidence = latest.graph.nodes
-        .filter((n) => !n.framework && n.role !== 'module')
-        .map((n) => ({
-          name: n.name,
-          ...(n.module !== undefined ? { module: n.module } : {}),
-          ...(n.source !== undefined ? { source: n.source } : {}),
-          ghostCandidate: candidates.has(n.name),
-          tracked: tracked.has(n.name),
-          untrackableReason:
-            report.untrackable[n.name] ??
-            (n.verdict === 'not-instantiated' ? 'not created at start-up' : 'not tracked'),
-          ...(touched.has(n.name) ? { lastTouched: this.touchedAt.get(n.name) ?? now } : {}),
-          firstSeen: performance.timeOrigin,
-          processHours: process.uptime() / 3600,
-          live: true,
-        }));
-      return { ...report, verdicts: verdictRules().verdicts(evidence, this.config.ledger, now) };
+      const parts = verdictParts();
+      const local = parts.thisProcessLedger(
+        '',
+        parts.applicationBeans(latest, report),
+        this.touchedAt,
+        true,
+        this.thresholds(),
+        Date.now(),
+        performance.timeOrigin,
+        process.uptime() / 3600,
+      );
+      // The ghost report keeps the verdict's own fields; the evidence lives in the ledger's answer.
+      const verdicts = local.beans.map(({ firstSeen: _f, processHours: _h, className: _c, ...verdict }) => verdict);
+      return { ...report, verdicts };
     } catch (err) {
       safeLog('debug', `verdicts not computed: ${(err as Error)?.message ?? String(err)}`);
       return report;

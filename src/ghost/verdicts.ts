@@ -61,7 +61,9 @@ export interface BeanVerdict {
 }
 
 const DAY_MS = 86_400_000;
-const round = (n: number, digits = 2): number => Math.round(n * 10 ** digits) / 10 ** digits;
+/** Two decimals, or two significant digits below 0.01 (a test's thresholds in seconds must not read as 0). */
+const round = (n: number): number =>
+  n === 0 || Math.abs(n) >= 0.01 ? Math.round(n * 100) / 100 : Number(n.toPrecision(2));
 
 /** The verdict of one bean at `now`. */
 export function verdictOf(bean: BeanEvidence, thresholds: EvidenceThresholds, now: number): BeanVerdict {

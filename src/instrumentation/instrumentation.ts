@@ -2,6 +2,7 @@ import { metrics, trace, type Meter, type MeterProvider, type Tracer, type Trace
 import type { Instrumentation, InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
 import { resolveConfig, type DiagConfig } from '../config/properties';
 import { GhostDetector } from '../ghost/detector';
+import type { ServiceIdentity } from '../ghost/ledger';
 import { CONTAINER_ADAPTERS } from '../adapters/registry';
 import type { ActuatorHandle } from '../actuator';
 import type { DiagInstrumentationConfig } from './types';
@@ -21,6 +22,31 @@ export const PACKAGE_NAME = 'diag-instrumentation';
 
 function packageVersion(): string {
   return packageVersionAt(PACKAGE_ROOT) ?? '0.0.0';
+}
+
+/**
+ * The service name and version of the SDK's resource, read from the tracer the SDK handed over: its resource is
+ * not on OpenTelemetry's API, so this reads the SDK's Tracer (`_resource` in 2.x, `resource` in 1.x) behind the
+ * API's ProxyTracer, and gives undefined for any other shape (the ledger then reads OTEL_SERVICE_NAME itself).
+ */
+function serviceIdentityOf(tracer: Tracer): ServiceIdentity | undefined {
+  try {
+    const proxy = tracer as { _getTracer?(): unknown };
+    const sdkTracer = (typeof proxy._getTracer === 'function' ? proxy._getTracer() : tracer) as {
+      _resource?: { attributes?: Record<string, unknown> };
+      resource?: { attributes?: Record<string, unknown> };
+    };
+    const attributes = (sdkTracer._resource ?? sdkTracer.resource)?.attributes;
+    if (!attributes) return undefined;
+    const name = attributes['service.name'];
+    const version = attributes['service.version'];
+    return {
+      ...(typeof name === 'string' ? { serviceName: name } : {}),
+      ...(typeof version === 'string' ? { serviceVersion: version } : {}),
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 interface DiagState {
@@ -72,7 +98,8 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
   private createState(): DiagState {
     const config = resolveConfig(this.config);
     configureSketchRegistry(config.sketchRedis);
-    const detector = new GhostDetector(config);
+    // The ledger names a process by the SDK's resource (service.name, service.version), read when first needed.
+    const detector = new GhostDetector(config, { resource: () => serviceIdentityOf(this.tracer) });
     const telemetry = new DiagTelemetry(
       detector,
       () => this.tracer,
@@ -154,6 +181,7 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
           diagReport: () => diag.detector.diagReport(),
           startup: () => diag.detector.startupTimeline(),
           page: () => diag.detector.pageData(true),
+          ledger: () => diag.detector.ledgerAnswer(),
           sketches: diag.sketches,
         }),
       );

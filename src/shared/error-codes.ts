@@ -6,6 +6,10 @@
 export const ERROR_CODES = {
   ERR_ACTUATOR_LISTEN_FAILED:
     'The actuator could not listen (port in use, address not on this machine, permission): set management.server.port to a free port (0: any) or management.server.address.',
+  ERR_REDIS_URL:
+    'A Redis URL setting (diag.sketch.redis.url, diag.ghost-tracking.ledger.url) is not redis://[user:password@]host[:port][/db] or rediss://…: fix it; the feature stays off meanwhile.',
+  ERR_LEDGER_UNREADABLE:
+    'The ghost ledger could not be read (Redis refused, timed out, or the password is wrong): check the URL and that the Redis user may read the diag:ledger:* keys.',
   ERR_SKETCH_THRESHOLD:
     "A call was over its sketch decorator's threshold and was not run: the client retries after retryAfterSeconds; raise the threshold if the limit is too tight.",
   ERR_SKETCH_KEY:

@@ -16,7 +16,7 @@ export type { SketchInfo, SketchPlacement, SketchRegistryView, SketchStats } fro
 export { nativeSketchStore } from './stores/native';
 export type { FleetMode, FleetStatus, SketchStore, SketchStoreKind, SyncEvent } from './stores/types';
 export { RedisSketchStore, type RedisSketchStoreOptions } from './stores/redis/store';
-export type { RedisPipelineClient } from './stores/redis/connection';
+export type { RedisPipelineClient } from '../shared/redis';
 export { SketchKeys } from './nestjs/keys';
 export {
   SketchLimit,

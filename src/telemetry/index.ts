@@ -9,6 +9,9 @@ export { ATTRIBUTES, EVENTS, METRICS, SPANS } from './names';
 export { DiagMetrics, type MetricSources } from './metrics';
 export { StartupSpans, performanceToHrTime, type SpanSources } from './spans';
 
+/** Metrics read the fleet's verdicts at most this often per process: a hundred replicas, one read each per 5 min. */
+const METRICS_LEDGER_READ_MS = 300_000;
+
 /**
  * OpenTelemetry output of the ghost detector and the sketches, through whatever providers the SDK set:
  * observable metrics read at collection time, a start-up span with a child per bean, and a span event at
@@ -26,7 +29,13 @@ export class DiagTelemetry {
   constructor(detector: GhostDetector, tracer: () => Tracer, sketches: () => SketchRegistryView | undefined) {
     const ghosts = () => detector.tracker?.snapshot();
     const report = () => detector.diagReport();
-    this.metrics = new DiagMetrics({ report, ghosts, sketches });
+    const ledger = () => {
+      const status = detector.ledgerStatus();
+      if (!status) return undefined;
+      const answer = detector.cachedLedgerAnswer(METRICS_LEDGER_READ_MS);
+      return { status, ...(answer ? { answer } : {}) };
+    };
+    this.metrics = new DiagMetrics({ report, ghosts, sketches, ledger });
     this.spans = new StartupSpans({ tracer, beanSpans: detector.config.telemetry.beanSpans, ghosts, report });
     detector.addListener({
       containerReady: (r) => this.spans.reportReady(r),

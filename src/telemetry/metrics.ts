@@ -9,6 +9,8 @@ import type {
 import type { DiagReport } from '../ghost/reports/diag-report';
 import type { GhostReport } from '../ghost/tracking/types';
 import type { SketchRegistryView } from '../sketch/types';
+import type { LedgerAnswer } from '../ghost/ledger/answer';
+import type { LedgerWriterStatus } from '../ghost/ledger/writer';
 import { safeLog } from '../shared/logger';
 import { beanIndex } from './bean-index';
 import { ATTRIBUTES, METRICS } from './names';
@@ -21,6 +23,8 @@ export interface MetricSources {
   ghosts(): GhostReport | undefined;
   /** The sketch registry, when sketches are in use. */
   sketches(): SketchRegistryView | undefined;
+  /** The ghost ledger, when one is configured: this process's writer and the fleet's last answer read. */
+  ledger?(): { readonly status: LedgerWriterStatus; readonly answer?: LedgerAnswer } | undefined;
 }
 
 interface Instruments {
@@ -37,6 +41,10 @@ interface Instruments {
   readonly sketchFleetMode: Observable;
   readonly sketchFleetNodes: Observable;
   readonly sketchSyncFailures: Observable;
+  readonly fleetBeans: Observable;
+  readonly fleetLive: Observable;
+  readonly fleetFailures: Observable;
+  readonly fleetLastWrite: Observable;
 }
 
 type Spec = (typeof METRICS)[keyof typeof METRICS];
@@ -83,6 +91,19 @@ export class DiagMetrics {
           METRICS.sketchSyncFailures.name,
           options(METRICS.sketchSyncFailures),
         ),
+        fleetBeans: meter.createObservableGauge(METRICS.ghostFleetBeans.name, options(METRICS.ghostFleetBeans)),
+        fleetLive: meter.createObservableGauge(
+          METRICS.ghostFleetLiveProcesses.name,
+          options(METRICS.ghostFleetLiveProcesses),
+        ),
+        fleetFailures: meter.createObservableCounter(
+          METRICS.ghostFleetWriteFailures.name,
+          options(METRICS.ghostFleetWriteFailures),
+        ),
+        fleetLastWrite: meter.createObservableGauge(
+          METRICS.ghostFleetLastWriteAge.name,
+          options(METRICS.ghostFleetLastWriteAge),
+        ),
       };
       const callback: BatchObservableCallback = (result) => this.observe(result, instruments);
       const observables = Object.values(instruments);
@@ -111,6 +132,22 @@ export class DiagMetrics {
   private observe(result: BatchObservableResult, m: Instruments): void {
     this.guard('ghost', () => this.observeGhosts(result, m));
     this.guard('sketch', () => this.observeSketches(result, m));
+    this.guard('ledger', () => this.observeLedger(result, m));
+  }
+
+  private observeLedger(result: BatchObservableResult, m: Instruments): void {
+    const ledger = this.sources.ledger?.();
+    if (!ledger) return;
+    result.observe(m.fleetFailures, ledger.status.failures);
+    if (ledger.status.lastWriteAt !== undefined) {
+      result.observe(m.fleetLastWrite, Math.max(0, (Date.now() - ledger.status.lastWriteAt) / 1000));
+    }
+    const answer = ledger.answer;
+    if (!answer) return;
+    result.observe(m.fleetLive, answer.provenance.liveProcesses);
+    for (const [verdict, n] of Object.entries(answer.counts)) {
+      result.observe(m.fleetBeans, n, { [ATTRIBUTES.ghostVerdict]: verdict });
+    }
   }
 
   private observeGhosts(result: BatchObservableResult, m: Instruments): void {

@@ -61,6 +61,34 @@ export const METRICS = {
     unit: '{call}',
     description: 'Calls rejected because their key exceeded the threshold',
   },
+  /**
+   * Ghost ledger (diag.ghost-tracking.ledger.url set): beans of the service per verdict, as the ledger answers
+   * for the whole fleet. Every replica reports the same counts: aggregate with max, not sum. Read at most every
+   * five minutes per process.
+   */
+  ghostFleetBeans: {
+    name: 'diag.ghost.fleet.beans',
+    unit: '{bean}',
+    description: 'Beans of the service per verdict (diag.ghost.verdict), from the ghost ledger every replica writes',
+  },
+  /** Ghost ledger: processes of the service whose heartbeat is recent, as the ledger answers. */
+  ghostFleetLiveProcesses: {
+    name: 'diag.ghost.fleet.processes.live',
+    unit: '{process}',
+    description: 'Processes of the service writing to the ghost ledger now (recent heartbeat)',
+  },
+  /** Ghost ledger: this process's rounds that Redis did not take (refused, timed out, unreachable). */
+  ghostFleetWriteFailures: {
+    name: 'diag.ghost.fleet.write.failures',
+    unit: '{round}',
+    description: 'Rounds of this process that the ghost ledger’s Redis did not take since it started',
+  },
+  /** Ghost ledger: seconds since this process last wrote (absent before its first write). */
+  ghostFleetLastWriteAge: {
+    name: 'diag.ghost.fleet.last_write.age',
+    unit: 's',
+    description: 'Seconds since this process last wrote to the ghost ledger',
+  },
   /** Per fleet sketch: 1 while estimates are the fleet's, 0 in local-fallback. */
   sketchFleetMode: {
     name: 'diag.sketch.fleet.mode',
@@ -109,6 +137,8 @@ export const ATTRIBUTES = {
   beanGhostCandidate: 'diag.bean.ghost_candidate',
   /** `singleton`, `request` or `transient`. */
   beanScope: 'diag.bean.scope',
+  /** On diag.ghost.fleet.beans: `in-use`, `never-touched`, `insufficient-evidence`, `untrackable`, `retired`. */
+  ghostVerdict: 'diag.ghost.verdict',
   sketchId: 'diag.sketch.id',
   /** On sync durations: whether the round was answered. */
   sketchSyncOutcome: 'diag.sketch.sync.outcome',

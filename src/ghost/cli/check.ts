@@ -12,7 +12,7 @@ import { DIAG_REPORT_FILE } from '../reports/diag-report';
 export const EXIT = { clean: 0, findings: 1, badInput: 2 } as const;
 
 /** What a report yields: one rule, and the beans it finds. */
-export type FindingKind = 'ghost-candidate' | 'untouched-bean';
+export type FindingKind = 'ghost-candidate' | 'untouched-bean' | 'never-touched-bean';
 
 export interface Finding {
   readonly bean: string;
@@ -51,10 +51,21 @@ const RULES: Record<FindingKind, { name: string; short: string; full: string; si
     singular: 'untouched bean',
     plural: 'untouched beans',
   },
+  'never-touched-bean': {
+    name: 'NeverTouchedBean',
+    short: 'Bean never called on any instance of the service, observed long enough for a verdict',
+    full:
+      'The ghost ledger of diag-instrumentation: Phase 2 tracked the bean in every process that had it, across ' +
+      'replicas, restarts and deploys, and none ever called it, over at least the configured days and ' +
+      'process-hours. Evidence-based (HIGH confidence when it is also a ghost candidate); a path that runs ' +
+      'rarer than the observation window (a yearly job) is the one thing it cannot see.',
+    singular: 'never-touched bean',
+    plural: 'never-touched beans',
+  },
 };
 
 /** `1 new ghost candidate`, `3 new ghost candidates`. */
-function count(n: number, kind: FindingKind, adjective = ''): string {
+export function count(n: number, kind: FindingKind, adjective = ''): string {
   return `${n} ${adjective}${n === 1 ? RULES[kind].singular : RULES[kind].plural}`;
 }
 
@@ -62,6 +73,7 @@ function count(n: number, kind: FindingKind, adjective = ''): string {
 export const DEFAULT_BASELINES: Record<FindingKind, string> = {
   'ghost-candidate': 'diag-baseline.json',
   'untouched-bean': 'diag-ghost-baseline.json',
+  'never-touched-bean': 'diag-ledger-baseline.json',
 };
 
 function readJson(file: string, what: string): unknown {
@@ -268,7 +280,7 @@ export interface CheckOptions {
   readonly version: string;
 }
 
-function shellQuote(arg: string): string {
+export function shellQuote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 

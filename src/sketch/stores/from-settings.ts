@@ -1,6 +1,6 @@
 import { safeLog } from '../../shared/logger';
 import { nativeSketchStore } from './native';
-import type * as Connection from './redis/connection';
+import type * as Connection from '../../shared/redis';
 import type * as RedisStore from './redis/store';
 import type { SketchStore } from './types';
 import type { SketchRedisSettings } from '../settings';
@@ -14,7 +14,7 @@ export function storeFromSettings(settings: SketchRedisSettings): SketchStore {
   if (settings.url === undefined) return nativeSketchStore;
   // Loaded only when a URL is set: a process with local sketches never loads the Redis store.
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { connectIORedis, parseRedisUrl } = require('./redis/connection') as typeof Connection;
+  const { connectIORedis, parseRedisUrl } = require('../../shared/redis') as typeof Connection;
   const { RedisSketchStore } = require('./redis/store') as typeof RedisStore;
   /* eslint-enable @typescript-eslint/no-require-imports */
   let target;

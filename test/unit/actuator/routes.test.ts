@@ -49,6 +49,7 @@ describe('ActuatorRouter endpoints', () => {
         health: { href: 'http://localhost:9000/actuator/health', templated: false },
         diag: { href: 'http://localhost:9000/actuator/diag', templated: false },
         'diag-ghosts': { href: 'http://localhost:9000/actuator/diag/ghosts', templated: false },
+        'diag-ledger': { href: 'http://localhost:9000/actuator/diag/ledger', templated: false },
         'diag-view': { href: 'http://localhost:9000/actuator/diag/view', templated: false },
         startup: { href: 'http://localhost:9000/actuator/startup', templated: false },
         sketches: { href: 'http://localhost:9000/actuator/sketches', templated: false },

@@ -1,4 +1,4 @@
-import { parseRedisUrl } from '../../../src/sketch/stores/redis/connection';
+import { parseRedisUrl } from '../../../src/shared/redis';
 import { resolveSketchRedisConfig } from '../../../src/sketch/settings';
 
 describe('the Redis URL of the fleet store', () => {
@@ -19,7 +19,7 @@ describe('the Redis URL of the fleet store', () => {
       parseRedisUrl(raw);
     } catch (err) {
       message = (err as Error).message;
-      expect((err as { code?: string }).code).toBe('ERR_SKETCH_CONFIG');
+      expect((err as { code?: string }).code).toBe('ERR_REDIS_URL');
     }
     expect(message).toMatch(reason);
     expect(message).not.toContain('secret-pw');

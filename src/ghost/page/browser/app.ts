@@ -7,10 +7,11 @@
 import cytoscape from 'cytoscape';
 import type { PageData } from '../types';
 
-type Category = 'candidate' | 'untouched' | 'touched' | 'untrackable' | 'framework' | 'application';
+type Category = 'dead' | 'candidate' | 'untouched' | 'touched' | 'untrackable' | 'framework' | 'application';
 
 /** Colour and shape together, so the legend also reads without colour. */
 const CATEGORIES: Record<Category, { label: string; colour: string; shape: cytoscape.Css.NodeShape; glyph: string }> = {
+  dead: { label: 'ghost candidate and never called (most likely dead)', colour: '#7b241c', shape: 'star', glyph: '★' },
   candidate: { label: 'ghost candidate (Phase 1)', colour: '#c0392b', shape: 'diamond', glyph: '◆' },
   untouched: { label: 'untouched (Phase 2)', colour: '#e67e22', shape: 'triangle', glyph: '▲' },
   touched: { label: 'touched (Phase 2)', colour: '#27ae60', shape: 'ellipse', glyph: '●' },
@@ -48,6 +49,7 @@ function main(): void {
   const candidates = new Set(report.ghostCandidates.beans);
   const categoryOf = (n: Node): Category => {
     if (n.framework) return 'framework';
+    if (candidates.has(n.name) && untouched.has(n.name)) return 'dead';
     if (candidates.has(n.name) && !touched.has(n.name)) return 'candidate';
     if (touched.has(n.name)) return 'touched';
     if (untouched.has(n.name)) return 'untouched';
@@ -55,6 +57,7 @@ function main(): void {
     return 'application';
   };
   const byName = new Map(nodes.map((n) => [n.name, n]));
+  const verdictOf = new Map((data.verdicts?.beans ?? []).map((v) => [v.name, v]));
   const outgoing = new Map<string, string[]>();
   const incoming = new Map<string, string[]>();
   for (const e of report.graph.edges) {
@@ -149,7 +152,9 @@ function main(): void {
   detailsPanel.append(el('p', { class: 'placeholder' }, 'Click a bean to see its edges, creation time and verdict.'));
   const layout = el('main');
   layout.append(side, graph, detailsPanel);
-  document.body.append(header, legend, layout);
+  document.body.append(header);
+  if (data.verdicts) document.body.append(verdictTable(data.verdicts, (name) => select(name)));
+  document.body.append(legend, layout);
   if (startup) document.body.append(waterfall(startup, categoryOf, byName));
 
   // The graph: beans and their edges, framework beans only on request so an application's own stay readable
@@ -274,8 +279,24 @@ function main(): void {
       if (v === undefined || v === '') return;
       dl.append(el('dt', {}, k), el('dd', { 'data-field': k }, v));
     };
+    const v = verdictOf.get(n.name);
+    row('verdict', v ? `${v.verdict}: ${v.why}` : n.framework ? 'framework bean (not judged)' : undefined);
     row('state', CATEGORIES[cat].label);
-    row('verdict', n.verdict ?? (n.framework ? 'framework bean (not analysed)' : 'injected somewhere'));
+    row('Phase 1', n.verdict ?? (n.framework ? 'framework bean (not analysed)' : 'injected somewhere'));
+    row(
+      'Phase 2',
+      !ghosts
+        ? 'off'
+        : touched.has(n.name)
+          ? `touched${v?.lastTouched ? ` (first at ${v.lastTouched})` : ''}`
+          : untouched.has(n.name)
+            ? 'tracked, never called'
+            : Object.prototype.hasOwnProperty.call(untrackable, n.name)
+              ? `untrackable: ${(untrackable as Record<string, string>)[n.name]}`
+              : n.framework
+                ? 'framework bean (not tracked)'
+                : 'not tracked',
+    );
     row('entry points', n.entryPoints?.join(', '));
     row('module', n.module);
     row('class', n.className);
@@ -284,7 +305,6 @@ function main(): void {
     row('scope', n.scope);
     row('role', n.role);
     row('created in', n.instantiationMs !== undefined ? `${n.instantiationMs} ms` : undefined);
-    row('skip reason', (untrackable as Record<string, string>)[n.name]);
     row('injected into', String(n.dependents));
     box.append(dl);
     const links = (title: string, names: string[] | undefined) => {
@@ -303,6 +323,106 @@ function main(): void {
     links('used by', incoming.get(n.name));
     return box;
   }
+}
+
+const VERDICT_LABELS: Record<string, string> = {
+  'never-touched': 'never touched',
+  'insufficient-evidence': 'not enough evidence yet',
+  untrackable: 'untrackable',
+  'in-use': 'in use',
+  retired: 'retired',
+};
+
+function ago(ms: number): string {
+  if (ms < 60_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 3_600_000) return `${Math.round(ms / 60_000)} min`;
+  return `${(ms / 3_600_000).toFixed(1)} h`;
+}
+
+/**
+ * The first view: one verdict per application bean, most likely dead first, with module, file and why, under
+ * the evidence it rests on (a tech lead decides what to delete from this table). In-use beans are folded away.
+ */
+function verdictTable(answer: NonNullable<PageData['verdicts']>, select: (name: string) => void): HTMLElement {
+  const section = el('section', { class: 'verdicts', id: 'verdicts', 'aria-label': 'verdicts' });
+  const p = answer.provenance;
+  section.append(el('h2', {}, `Verdicts: ${answer.service}`));
+  const evidence =
+    p.source === 'redis'
+      ? `Ghost ledger at ${p.ledger ?? 'Redis'}: observed since ${p.since ?? 'never'}, ${p.processes} processes, ` +
+        `${p.versions} versions, ${p.processHours} process-hours; last write ${p.lastWriteAgoMs === null ? 'never' : `${ago(p.lastWriteAgoMs)} ago`} ` +
+        `from ${p.liveProcesses} live ${p.liveProcesses === 1 ? 'process' : 'processes'}.`
+      : `This process only (no ghost ledger configured): since ${p.since ?? 'start'}, ${p.processHours} process-hours of tracking. ` +
+        'Set diag.ghost-tracking.ledger.url to judge on every replica, restart and deploy.';
+  section.append(el('p', { class: 'evidence', id: 'evidence' }, evidence));
+  section.append(
+    el(
+      'p',
+      { class: 'evidence' },
+      `A never-called bean becomes never-touched after ${answer.thresholds.minDays} days and ${answer.thresholds.minProcessHours} process-hours of tracking.`,
+    ),
+  );
+  if (p.silent) {
+    section.append(
+      el('p', { class: 'warning', id: 'silent' }, 'This service has gone silent: no process has written recently.'),
+    );
+  }
+  if (p.reset) {
+    section.append(
+      el('p', { class: 'warning' }, `The ledger was found emptied at ${p.resetAt}; evidence starts over.`),
+    );
+  }
+  const counts = el('div', { class: 'counts' });
+  for (const [verdict, n] of Object.entries(answer.counts)) {
+    const c = el('span', { class: `count v-${verdict}`, 'data-verdict-count': verdict });
+    c.append(el('b', {}, String(n)), document.createTextNode(VERDICT_LABELS[verdict] ?? verdict));
+    counts.append(c);
+  }
+  section.append(counts);
+  const table = el('table', { class: 'verdict-table' });
+  const head = el('tr');
+  for (const h of ['verdict', 'bean', 'module', 'file', 'why']) head.append(el('th', {}, h));
+  const thead = el('thead');
+  thead.append(head);
+  table.append(thead);
+  const body = el('tbody');
+  const inUse: HTMLTableRowElement[] = [];
+  for (const b of answer.beans) {
+    const tr = el('tr', { class: `v-${b.verdict}`, 'data-verdict': b.verdict });
+    const star = b.verdict === 'never-touched' && b.ghostCandidate ? ' ★' : '';
+    tr.append(el('td', { class: 'verdict' }, `${VERDICT_LABELS[b.verdict] ?? b.verdict}${star}`));
+    const name = el('td');
+    const button = el('button', { class: 'bean', type: 'button', 'data-bean': b.name }, b.name);
+    button.addEventListener('click', () => select(b.name));
+    name.append(button);
+    tr.append(name, el('td', {}, b.module ?? ''), el('td', { class: 'file' }, b.source ?? ''));
+    const why = b.needs
+      ? `${b.why} (needs ${b.needs.days} more days, ${b.needs.processHours} more process-hours)`
+      : b.verdict === 'in-use' && b.lastTouched
+        ? `last first touch ${b.lastTouched}`
+        : b.why;
+    tr.append(el('td', { class: 'why' }, why));
+    if (b.verdict === 'in-use') {
+      tr.classList.add('hidden');
+      inUse.push(tr);
+    }
+    body.append(tr);
+  }
+  table.append(body);
+  section.append(table);
+  if (inUse.length > 0) {
+    const more = el(
+      'button',
+      { type: 'button', class: 'more', id: 'show-in-use' },
+      `show the ${inUse.length} beans in use`,
+    );
+    more.addEventListener('click', () => {
+      for (const tr of inUse) tr.classList.remove('hidden');
+      more.remove();
+    });
+    section.append(more);
+  }
+  return section;
 }
 
 /** Bean creation in start order: one bar per bean, at most 400 rows (the slowest first beyond that). */

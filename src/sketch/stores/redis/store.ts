@@ -6,7 +6,7 @@ import { SketchConfigError } from '../../counters';
 import type { WindowedCountMinSketch, WindowedSketchOptions } from '../../window';
 import type { FleetStatus, SketchStore, SyncEvent } from '../types';
 import { FleetSketch, type FleetView } from './fleet-sketch';
-import type { RedisPipelineClient } from './connection';
+import type { RedisPipelineClient } from '../../../shared/redis';
 import {
   DEFAULT_FAIL_MODE,
   DEFAULT_KEY_PREFIX,

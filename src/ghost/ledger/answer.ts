@@ -1,0 +1,173 @@
+import {
+  VERDICT_ORDER,
+  verdicts,
+  type BeanEvidence,
+  type BeanVerdict,
+  type EvidenceThresholds,
+  type Verdict,
+} from '../verdicts';
+
+/** Since when, by how much, and how recently the ledger's evidence was collected: what every answer carries. */
+export interface LedgerProvenance {
+  /** Where the evidence comes from: the service's ledger in Redis, or this process's own run. */
+  readonly source: 'redis' | 'this-process';
+  /** The Redis server (address only, never credentials), when the source is a ledger. */
+  readonly ledger?: string;
+  /** ISO time the service was first observed (or the ledger last reset); null when nothing was written yet. */
+  readonly since: string | null;
+  /** Processes that have written, live or not (ended ones folded in by the pruner are still counted). */
+  readonly processes: number;
+  /** Processes whose heartbeat is recent (three heartbeat intervals) and that have not ended. */
+  readonly liveProcesses: number;
+  /** Process-hours observed with Phase 2 on, all versions together. */
+  readonly processHours: number;
+  /** Code versions the ledger holds (`service.version`, or a digest of the inventory). */
+  readonly versions: number;
+  /** How long ago the last process wrote; null when none has. */
+  readonly lastWriteAgoMs: number | null;
+  /** Whether the ledger was found emptied (a Redis restarted without its data) and started over. */
+  readonly reset: boolean;
+  /** ISO time of that reset, when there was one. */
+  readonly resetAt?: string;
+  /** Nothing written for three heartbeat intervals, or no live process: collection has stopped. */
+  readonly silent: boolean;
+  /** The heartbeat interval the writers use (ms). */
+  readonly heartbeatMs?: number;
+  /** One line per version, newest first. */
+  readonly versionDetails: readonly LedgerVersion[];
+}
+
+/** One code version in the ledger. */
+export interface LedgerVersion {
+  readonly version: string;
+  readonly firstSeen: string;
+  readonly lastSeen: string;
+  readonly processHours: number;
+  readonly liveProcesses: number;
+  readonly beans: number;
+}
+
+/** A bean's verdict with the evidence behind it. */
+export interface LedgerBean extends BeanVerdict {
+  readonly className?: string;
+  /** ISO time the bean first appeared, in any version. */
+  readonly firstSeen: string;
+  /** Process-hours of tracking that had it. */
+  readonly processHours: number;
+  /** The versions in which it was touched. */
+  readonly touchedIn?: readonly string[];
+  /** The process that made the latest first touch: when it started, which version it ran. */
+  readonly lastTouchedBy?: { readonly processStartedAt: string; readonly version: string };
+}
+
+/**
+ * What `diag-instrumentation ledger --format json`, `{base}/diag/ledger` and the page answer: one verdict per bean
+ * of the service, most likely dead first, and the provenance of the evidence.
+ */
+export interface LedgerAnswer {
+  readonly service: string;
+  readonly generatedAt: string;
+  readonly thresholds: EvidenceThresholds;
+  readonly provenance: LedgerProvenance;
+  /** How many beans have each verdict. */
+  readonly counts: Readonly<Record<Verdict, number>>;
+  readonly beans: readonly LedgerBean[];
+}
+
+/** What a reader knows of one bean before judging it. */
+export interface LedgerEvidence extends BeanEvidence {
+  readonly className?: string;
+  readonly touchedIn?: readonly string[];
+  readonly lastTouchedBy?: { readonly processStartedAt: number; readonly version: string };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Judges every bean and puts the answer together. */
+export function ledgerAnswer(
+  service: string,
+  evidence: readonly LedgerEvidence[],
+  thresholds: EvidenceThresholds,
+  provenance: LedgerProvenance,
+  now: number,
+): LedgerAnswer {
+  const byName = new Map(evidence.map((e) => [e.name, e]));
+  const counts = Object.fromEntries(VERDICT_ORDER.map((v) => [v, 0])) as Record<Verdict, number>;
+  const beans = verdicts(evidence, thresholds, now).map((v): LedgerBean => {
+    counts[v.verdict]++;
+    const e = byName.get(v.name)!;
+    return {
+      ...v,
+      ...(e.className !== undefined && e.className !== v.name ? { className: e.className } : {}),
+      firstSeen: iso(e.firstSeen),
+      processHours: Math.round(e.processHours * 1000) / 1000,
+      ...(e.touchedIn && e.touchedIn.length > 0 ? { touchedIn: e.touchedIn } : {}),
+      ...(e.lastTouchedBy
+        ? {
+            lastTouchedBy: {
+              processStartedAt: iso(e.lastTouchedBy.processStartedAt),
+              version: e.lastTouchedBy.version,
+            },
+          }
+        : {}),
+    };
+  });
+  // Only the two numbers: a caller may hand over a whole settings group, whose URL holds a password.
+  const judgedBy = { minDays: thresholds.minDays, minProcessHours: thresholds.minProcessHours };
+  return { service, generatedAt: iso(now), thresholds: judgedBy, provenance, counts, beans };
+}
+
+/**
+ * A single run is the ledger of one process: the same verdicts and the same answer, with the evidence of this
+ * run (since the process started; its uptime as process-hours when Phase 2 is on).
+ */
+export function thisProcessLedger(
+  service: string,
+  beans: readonly {
+    readonly name: string;
+    readonly module?: string;
+    readonly className?: string;
+    readonly source?: string;
+    readonly ghostCandidate: boolean;
+    readonly tracked: true | string;
+  }[],
+  touchedAt: ReadonlyMap<string, number>,
+  tracking: boolean,
+  thresholds: EvidenceThresholds,
+  now: number,
+  startedAt: number,
+  uptimeHours: number,
+): LedgerAnswer {
+  const hours = tracking ? uptimeHours : 0;
+  const evidence: LedgerEvidence[] = beans.map((b) => ({
+    name: b.name,
+    ...(b.module !== undefined ? { module: b.module } : {}),
+    ...(b.source !== undefined ? { source: b.source } : {}),
+    ...(b.className !== undefined ? { className: b.className } : {}),
+    ghostCandidate: b.ghostCandidate,
+    tracked: b.tracked === true,
+    ...(b.tracked !== true ? { untrackableReason: b.tracked } : {}),
+    ...(touchedAt.has(b.name) ? { lastTouched: touchedAt.get(b.name)! } : {}),
+    firstSeen: startedAt,
+    processHours: b.tracked === true ? hours : 0,
+    live: true,
+  }));
+  return ledgerAnswer(
+    service,
+    evidence,
+    thresholds,
+    {
+      source: 'this-process',
+      since: iso(startedAt),
+      processes: 1,
+      liveProcesses: 1,
+      processHours: Math.round(hours * 1000) / 1000,
+      versions: 1,
+      lastWriteAgoMs: 0,
+      reset: false,
+      silent: false,
+      versionDetails: [],
+    },
+    now,
+  );
+}

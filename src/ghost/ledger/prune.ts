@@ -1,0 +1,151 @@
+import type { RedisPipelineClient } from '../../shared/redis';
+import { decodeInventory } from './inventory';
+import type { LedgerKeys, ProcessRecord } from './keys';
+
+export interface PruneOptions {
+  readonly now: number;
+  /** A version no live process has run for this long goes, with the beans only it had. */
+  readonly retentionMs: number;
+  readonly heartbeatMs: number;
+  /** Who holds the lock (a process id). */
+  readonly owner: string;
+}
+
+/** A process gone (ended, or silent) for this long has its hours folded into its version's and its record dropped. */
+export const FOLD_AFTER_MS = 3_600_000;
+
+/*
+ * Folds one process into its version, atomically: the record is read where it is changed, so hours a paused
+ * process wrote a moment before are folded with it, and a second pruner finds nothing left to fold.
+ * KEYS: versionHours, proc, procs, meta; ARGV: the process id.
+ */
+const FOLD_SCRIPT = `local rec = redis.call('HGET', KEYS[2], ARGV[1])
+if rec then
+  local ok, r = pcall(cjson.decode, rec)
+  if ok and type(r) == 'table' and r.t and type(r.h) == 'number' and r.h > 0 and type(r.v) == 'string' then
+    redis.call('HINCRBYFLOAT', KEYS[1], r.v, r.h)
+  end
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  redis.call('HINCRBY', KEYS[4], 'foldedProcesses', 1)
+end
+redis.call('ZREM', KEYS[3], ARGV[1])
+return rec and 1 or 0`;
+
+type Results = [Error | null, unknown][] | null;
+
+async function exec(client: RedisPipelineClient, commands: (string | number)[][]): Promise<unknown[]> {
+  const results: Results = await client.pipeline(commands).exec();
+  if (!results) throw new Error('no answer');
+  const failed = results.find(([e]) => e);
+  if (failed) throw failed[0]!;
+  return results.map(([, v]) => v);
+}
+
+export function pairs(flat: unknown): Map<string, string> {
+  const out = new Map<string, string>();
+  if (Array.isArray(flat)) {
+    for (let i = 0; i + 1 < flat.length; i += 2) out.set(String(flat[i]), String(flat[i + 1]));
+  } else if (flat && typeof flat === 'object') {
+    for (const [k, v] of Object.entries(flat)) out.set(k, String(v));
+  }
+  return out;
+}
+
+export function parseRecord(text: string | undefined): ProcessRecord | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const r = JSON.parse(text) as ProcessRecord;
+    return typeof r.v === 'string' && typeof r.h === 'number' ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Keeps a service's ledger small as processes and versions come and go; one process at a time (a lock that
+ * expires by itself). Every step is idempotent or atomic, so a pruner that dies half-way leaves a ledger the next
+ * one finishes:
+ * - a process ended or silent for an hour: its hours are added to its version's and its record dropped, in one
+ *   script (its hours counted once, never twice, never lost);
+ * - a version no live process has run for the retention period: its fields, its touched set, the inventories
+ *   nothing refers to any more, and the touches of beans no remaining version has.
+ * @returns what was pruned.
+ */
+export async function pruneLedger(
+  client: RedisPipelineClient,
+  k: LedgerKeys,
+  options: PruneOptions,
+): Promise<{ processes: number; versions: number; beans: number }> {
+  const { now } = options;
+  const [locked] = await exec(client, [['set', k.pruneLock, options.owner, 'NX', 'PX', 60_000]]);
+  if (locked !== 'OK') return { processes: 0, versions: 0, beans: 0 };
+  try {
+    const [procs, proc, vinv, vlast] = await exec(client, [
+      ['zrange', k.procs, 0, -1, 'WITHSCORES'],
+      ['hgetall', k.proc],
+      ['hgetall', k.versionInventory],
+      ['hgetall', k.versionLastSeen],
+    ]);
+    const beats = new Map([...pairs(procs)].map(([id, at]) => [id, Number(at)]));
+    const records = pairs(proc);
+    const liveAfter = now - 3 * options.heartbeatMs;
+    const liveVersions = new Set<string>();
+    let folded = 0;
+    for (const [id, text] of records) {
+      const record = parseRecord(text);
+      const beat = beats.get(id) ?? 0;
+      if (record && record.e === undefined && beat >= liveAfter) liveVersions.add(record.v);
+      const goneSince = record?.e ?? beat;
+      if (goneSince >= now - FOLD_AFTER_MS && record) continue;
+      await exec(client, [['eval', FOLD_SCRIPT, 4, k.versionHours, k.proc, k.procs, k.meta, id]]);
+      folded++;
+    }
+    // Heartbeats without a record (a record folded while its process still had a round in flight).
+    for (const [id, beat] of beats)
+      if (!records.has(id) && beat < now - FOLD_AFTER_MS) await exec(client, [['zrem', k.procs, id]]);
+
+    const versions = pairs(vinv);
+    const lastSeen = pairs(vlast);
+    const expired = [...versions.keys()].filter(
+      (v) => !liveVersions.has(v) && Number(lastSeen.get(v) ?? 0) < now - options.retentionMs,
+    );
+    if (expired.length === 0) return { processes: folded, versions: 0, beans: 0 };
+    const commands: (string | number)[][] = [];
+    for (const v of expired) {
+      commands.push(
+        ['hdel', k.versionInventory, v],
+        ['hdel', k.versionFirstSeen, v],
+        ['hdel', k.versionLastSeen, v],
+        ['hdel', k.versionHours, v],
+        ['del', k.touchedIn(v)],
+      );
+      versions.delete(v);
+    }
+    await exec(client, commands);
+    const kept = new Set(versions.values());
+    const [stored] = await exec(client, [['smembers', k.inventories]]);
+    const orphans = (stored as string[]).filter((d) => !kept.has(d));
+    if (orphans.length > 0) {
+      await exec(client, [
+        ['del', ...orphans.map((d) => k.inventory(d))],
+        ['srem', k.inventories, ...orphans],
+      ]);
+    }
+    // The touches of beans no remaining version has: deleted or renamed code, retired and now past retention.
+    const beans = new Set<string>();
+    for (const digest of kept) {
+      const [bytes] = await exec(client, [['getBuffer', k.inventory(digest)]]);
+      if (bytes) for (const b of decodeInventory(bytes as Buffer).beans) beans.add(b.name);
+    }
+    const [touched] = await exec(client, [['zrange', k.touched, 0, -1]]);
+    const gone = (touched as string[]).filter((name) => !beans.has(name));
+    if (gone.length > 0)
+      await exec(client, [
+        ['zrem', k.touched, ...gone],
+        ['hdel', k.touchedBy, ...gone],
+      ]);
+    return { processes: folded, versions: expired.length, beans: gone.length };
+  } finally {
+    await exec(client, [['del', k.pruneLock]]).catch(() => undefined);
+  }
+}

@@ -1,0 +1,210 @@
+import { DiagError } from '../../shared/errors';
+import type { RedisPipelineClient } from '../../shared/redis';
+import type { EvidenceThresholds } from '../verdicts';
+import { ledgerAnswer, type LedgerAnswer, type LedgerEvidence, type LedgerVersion } from './answer';
+import { decodeInventory, type Inventory, type InventoryBean } from './inventory';
+import { ledgerKeys } from './keys';
+import { pairs, parseRecord } from './prune';
+
+/** The ledger could not be read; the message names the server by address only. */
+export class LedgerReadError extends DiagError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('ERR_LEDGER_UNREADABLE', message, options);
+  }
+}
+
+export interface ReadLedgerOptions {
+  readonly client: RedisPipelineClient;
+  readonly service: string;
+  readonly thresholds: EvidenceThresholds;
+  /** The server as the answer and errors name it. */
+  readonly address: string;
+  readonly redact?: (text: string) => string;
+  /** Wall clock (ms). Default `Date.now()`. */
+  readonly now?: number;
+}
+
+async function exec(options: ReadLedgerOptions, commands: (string | number)[][]): Promise<unknown[]> {
+  let results: [Error | null, unknown][] | null;
+  try {
+    results = await options.client.pipeline(commands).exec();
+  } catch (err) {
+    throw unreadable(options, err);
+  }
+  const failed = results?.find(([e]) => e);
+  if (!results || failed) throw unreadable(options, failed?.[0] ?? new Error('no answer'));
+  return results.map(([, v]) => v);
+}
+
+function unreadable(options: ReadLedgerOptions, err: unknown): LedgerReadError {
+  const message = (options.redact ?? ((t: string) => t))(err instanceof Error ? err.message : String(err));
+  return new LedgerReadError(
+    `could not read the ghost ledger of ${options.service} at ${options.address}: ${message}`,
+    {
+      cause: err,
+    },
+  );
+}
+
+/**
+ * Reads one service's ledger (two pipelines; only reads, so a read-only Redis user suffices) and judges every
+ * bean it holds. A bean's evidence spans the versions that had it: it first appeared when the oldest of them
+ * did; its process-hours are those of the versions in which Phase 2 tracked it; it is live while a live process
+ * runs a version that has it, `retired` once none does.
+ * @throws LedgerReadError when Redis does not answer or refuses.
+ */
+export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnswer> {
+  const k = ledgerKeys(options.service);
+  const now = options.now ?? Date.now();
+  const [metaRaw, procsRaw, procRaw, vinvRaw, vfirstRaw, vlastRaw, vhoursRaw, touchedRaw, touchedByRaw] = await exec(
+    options,
+    [
+      ['hgetall', k.meta],
+      ['zrange', k.procs, 0, -1, 'WITHSCORES'],
+      ['hgetall', k.proc],
+      ['hgetall', k.versionInventory],
+      ['hgetall', k.versionFirstSeen],
+      ['hgetall', k.versionLastSeen],
+      ['hgetall', k.versionHours],
+      ['zrange', k.touched, 0, -1, 'WITHSCORES'],
+      ['hgetall', k.touchedBy],
+    ],
+  );
+  const meta = pairs(metaRaw);
+  const heartbeatMs = meta.has('heartbeatMs') ? Number(meta.get('heartbeatMs')) : undefined;
+  const liveAfter = now - 3 * (heartbeatMs ?? 60_000);
+  const beats = new Map([...pairs(procsRaw)].map(([id, at]) => [id, Number(at)]));
+  const versionInventory = pairs(vinvRaw);
+  const versionFirst = pairs(vfirstRaw);
+  const versionLast = pairs(vlastRaw);
+  const hoursOf = new Map([...pairs(vhoursRaw)].map(([v, h]) => [v, Number(h)]));
+  const liveByVersion = new Map<string, number>();
+  let liveProcesses = 0;
+  for (const [id, text] of pairs(procRaw)) {
+    const r = parseRecord(text);
+    if (!r) continue;
+    if (r.t) hoursOf.set(r.v, (hoursOf.get(r.v) ?? 0) + r.h);
+    if (r.e === undefined && (beats.get(id) ?? 0) >= liveAfter) {
+      liveProcesses++;
+      liveByVersion.set(r.v, (liveByVersion.get(r.v) ?? 0) + 1);
+    }
+  }
+
+  const versions = [...versionInventory.keys()];
+  const digests = [...new Set(versionInventory.values())];
+  const second = await exec(options, [
+    ...digests.map((d) => ['getBuffer', k.inventory(d)]),
+    ...versions.map((v) => ['smembers', k.touchedIn(v)]),
+  ]);
+  const inventories = new Map<string, Inventory>();
+  digests.forEach((d, i) => {
+    const bytes = second[i];
+    if (!bytes) return;
+    try {
+      inventories.set(d, decodeInventory(bytes as Buffer));
+    } catch {
+      // another writer's value under our key: that version's beans are unknown, the rest still answer
+    }
+  });
+  const touchedIn = new Map<string, string[]>();
+  versions.forEach((v, i) => {
+    for (const name of (second[digests.length + i] as string[] | null) ?? []) {
+      const list = touchedIn.get(name) ?? touchedIn.set(name, []).get(name)!;
+      list.push(v);
+    }
+  });
+
+  // Newest version first: a bean's module, file and Phase 1 state are those of the newest version that has it.
+  const firstSeenOf = (v: string) => Number(versionFirst.get(v) ?? now);
+  versions.sort((a, b) => firstSeenOf(b) - firstSeenOf(a));
+  interface Acc {
+    bean: InventoryBean;
+    firstSeen: number;
+    hours: number;
+    live: boolean;
+    trackedSomewhere: boolean;
+    untrackable?: string;
+  }
+  const beans = new Map<string, Acc>();
+  const versionDetails: LedgerVersion[] = [];
+  for (const v of versions) {
+    const inventory = inventories.get(versionInventory.get(v)!);
+    const live = (liveByVersion.get(v) ?? 0) > 0;
+    const hours = hoursOf.get(v) ?? 0;
+    versionDetails.push({
+      version: v,
+      firstSeen: new Date(firstSeenOf(v)).toISOString(),
+      lastSeen: new Date(Number(versionLast.get(v) ?? firstSeenOf(v))).toISOString(),
+      processHours: Math.round(hours * 1000) / 1000,
+      liveProcesses: liveByVersion.get(v) ?? 0,
+      beans: inventory?.beans.length ?? 0,
+    });
+    if (!inventory) continue;
+    for (const bean of inventory.beans) {
+      let acc = beans.get(bean.name);
+      if (!acc) {
+        acc = { bean, firstSeen: firstSeenOf(v), hours: 0, live: false, trackedSomewhere: false };
+        beans.set(bean.name, acc);
+      }
+      acc.firstSeen = Math.min(acc.firstSeen, firstSeenOf(v));
+      acc.live ||= live;
+      if (!inventory.tracking) continue;
+      // A version whose processes could not watch it: a call there would have gone unseen, so no verdict.
+      if (bean.tracked === true) {
+        acc.trackedSomewhere = true;
+        acc.hours += hours;
+      } else acc.untrackable ??= bean.tracked;
+    }
+  }
+
+  const lastTouched = new Map([...pairs(touchedRaw)].map(([name, at]) => [name, Number(at)]));
+  const touchedBy = pairs(touchedByRaw);
+  const evidence: LedgerEvidence[] = [...beans.values()].map((acc) => {
+    const b = acc.bean;
+    const touched = lastTouched.get(b.name);
+    const by = touchedBy.get(b.name)?.split('|');
+    const untrackable =
+      acc.untrackable ?? (acc.trackedSomewhere ? undefined : b.tracked === true ? undefined : b.tracked);
+    return {
+      name: b.name,
+      ...(b.module !== undefined ? { module: b.module } : {}),
+      ...(b.source !== undefined ? { source: b.source } : {}),
+      ...(b.className !== undefined ? { className: b.className } : {}),
+      ghostCandidate: b.ghostCandidate,
+      tracked: acc.trackedSomewhere && acc.untrackable === undefined,
+      ...(untrackable !== undefined ? { untrackableReason: untrackable } : {}),
+      ...(touched !== undefined ? { lastTouched: touched } : {}),
+      firstSeen: acc.firstSeen,
+      processHours: acc.hours,
+      live: acc.live,
+      ...(touchedIn.has(b.name) ? { touchedIn: touchedIn.get(b.name)! } : {}),
+      ...(by && by.length === 2 ? { lastTouchedBy: { processStartedAt: Number(by[0]), version: by[1]! } } : {}),
+    };
+  });
+
+  const since = meta.get('since');
+  const lastWrite = meta.get('lastWrite');
+  const resetAt = meta.get('resetAt');
+  const lastWriteAgoMs = lastWrite !== undefined ? Math.max(0, now - Number(lastWrite)) : null;
+  return ledgerAnswer(
+    options.service,
+    evidence,
+    options.thresholds,
+    {
+      source: 'redis',
+      ledger: options.address,
+      since: since !== undefined ? new Date(Number(since)).toISOString() : null,
+      processes: beats.size + Number(meta.get('foldedProcesses') ?? 0),
+      liveProcesses,
+      processHours: Math.round([...hoursOf.values()].reduce((a, b) => a + b, 0) * 1000) / 1000,
+      versions: versions.length,
+      lastWriteAgoMs,
+      reset: resetAt !== undefined,
+      ...(resetAt !== undefined ? { resetAt: new Date(Number(resetAt)).toISOString() } : {}),
+      silent: lastWriteAgoMs === null || lastWriteAgoMs > 3 * (heartbeatMs ?? 60_000) || liveProcesses === 0,
+      ...(heartbeatMs !== undefined ? { heartbeatMs } : {}),
+      versionDetails,
+    },
+    now,
+  );
+}

@@ -1,0 +1,392 @@
+/**
+ * The ghost ledger on a real Redis (issue #36): Debian's redis-server with a password on a free loopback port, and
+ * the ledger fixture (test/fixtures/apps/ledger-app, a NestJS app in two versions) started as several processes
+ * configured only through the environment, as a user would. Replicas' touches meet, a restart keeps the history,
+ * a rolling deploy gives `retired`, `insufficient-evidence` and `never-touched`; Redis paused, killed and
+ * restarted empty, absent at start, or given the wrong password never changes the app's answers and loses no
+ * touch; the password never shows in anything printed.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { describeWithService } from '../../support/services';
+import { freePort } from '../../support/ports';
+import { RedisServer, sleep, until } from '../fleet/harness';
+import { actuatorPort, getJson, startApp, tempDir, type RunningApp } from '../support/app-process';
+
+const PASSWORD = 'ledger-s3cret-pw';
+const CLI = path.resolve(__dirname, '..', '..', '..', 'dist', 'ghost', 'cli', 'index.js');
+const HEARTBEAT_MS = 300;
+
+interface LedgerBean {
+  name: string;
+  verdict: string;
+  ghostCandidate: boolean;
+  module?: string;
+  source?: string;
+  lastTouched?: string;
+  touchedIn?: string[];
+  needs?: { days: number; processHours: number };
+}
+interface Answer {
+  service: string;
+  provenance: {
+    source: string;
+    since: string | null;
+    processes: number;
+    liveProcesses: number;
+    processHours: number;
+    versions: number;
+    lastWriteAgoMs: number | null;
+    reset: boolean;
+    silent: boolean;
+    versionDetails: { version: string; firstSeen: string; liveProcesses: number }[];
+  };
+  counts: Record<string, number>;
+  beans: LedgerBean[];
+}
+
+function appEnv(url: string, version: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    LEDGER_APP_VERSION: version,
+    OTEL_SERVICE_NAME: 'shop',
+    OTEL_RESOURCE_ATTRIBUTES: `service.version=${version}`,
+    DIAG_GHOST_TRACKING_ENABLED: 'true',
+    DIAG_GHOST_TRACKING_LEDGER_URL: url,
+    DIAG_GHOST_TRACKING_LEDGER_PUSH_INTERVAL_MS: '100',
+    DIAG_GHOST_TRACKING_LEDGER_HEARTBEAT_INTERVAL_MS: String(HEARTBEAT_MS),
+    ...extra,
+  };
+}
+
+/** The `ledger` CLI as a user runs it (the URL from the environment: no password on the command line). */
+function cli(
+  url: string,
+  args: string[],
+  cwd = tempDir('ledger-cli'),
+): { code: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, [CLI, 'ledger', '--service', 'shop', ...args], {
+    cwd,
+    env: { ...process.env, DIAG_GHOST_TRACKING_LEDGER_URL: url },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+function answer(url: string, args: string[] = []): Answer {
+  const run = cli(url, ['--format', 'json', '--min-days', '0', '--min-process-hours', '0', ...args]);
+  if (run.code === 2) throw new Error(`ledger CLI failed: ${run.stderr}`);
+  return JSON.parse(run.stdout) as Answer;
+}
+
+/** The answer, or undefined while the ledger is empty or Redis away (for polling). */
+function answerSoon(url: string, args: string[] = []): Answer | undefined {
+  try {
+    return answer(url, args);
+  } catch {
+    return undefined;
+  }
+}
+
+const bean = (a: Answer | undefined, name: string) => a?.beans.find((b) => b.name === name);
+
+/** What an app printed, both streams: INFO goes to stdout, WARN to stderr. */
+const logs = (a: RunningApp) => a.stdout() + a.stderr();
+
+describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
+  const apps: RunningApp[] = [];
+  const servers: RedisServer[] = [];
+  let printed = '';
+
+  async function redisOn(port?: number): Promise<RedisServer> {
+    const server = new RedisServer(bin, port ?? (await freePort()), PASSWORD);
+    servers.push(server);
+    await server.start();
+    return server;
+  }
+
+  async function app(env: NodeJS.ProcessEnv): Promise<RunningApp> {
+    const started = await startApp('nest11-cjs', { app: 'ledger-app', env });
+    apps.push(started);
+    return started;
+  }
+
+  async function stop(a: RunningApp, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    await a.stop(signal);
+    printed += a.stdout() + a.stderr();
+  }
+
+  afterEach(async () => {
+    for (const a of apps.splice(0)) await stop(a, 'SIGKILL');
+    for (const s of servers.splice(0)) {
+      printed += s.output();
+      await s.stop();
+    }
+  });
+
+  afterAll(() => {
+    // Everything the apps and the CLI printed over the whole file: the password never once.
+    expect(printed).not.toContain(PASSWORD);
+  });
+
+  it('replicas meet, a restart keeps the history, and a rolling deploy from v1 to v2 gives every verdict', async () => {
+    const redis = await redisOn();
+    const [a, b] = await Promise.all([app(appEnv(redis.url, 'v1')), app(appEnv(redis.url, 'v1'))]);
+    expect((await getJson(a!.port, '/orders')).status).toBe(200);
+    expect((await getJson(b!.port, '/reports')).status).toBe(200);
+    // Touches from two replicas meet in one answer.
+    const met = await until('both replicas’ touches in the ledger', 10_000, async () => {
+      const now = answer(redis.url);
+      return bean(now, 'OrderService')?.verdict === 'in-use' &&
+        bean(now, 'ReportService')?.verdict === 'in-use' &&
+        now.provenance.liveProcesses === 2
+        ? now
+        : undefined;
+    });
+    expect(met.service).toBe('shop');
+    expect(met.provenance).toMatchObject({ source: 'redis', processes: 2, versions: 1, reset: false, silent: false });
+    expect(bean(met, 'OrderService')).toMatchObject({ module: 'LedgerAppModule', touchedIn: ['v1'] });
+    expect(bean(met, 'OrderService')!.source).toBe('beans.js');
+    expect(logs(a!)).toMatch(
+      /INFO ghost ledger: first write for service shop \(version v1, Phase 2 on\) to redis:\/\/127\.0\.0\.1:\d+/,
+    );
+
+    // A restart: the replica that touched OrderService goes, a new one comes; the history stays.
+    await stop(a!);
+    const a2 = await app(appEnv(redis.url, 'v1'));
+    const restarted = await until('the restarted replica live', 10_000, async () => {
+      const now = answer(redis.url);
+      return now.provenance.liveProcesses === 2 && now.provenance.processes === 3 ? now : undefined;
+    });
+    expect(bean(restarted, 'OrderService')!.verdict).toBe('in-use');
+
+    // The rolling deploy: two v2 replicas come, the v1 ones go. v2 deletes LegacyExportService and adds
+    // RecommendationService; AuditTrailService stays, never called.
+    const c = await app(appEnv(redis.url, 'v2'));
+    await app(appEnv(redis.url, 'v2'));
+    expect((await getJson(c.port, '/orders')).status).toBe(200);
+    await stop(a2);
+    await stop(b!);
+    const deployed = await until('only v2 live, its touch in', 10_000, async () => {
+      const now = answer(redis.url);
+      const v2 = now.provenance.versionDetails.find((v) => v.version === 'v2');
+      return now.provenance.liveProcesses === 2 &&
+        v2?.liveProcesses === 2 &&
+        bean(now, 'OrderService')?.touchedIn?.length === 2
+        ? now
+        : undefined;
+    });
+    // Thresholds between the two versions' ages: AuditTrailService (there since v1) has been observed long
+    // enough, RecommendationService (since v2) has not.
+    const ageOf = (v: string) =>
+      Date.now() - Date.parse(deployed.provenance.versionDetails.find((d) => d.version === v)!.firstSeen);
+    const minDays = (ageOf('v1') + ageOf('v2')) / 2 / 86_400_000;
+    const judged = answer(redis.url, ['--min-days', String(minDays)]);
+    expect(bean(judged, 'LegacyExportService')).toMatchObject({ verdict: 'retired' });
+    expect(bean(judged, 'RecommendationService')).toMatchObject({ verdict: 'insufficient-evidence' });
+    expect(bean(judged, 'RecommendationService')!.needs!.days).toBeGreaterThan(0);
+    expect(bean(judged, 'AuditTrailService')).toMatchObject({ verdict: 'never-touched', ghostCandidate: true });
+    expect(bean(judged, 'OrderService')).toMatchObject({
+      verdict: 'in-use',
+      touchedIn: expect.arrayContaining(['v1', 'v2']),
+    });
+    expect(bean(judged, 'ReportService')).toMatchObject({ verdict: 'in-use', touchedIn: ['v1'] });
+    // Most likely dead first.
+    expect(judged.beans[0]!.name).toBe('AuditTrailService');
+    expect(judged.provenance).toMatchObject({ processes: 5, versions: 2, liveProcesses: 2 });
+
+    // The CLI as a build gate: a new never-touched bean fails (1), accepting it passes (0), the table says why.
+    const cwd = tempDir('ledger-gate');
+    const gate = cli(
+      redis.url,
+      ['--min-days', String(minDays), '--min-process-hours', '0', '--baseline', 'ledger-baseline.json'],
+      cwd,
+    );
+    printed += gate.stdout + gate.stderr;
+    expect(gate.code).toBe(1);
+    expect(gate.stdout).toMatch(
+      /^never-touched \(1\)\n {2}AuditTrailService \(LedgerAppModule, [^)]*beans\.js\) \[also a ghost candidate: strongest signal\]/m,
+    );
+    expect(gate.stdout).toMatch(/last write \d+ s ago from 2 live processes/);
+    expect(gate.stdout).toContain(
+      'diag-instrumentation ledger --service shop --baseline ledger-baseline.json --update-baseline',
+    );
+    const accept = cli(
+      redis.url,
+      [
+        '--min-days',
+        String(minDays),
+        '--min-process-hours',
+        '0',
+        '--baseline',
+        'ledger-baseline.json',
+        '--update-baseline',
+      ],
+      cwd,
+    );
+    expect(accept.code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(cwd, 'ledger-baseline.json'), 'utf8')).beans).toEqual([
+      'AuditTrailService',
+    ]);
+    expect(
+      cli(
+        redis.url,
+        ['--min-days', String(minDays), '--min-process-hours', '0', '--baseline', 'ledger-baseline.json'],
+        cwd,
+      ).code,
+    ).toBe(0);
+
+    // The actuator answers the same object (its own settings give the URL and the service).
+    const withActuator = await app(
+      appEnv(redis.url, 'v2', { MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag', MANAGEMENT_SERVER_PORT: '0' }),
+    );
+    const served = await getJson(actuatorPort(withActuator), '/actuator/diag/ledger');
+    expect(served.status).toBe(200);
+    expect(served.body).toMatchObject({ service: 'shop', provenance: { source: 'redis', versions: 2 } });
+    expect(served.body.beans.map((x: LedgerBean) => x.name).sort()).toEqual(judged.beans.map((x) => x.name).sort());
+    expect(served.text).not.toContain(PASSWORD);
+  }, 90_000);
+
+  it('Redis paused (SIGSTOP): the app answers as before, one WARN, and the kept touch is written once Redis is back', async () => {
+    const redis = await redisOn();
+    const a = await app(appEnv(redis.url, 'v1'));
+    await until('the first write', 10_000, async () =>
+      /first write for service shop/.test(logs(a)) ? true : undefined,
+    );
+    redis.signal('SIGSTOP');
+    try {
+      const t0 = Date.now();
+      expect((await getJson(a.port, '/orders')).body).toEqual(['order-1']);
+      expect(Date.now() - t0).toBeLessThan(2_000);
+      await until('the outage said', 10_000, async () => (/did not answer within/.test(logs(a)) ? true : undefined));
+    } finally {
+      redis.signal('SIGCONT');
+    }
+    await until('OrderService in the ledger', 15_000, async () =>
+      bean(answerSoon(redis.url), 'OrderService')?.verdict === 'in-use' ? true : undefined,
+    );
+    await until('the recovery said', 10_000, async () => (/answers again/.test(logs(a)) ? true : undefined));
+    expect(logs(a).match(/WARN ghost ledger for shop/g)).toHaveLength(1);
+  }, 60_000);
+
+  it('Redis killed and restarted empty: the ledger is marked reset, never "nothing was ever touched", and refilled', async () => {
+    const redis = await redisOn();
+    const a = await app(appEnv(redis.url, 'v1'));
+    expect((await getJson(a.port, '/orders')).status).toBe(200);
+    await until('OrderService in the ledger', 10_000, async () =>
+      bean(answerSoon(redis.url), 'OrderService')?.verdict === 'in-use' ? true : undefined,
+    );
+    const port = redis.port;
+    await redis.stop();
+    servers.splice(servers.indexOf(redis), 1);
+    expect((await getJson(a.port, '/orders')).status).toBe(200);
+    const restartedAt = Date.now();
+    const fresh = await redisOn(port);
+    const refilled = await until('the reset marked and the touch written again', 15_000, async () => {
+      const now = answerSoon(fresh.url);
+      return now?.provenance.reset && bean(now, 'OrderService')?.verdict === 'in-use' ? now : undefined;
+    });
+    // The evidence starts over: with the default thresholds nothing can be never-touched.
+    expect(Date.parse(refilled.provenance.since!)).toBeGreaterThanOrEqual(restartedAt - 1000);
+    const strict = JSON.parse(cli(fresh.url, ['--format', 'json']).stdout) as Answer;
+    expect(strict.counts['never-touched']).toBe(0);
+    expect(bean(strict, 'AuditTrailService')!.verdict).toBe('insufficient-evidence');
+    // (the CLI ran synchronously: the app's output is read once this test yields)
+    await until('the reset said', 5_000, async () =>
+      /WARN ghost ledger for shop: the ledger at redis:\/\/127\.0\.0\.1:\d+ was emptied/.test(logs(a))
+        ? true
+        : undefined,
+    );
+  }, 60_000);
+
+  it('Redis absent at start: the app starts and answers, one WARN, and its touches arrive when Redis does', async () => {
+    const port = await freePort();
+    const url = `redis://:${encodeURIComponent(PASSWORD)}@127.0.0.1:${port}`;
+    const a = await app(appEnv(url, 'v1'));
+    expect((await getJson(a.port, '/orders')).body).toEqual(['order-1']);
+    await until('the outage said', 10_000, async () => (/is not reachable/.test(logs(a)) ? true : undefined));
+    const redis = await redisOn(port);
+    await until('OrderService in the ledger', 15_000, async () =>
+      bean(answerSoon(redis.url), 'OrderService')?.verdict === 'in-use' ? true : undefined,
+    );
+    expect(logs(a).match(/WARN ghost ledger for shop/g)).toHaveLength(1);
+  }, 60_000);
+
+  it('a wrong password: the app answers as before; one WARN naming the server, never the password', async () => {
+    const redis = await redisOn();
+    const wrong = `redis://:${encodeURIComponent('not-the-' + PASSWORD)}@127.0.0.1:${redis.port}`;
+    const a = await app(appEnv(wrong, 'v1'));
+    expect((await getJson(a.port, '/orders')).body).toEqual(['order-1']);
+    await until('the refusal said', 10_000, async () =>
+      /WARN ghost ledger for shop: Redis at/.test(logs(a)) ? true : undefined,
+    );
+    expect(logs(a)).toMatch(/Redis at redis:\/\/127\.0\.0\.1:\d+ .*(WRONGPASS|NOAUTH|invalid)/);
+    expect(logs(a)).not.toContain('not-the-');
+    const run = cli(redis.url, ['--format', 'json']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/nothing in the ghost ledger of shop/);
+  }, 60_000);
+
+  it('no service name: one WARN, the ledger off, the app unchanged', async () => {
+    const redis = await redisOn();
+    const a = await app({ ...appEnv(redis.url, 'v1'), OTEL_SERVICE_NAME: '' });
+    expect((await getJson(a.port, '/orders')).status).toBe(200);
+    await sleep(500);
+    expect(logs(a)).toMatch(/WARN diag\.ghost-tracking\.ledger\.url is set but this process names no service/);
+    expect(cli(redis.url, ['--format', 'json']).code).toBe(2);
+  }, 30_000);
+
+  describeWithService('chromium', 'the report page', (chromiumBin) => {
+    let browser: Browser | undefined;
+    afterAll(async () => browser?.close());
+
+    it('opens on the verdict table, most likely dead first, with the ledger’s evidence', async () => {
+      const redis = await redisOn();
+      const a = await app(
+        appEnv(redis.url, 'v1', {
+          MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag',
+          MANAGEMENT_SERVER_PORT: '0',
+          DIAG_GHOST_TRACKING_LEDGER_MIN_DAYS: '0',
+          DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS: '0',
+        }),
+      );
+      expect((await getJson(a.port, '/orders')).status).toBe(200);
+      const port = actuatorPort(a);
+      await until('the fleet answer with the touch', 10_000, async () => {
+        const served = await getJson(port, '/actuator/diag/ledger');
+        return served.body?.beans?.find((x: LedgerBean) => x.name === 'OrderService')?.verdict === 'in-use'
+          ? true
+          : undefined;
+      });
+      const { chromium } = await import('playwright-core');
+      browser = await chromium.launch({
+        executablePath: chromiumBin,
+        args: ['--no-sandbox', '--disable-gpu'],
+        headless: true,
+      });
+      const page = await browser.newPage();
+      // The page reads the ledger's last answer; a second load is sure to have it.
+      await page.goto(`http://127.0.0.1:${port}/actuator/diag/view`);
+      await page.waitForTimeout(300);
+      await page.goto(`http://127.0.0.1:${port}/actuator/diag/view`);
+      await page.waitForSelector('#verdicts');
+      const first = page.locator('#verdicts tbody tr').first();
+      expect(await first.getAttribute('data-verdict')).toBe('never-touched');
+      expect(await first.locator('button.bean').textContent()).toBe('AuditTrailService');
+      expect(await first.locator('td.verdict').textContent()).toContain('★');
+      expect(await page.locator('#evidence').textContent()).toMatch(
+        /Ghost ledger at redis:\/\/127\.0\.0\.1:\d+: observed since .* 1 processes/,
+      );
+      expect(await page.locator('tr[data-verdict="in-use"]').first().isHidden()).toBe(true);
+      await page.locator('#show-in-use').click();
+      expect(await page.locator('tr[data-verdict="in-use"] button.bean', { hasText: 'OrderService' }).isVisible()).toBe(
+        true,
+      );
+      const html = await page.content();
+      const at = html.indexOf(PASSWORD);
+      expect(at < 0 ? '' : html.slice(Math.max(0, at - 300), at + 50)).toBe('');
+    }, 60_000);
+  });
+});
