@@ -30,8 +30,8 @@ export { envVarName, type PropertyDef } from '../shared/settings';
  * The settings of the whole package: the instrumentation's own (ghost detector, containers, reports,
  * telemetry, actuator), declared here, and the ones a product declares beside its code (the sketches'
  * `diag.sketch.redis.*`, src/sketch/settings.ts), assembled into one table. Everything else derives from
- * it: the DiagConfig and DiagOptions types, PROPERTIES, and the README's configuration table
- * (`npm run docs:settings`, checked by test/unit/config/readme-table.test.ts).
+ * it: the DiagConfig and DiagOptions types, PROPERTIES, and the configuration table of docs/configuration.md
+ * (`npm run docs:settings`, checked by test/unit/config/settings-doc.test.ts).
  */
 
 /** The ghost detector's settings. Each field's JSDoc is what the DiagConfig and DiagOptions fields show. */
@@ -67,7 +67,7 @@ const GHOST_SETTINGS = {
       type: STRING,
       defaultValue: () => undefined,
       description:
-        '`redis://[user:password@]host:port[/db]` or `rediss://` URL of the ghost ledger, where the touches of every replica, restart and deploy meet ([the ledger](docs/ledger.md)); never logged with its password',
+        '`redis://[user:password@]host:port[/db]` or `rediss://` URL of the ghost ledger, where the touches of every replica, restart and deploy meet ([the ledger](ledger.md)); never logged with its password',
       secret: true,
     }),
     /**
@@ -240,7 +240,7 @@ const ACTUATOR_SETTINGS = {
   },
 } as const;
 
-/** Every setting of the package, in the README's order. */
+/** Every setting of the package, in the order of docs/configuration.md's table. */
 const DIAG_SETTINGS = { ...GHOST_SETTINGS, ...SKETCH_SETTINGS, ...ACTUATOR_SETTINGS };
 
 /**
@@ -259,7 +259,7 @@ export interface DiagOptions
   extends OptionsOf<typeof GHOST_SETTINGS>, OptionsOf<typeof SKETCH_SETTINGS>, OptionsOf<typeof ACTUATOR_SETTINGS> {}
 
 /**
- * Every setting, in the README's order: property name, where it sits in DiagOptions / DiagConfig (`at`), the
+ * Every setting, in the order of docs/configuration.md's table: property name, where it sits in DiagOptions / DiagConfig (`at`), the
  * kind of value, its default and a description. The environment variable is `envVarName(property)`.
  */
 export const PROPERTIES: readonly PropertyDef[] = propertiesOf(DIAG_SETTINGS);

@@ -234,7 +234,14 @@ export class GhostDetector implements GhostSnapshotSource {
         safeLog('warn', `could not write ${this.diagReportPath}: ${(err as Error).message}`);
       }
       for (const l of this.listeners) this.guard(() => l.containerReady?.(report, phase1));
-      if (this.config.ledger.url !== undefined) setImmediate(() => this.feedLedger(report)).unref();
+      // One push interval after the container is ready: by then the application has finished starting (its
+      // hooks, routes, listen), so loading ioredis and deflating the inventory never land on the boot path.
+      if (this.config.ledger.url !== undefined) {
+        setTimeout(
+          () => this.ledgerWriter === undefined && this.feedLedger(this.latest ?? report),
+          this.config.ledger.pushIntervalMs,
+        ).unref();
+      }
       // The page (half a megabyte with its script) can wait until the bootstrap has returned; its writer is
       // loaded now, on the analysis's turn.
       reportPage();
@@ -313,7 +320,7 @@ export class GhostDetector implements GhostSnapshotSource {
 
   /**
    * Hands the ledger this container's inventory (the writer is made at the first one: by then the SDK has its
-   * resource). Runs on the turn after the analysis, never on the boot path; a failure is a warning.
+   * resource). Runs one push interval after the analysis, never on the boot path; a failure is a warning.
    */
   private feedLedger(report: DiagReport): void {
     try {
@@ -364,12 +371,18 @@ export class GhostDetector implements GhostSnapshotSource {
    * @throws LedgerReadError when the ledger's Redis does not answer.
    */
   async ledgerAnswer(maxAgeMs = LEDGER_READ_TTL_MS): Promise<LedgerAnswer | undefined> {
-    const writer = this.ledgerWriter;
     const latest = this.latest;
     if (latest === undefined) return undefined;
+    // Asked before the writer's own start (one push interval after ready): the answer is the ledger's all the same.
+    if (this.ledgerWriter === undefined && this.config.ledger.url !== undefined) this.feedLedger(latest);
+    const writer = this.ledgerWriter;
     const now = Date.now();
     if (!writer) return this.thisRun(latest, now);
-    if (!this.ledgerRead || now - this.ledgerRead.at > maxAgeMs) {
+    // For a person asking (the actuator, the page), a read older than this process's last write is stale too: what
+    // it wrote must show in its own answer. The metrics' reads keep their five minutes.
+    const wroteSince =
+      maxAgeMs <= LEDGER_READ_TTL_MS && (writer.status().lastWriteAt ?? 0) > (this.ledgerRead?.at ?? 0);
+    if (!this.ledgerRead || now - this.ledgerRead.at > maxAgeMs || wroteSince) {
       const answer = writer.read(this.thresholds());
       answer.then(
         (a) => (this.lastLedgerAnswer = a),

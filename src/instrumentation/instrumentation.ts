@@ -17,6 +17,7 @@ import { ModuleHooks } from '../patching/module-hooks';
 import { unwrapMethod, wrapMethod } from '../patching/wrap';
 import { packageVersionAt } from '../patching/package-version';
 import { PACKAGE_ROOT } from '../shared/package-root';
+import { sayActuatorOffOnce } from '../actuator/off-hint';
 
 export const PACKAGE_NAME = 'diag-instrumentation';
 
@@ -167,6 +168,8 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
     diag.detector.start();
     diag.unwatchEsmLibraries ??= watchEsmLibraries(diag.detector.origins);
     this.hooks.enable();
+    // Off until exposed: one INFO line per process names the switch, since an off actuator is otherwise silent.
+    sayActuatorOffOnce(diag.config.actuator);
     if (diag.config.actuator.include !== undefined && !diag.actuator) {
       // Required here, not at the top: an application without the actuator never loads its server.
       // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -31,9 +31,9 @@ export interface Setting<Value = unknown, Option = unknown, Default extends Valu
   readonly type: SettingType<Value, Option>;
   /** A function: some defaults are read when resolved (the current directory). */
   readonly defaultValue: () => Default;
-  /** One line for the README's table and the API docs. */
+  /** One line for the table of docs/configuration.md and the API docs. */
   readonly description: string;
-  /** The default as the README's table shows it, when the value itself would not say it (`current directory`). */
+  /** The default as the table of docs/configuration.md shows it, when the value itself would not say it (`current directory`). */
   readonly shownDefault?: string;
   /** May hold a secret (a password in a URL): a warning about it never quotes the value. */
   readonly secret?: boolean;

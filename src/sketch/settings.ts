@@ -50,7 +50,7 @@ export const SKETCH_SETTINGS = {
       type: STRING,
       defaultValue: () => undefined,
       description:
-        '`redis://[user:password@]host:port[/db]` or `rediss://` (TLS) URL: sketches hold one limit across every replica ([fleet-wide sketches](docs/sketches.md#fleet-wide-sketches-through-redis)); never logged with its password',
+        '`redis://[user:password@]host:port[/db]` or `rediss://` (TLS) URL: sketches hold one limit across every replica ([fleet-wide sketches](sketches.md#fleet-wide-sketches-through-redis)); never logged with its password',
       secret: true,
     }),
     /** `diag.sketch.redis.sync-interval-ms`: how often each sketch syncs with Redis. */

@@ -6,7 +6,10 @@
 export const LEDGER_KEY_PREFIX = 'diag:ledger:';
 
 export interface LedgerKeys {
-  /** HASH: `epoch` (random, first writer), `since`, `lastWrite`, `heartbeatMs`, `resetAt`, `foldedProcesses`. */
+  /**
+   * HASH: `epoch` (random, first writer), `since`, `lastWrite`, `heartbeatMs`, `resetAt`, `foldedProcesses`,
+   * `versions` (the last version index given).
+   */
   readonly meta: string;
   /** ZSET: process id → its last heartbeat (ms). */
   readonly procs: string;
@@ -22,16 +25,33 @@ export interface LedgerKeys {
   readonly versionHours: string;
   /** SET: the digests of the inventories stored. */
   readonly inventories: string;
-  /** ZSET: bean → the latest first touch of it in any process (ms). */
-  readonly touched: string;
-  /** HASH: bean → `processStartedAt|version` of the process that made that touch. */
-  readonly touchedBy: string;
+  /** HASH: version → its small index (the touch records name versions by index, to stay short). */
+  readonly versionIndex: string;
+  /**
+   * The touch records, in {@link TOUCH_BUCKETS} small HASHes by a hash of the bean's name: bean →
+   * `lastTouched|processStartedAt|versionIndex|versionIndexes`. Small hashes keep Redis's compact encoding
+   * (listpack: under 128 fields of under 64 bytes), which takes a third of a large hash's memory (bench/ledger).
+   */
+  touchBucket(bean: string): string;
+  /** Every touch bucket's key, for the reader and the pruner. */
+  readonly touchBuckets: readonly string[];
   /** The lock one process takes to prune (SET NX PX). */
   readonly pruneLock: string;
   /** STRING: one inventory, deflated JSON, by digest. */
   inventory(digest: string): string;
-  /** SET: beans touched in one version. */
-  touchedIn(version: string): string;
+}
+
+/** How many touch buckets a service has: 3,000 beans make ~47 fields each, well inside the compact encoding. */
+export const TOUCH_BUCKETS = 64;
+
+/** FNV-1a of a bean's name: the same bucket in every process. */
+function bucketOf(name: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) {
+    h ^= name.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % TOUCH_BUCKETS;
 }
 
 export function ledgerKeys(service: string): LedgerKeys {
@@ -45,13 +65,70 @@ export function ledgerKeys(service: string): LedgerKeys {
     versionLastSeen: `${base}vlast`,
     versionHours: `${base}vhours`,
     inventories: `${base}invs`,
-    touched: `${base}touched`,
-    touchedBy: `${base}touchedby`,
+    versionIndex: `${base}vidx`,
+    touchBucket: (bean) => `${base}touched:${bucketOf(bean)}`,
+    touchBuckets: Array.from({ length: TOUCH_BUCKETS }, (_, i) => `${base}touched:${i}`),
     pruneLock: `${base}prunelock`,
     inventory: (digest) => `${base}inv:${digest}`,
-    touchedIn: (version) => `${base}tver:${version}`,
   };
 }
+
+/** A bean's touch record, as the touch script writes it and the reader parses it. */
+export interface TouchRecord {
+  /** The latest first touch of the bean, in any process (ms). */
+  readonly lastTouched: number;
+  /** When the process that made it started (ms). */
+  readonly processStartedAt: number;
+  /** The version index that process ran. */
+  readonly version: string;
+  /** The version indexes in which the bean was touched (the latest eight). */
+  readonly versions: readonly string[];
+}
+
+export function parseTouchRecord(text: string): TouchRecord | undefined {
+  const [last, started, version, versions] = text.split('|');
+  if (versions === undefined) return undefined;
+  return {
+    lastTouched: Number(last),
+    processStartedAt: Number(started),
+    version: version!,
+    versions: versions === '' ? [] : versions.split(','),
+  };
+}
+
+/*
+ * One round's first touches, atomically (KEYS: meta, versionIndex, then one touch bucket per touch; ARGV: the
+ * version, the process's start, then name and time per touch). It gives the version its index on first use, keeps
+ * each bean's latest touch (and who made it), and adds the version to the bean's list (the latest eight): a
+ * round sent twice changes nothing the second time.
+ */
+export const TOUCH_SCRIPT = `local idx = redis.call('HGET', KEYS[2], ARGV[1])
+if not idx then
+  idx = tostring(redis.call('HINCRBY', KEYS[1], 'versions', 1))
+  redis.call('HSET', KEYS[2], ARGV[1], idx)
+end
+for i = 3, #KEYS do
+  local name = ARGV[(i - 3) * 2 + 3]
+  local at = tonumber(ARGV[(i - 3) * 2 + 4])
+  local cur = redis.call('HGET', KEYS[i], name)
+  local last, by, byv, vers = at, ARGV[2], idx, idx
+  if cur then
+    local l, b, bv, v = string.match(cur, '^(%d+)|(%d+)|(%d*)|(.*)$')
+    if l then
+      if tonumber(l) >= at then last, by, byv = tonumber(l), b, bv end
+      local list, has = {}, false
+      for x in string.gmatch(v, '[^,]+') do
+        table.insert(list, x)
+        if x == idx then has = true end
+      end
+      if not has then table.insert(list, idx) end
+      while #list > 8 do table.remove(list, 1) end
+      vers = table.concat(list, ',')
+    end
+  end
+  redis.call('HSET', KEYS[i], name, string.format('%d', last) .. '|' .. by .. '|' .. byv .. '|' .. vers)
+end
+return idx`;
 
 /** What each process keeps under `proc`, rewritten at each heartbeat (idempotent: a retried round counts once). */
 export interface ProcessRecord {

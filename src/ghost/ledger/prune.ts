@@ -67,7 +67,7 @@ export function parseRecord(text: string | undefined): ProcessRecord | undefined
  * one finishes:
  * - a process ended or silent for an hour: its hours are added to its version's and its record dropped, in one
  *   script (its hours counted once, never twice, never lost);
- * - a version no live process has run for the retention period: its fields, its touched set, the inventories
+ * - a version no live process has run for the retention period: its fields, the inventories
  *   nothing refers to any more, and the touches of beans no remaining version has.
  * @returns what was pruned.
  */
@@ -117,7 +117,6 @@ export async function pruneLedger(
         ['hdel', k.versionFirstSeen, v],
         ['hdel', k.versionLastSeen, v],
         ['hdel', k.versionHours, v],
-        ['del', k.touchedIn(v)],
       );
       versions.delete(v);
     }
@@ -137,14 +136,19 @@ export async function pruneLedger(
       const [bytes] = await exec(client, [['getBuffer', k.inventory(digest)]]);
       if (bytes) for (const b of decodeInventory(bytes as Buffer).beans) beans.add(b.name);
     }
-    const [touched] = await exec(client, [['zrange', k.touched, 0, -1]]);
-    const gone = (touched as string[]).filter((name) => !beans.has(name));
-    if (gone.length > 0)
-      await exec(client, [
-        ['zrem', k.touched, ...gone],
-        ['hdel', k.touchedBy, ...gone],
-      ]);
-    return { processes: folded, versions: expired.length, beans: gone.length };
+    const buckets = await exec(
+      client,
+      k.touchBuckets.map((bucket) => ['hkeys', bucket]),
+    );
+    let gone = 0;
+    const deletes: (string | number)[][] = [];
+    buckets.forEach((names, i) => {
+      const dead = (names as string[]).filter((name) => !beans.has(name));
+      gone += dead.length;
+      if (dead.length > 0) deletes.push(['hdel', k.touchBuckets[i]!, ...dead]);
+    });
+    if (deletes.length > 0) await exec(client, deletes);
+    return { processes: folded, versions: expired.length, beans: gone };
   } finally {
     await exec(client, [['del', k.pruneLock]]).catch(() => undefined);
   }

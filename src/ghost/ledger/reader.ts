@@ -3,7 +3,7 @@ import type { RedisPipelineClient } from '../../shared/redis';
 import type { EvidenceThresholds } from '../verdicts';
 import { ledgerAnswer, type LedgerAnswer, type LedgerEvidence, type LedgerVersion } from './answer';
 import { decodeInventory, type Inventory, type InventoryBean } from './inventory';
-import { ledgerKeys } from './keys';
+import { ledgerKeys, parseTouchRecord, type TouchRecord } from './keys';
 import { pairs, parseRecord } from './prune';
 
 /** The ledger could not be read; the message names the server by address only. */
@@ -56,7 +56,7 @@ function unreadable(options: ReadLedgerOptions, err: unknown): LedgerReadError {
 export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnswer> {
   const k = ledgerKeys(options.service);
   const now = options.now ?? Date.now();
-  const [metaRaw, procsRaw, procRaw, vinvRaw, vfirstRaw, vlastRaw, vhoursRaw, touchedRaw, touchedByRaw] = await exec(
+  const [metaRaw, procsRaw, procRaw, vinvRaw, vfirstRaw, vlastRaw, vhoursRaw, vidxRaw, ...bucketsRaw] = await exec(
     options,
     [
       ['hgetall', k.meta],
@@ -66,8 +66,8 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
       ['hgetall', k.versionFirstSeen],
       ['hgetall', k.versionLastSeen],
       ['hgetall', k.versionHours],
-      ['zrange', k.touched, 0, -1, 'WITHSCORES'],
-      ['hgetall', k.touchedBy],
+      ['hgetall', k.versionIndex],
+      ...k.touchBuckets.map((bucket) => ['hgetall', bucket]),
     ],
   );
   const meta = pairs(metaRaw);
@@ -92,10 +92,13 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
 
   const versions = [...versionInventory.keys()];
   const digests = [...new Set(versionInventory.values())];
-  const second = await exec(options, [
-    ...digests.map((d) => ['getBuffer', k.inventory(d)]),
-    ...versions.map((v) => ['smembers', k.touchedIn(v)]),
-  ]);
+  const second =
+    digests.length > 0
+      ? await exec(
+          options,
+          digests.map((d) => ['getBuffer', k.inventory(d)]),
+        )
+      : [];
   const inventories = new Map<string, Inventory>();
   digests.forEach((d, i) => {
     const bytes = second[i];
@@ -106,13 +109,14 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
       // another writer's value under our key: that version's beans are unknown, the rest still answer
     }
   });
-  const touchedIn = new Map<string, string[]>();
-  versions.forEach((v, i) => {
-    for (const name of (second[digests.length + i] as string[] | null) ?? []) {
-      const list = touchedIn.get(name) ?? touchedIn.set(name, []).get(name)!;
-      list.push(v);
+  const versionOfIndex = new Map([...pairs(vidxRaw)].map(([v, i]) => [i, v]));
+  const touches = new Map<string, TouchRecord>();
+  for (const bucket of bucketsRaw) {
+    for (const [name, text] of pairs(bucket)) {
+      const record = parseTouchRecord(text);
+      if (record) touches.set(name, record);
     }
-  });
+  }
 
   // Newest version first: a bean's module, file and Phase 1 state are those of the newest version that has it.
   const firstSeenOf = (v: string) => Number(versionFirst.get(v) ?? now);
@@ -157,12 +161,10 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
     }
   }
 
-  const lastTouched = new Map([...pairs(touchedRaw)].map(([name, at]) => [name, Number(at)]));
-  const touchedBy = pairs(touchedByRaw);
   const evidence: LedgerEvidence[] = [...beans.values()].map((acc) => {
     const b = acc.bean;
-    const touched = lastTouched.get(b.name);
-    const by = touchedBy.get(b.name)?.split('|');
+    const touch = touches.get(b.name);
+    const touchedIn = touch?.versions.map((i) => versionOfIndex.get(i) ?? `#${i}`);
     const untrackable =
       acc.untrackable ?? (acc.trackedSomewhere ? undefined : b.tracked === true ? undefined : b.tracked);
     return {
@@ -173,12 +175,19 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
       ghostCandidate: b.ghostCandidate,
       tracked: acc.trackedSomewhere && acc.untrackable === undefined,
       ...(untrackable !== undefined ? { untrackableReason: untrackable } : {}),
-      ...(touched !== undefined ? { lastTouched: touched } : {}),
+      ...(touch !== undefined ? { lastTouched: touch.lastTouched } : {}),
       firstSeen: acc.firstSeen,
       processHours: acc.hours,
       live: acc.live,
-      ...(touchedIn.has(b.name) ? { touchedIn: touchedIn.get(b.name)! } : {}),
-      ...(by && by.length === 2 ? { lastTouchedBy: { processStartedAt: Number(by[0]), version: by[1]! } } : {}),
+      ...(touchedIn !== undefined ? { touchedIn } : {}),
+      ...(touch !== undefined
+        ? {
+            lastTouchedBy: {
+              processStartedAt: touch.processStartedAt,
+              version: versionOfIndex.get(touch.version) ?? `#${touch.version}`,
+            },
+          }
+        : {}),
     };
   });
 

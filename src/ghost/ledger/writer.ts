@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { safeLog } from '../../shared/logger';
 import type { RedisPipelineClient } from '../../shared/redis';
 import { encodeInventory, inventoryDigest, inventoryVersion, type Inventory } from './inventory';
-import { ledgerKeys, type LedgerKeys, type ProcessRecord } from './keys';
+import { ledgerKeys, TOUCH_SCRIPT, type LedgerKeys, type ProcessRecord } from './keys';
 import { pruneLedger } from './prune';
 import { readLedger } from './reader';
 import type { LedgerAnswer } from './answer';
@@ -57,7 +57,7 @@ const PRUNE_EVERY_MS = 3_600_000;
  * in background rounds (one pipeline each, at most one in flight), never on a call path or the boot path.
  *
  * What a round sends is idempotent, so a round that timed out and is applied later, or one sent again after a
- * failure, counts once: a touch is `ZADD GT` (the latest time wins), a process's observed hours are its own
+ * failure, counts once: a touch is a script that keeps the latest time, a process's observed hours are its own
  * running total rewritten at each heartbeat (the pruner folds the totals of ended processes into their
  * version's, atomically). While Redis is away the process keeps its unsent touches and hours and sends them
  * when it answers: one WARN when the outage starts, one INFO when it ends. A process killed with SIGKILL loses
@@ -243,13 +243,13 @@ export class LedgerWriter {
       );
     }
     if (sent.size > 0) {
-      const zadd: (string | number)[] = ['zadd', k.touched, 'GT'];
-      const by: (string | number)[] = ['hset', k.touchedBy];
+      const keys: string[] = [k.meta, k.versionIndex];
+      const args: (string | number)[] = [inventory.version, this.startedAt];
       for (const [name, at] of sent) {
-        zadd.push(at, name);
-        by.push(name, `${this.startedAt}|${inventory.version}`);
+        keys.push(k.touchBucket(name));
+        args.push(name, at);
       }
-      commands.push(zadd, by, ['sadd', k.touchedIn(inventory.version), ...sent.keys()]);
+      commands.push(['eval', TOUCH_SCRIPT, keys.length, ...keys, ...args]);
     }
     commands.push(
       ['zadd', k.procs, now, this.processId],

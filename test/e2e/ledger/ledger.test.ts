@@ -149,9 +149,9 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
     expect(met.provenance).toMatchObject({ source: 'redis', processes: 2, versions: 1, reset: false, silent: false });
     expect(bean(met, 'OrderService')).toMatchObject({ module: 'LedgerAppModule', touchedIn: ['v1'] });
     expect(bean(met, 'OrderService')!.source).toBe('beans.js');
-    expect(logs(a!)).toMatch(
-      /INFO ghost ledger: first write for service shop \(version v1, Phase 2 on\) to redis:\/\/127\.0\.0\.1:\d+/,
-    );
+    const firstWrite =
+      /INFO ghost ledger: first write for service shop \(version v1, Phase 2 on\) to redis:\/\/127\.0\.0\.1:\d+/;
+    await until('the first write said', 5_000, async () => (firstWrite.test(logs(a!)) ? true : undefined));
 
     // A restart: the replica that touched OrderService goes, a new one comes; the history stays.
     await stop(a!);

@@ -1,16 +1,16 @@
 /**
- * The README's configuration table is generated from the settings table (`npm run docs:settings`): this fails
- * when someone changes one without the other.
+ * The configuration table of docs/configuration.md is generated from the settings table (`npm run docs:settings`):
+ * this fails when someone changes one without the other.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { PROPERTIES } from '../../../src/config/properties';
-import { settingsTable, withSettingsTable } from '../../../src/config/readme-table';
+import { SETTINGS_DOC, settingsTable, withSettingsTable } from '../../../src/config/settings-doc';
 
-describe("the README's configuration table", () => {
+describe(`the configuration table of ${SETTINGS_DOC}`, () => {
   it('is the settings table (npm run docs:settings rewrites it)', () => {
-    const readme = fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'README.md'), 'utf8');
-    expect(readme).toBe(withSettingsTable(readme, settingsTable(PROPERTIES)));
+    const doc = fs.readFileSync(path.resolve(__dirname, '..', '..', '..', SETTINGS_DOC), 'utf8');
+    expect(doc).toBe(withSettingsTable(doc, settingsTable(PROPERTIES)));
   });
 
   it('has one row per setting, each with its environment variable', () => {

@@ -1,14 +1,17 @@
 import { envVarName, type PropertyDef } from '../shared/settings';
 
 /*
- * The README's configuration table, rendered from the settings table so that the two cannot disagree:
- * `npm run docs:settings` writes it between the README's markers, and test/unit/config/readme-table.test.ts
- * fails when they differ. Nothing at run time loads this file.
+ * The configuration table of docs/configuration.md, rendered from the settings table so that the two cannot
+ * disagree: `npm run docs:settings` writes it between the file's markers, and
+ * test/unit/config/settings-doc.test.ts fails when they differ. Nothing at run time loads this file.
  */
 
-export const README_TABLE_START =
+/** The file that holds the table, relative to the package's root (the README links to it). */
+export const SETTINGS_DOC = 'docs/configuration.md';
+
+export const SETTINGS_TABLE_START =
   '<!-- settings:start (generated from src/config/properties.ts: npm run docs:settings) -->';
-export const README_TABLE_END = '<!-- settings:end -->';
+export const SETTINGS_TABLE_END = '<!-- settings:end -->';
 
 /** The default as a reader wants it: `false`, `*`, empty, not set, or the setting's own words. */
 function shownDefault(def: PropertyDef): string {
@@ -21,7 +24,10 @@ function shownDefault(def: PropertyDef): string {
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|');
 
-/** The Markdown table of `properties`, one row per setting, with a trailing newline. */
+/**
+ * The Markdown table of `properties`, one row per setting, with a trailing newline. A description's links are
+ * relative to {@link SETTINGS_DOC}'s folder.
+ */
 export function settingsTable(properties: readonly PropertyDef[]): string {
   const rows = properties.map((def) =>
     [
@@ -41,11 +47,11 @@ export function settingsTable(properties: readonly PropertyDef[]): string {
   );
 }
 
-/** `readme` with the text between the markers replaced by `table`; throws when a marker is missing. */
-export function withSettingsTable(readme: string, table: string): string {
-  const start = readme.indexOf(README_TABLE_START);
-  const end = readme.indexOf(README_TABLE_END);
+/** `doc` with the text between the markers replaced by `table`; throws when a marker is missing. */
+export function withSettingsTable(doc: string, table: string): string {
+  const start = doc.indexOf(SETTINGS_TABLE_START);
+  const end = doc.indexOf(SETTINGS_TABLE_END);
   if (start < 0 || end < start)
-    throw new Error(`README.md lacks the markers ${README_TABLE_START} … ${README_TABLE_END}`);
-  return `${readme.slice(0, start + README_TABLE_START.length)}\n${table}${readme.slice(end)}`;
+    throw new Error(`${SETTINGS_DOC} lacks the markers ${SETTINGS_TABLE_START} … ${SETTINGS_TABLE_END}`);
+  return `${doc.slice(0, start + SETTINGS_TABLE_START.length)}\n${table}${doc.slice(end)}`;
 }
