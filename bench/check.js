@@ -2,7 +2,7 @@
 // The zero-cost guard (`npm run bench:check`, run by CI after the tests): short runs of the call-shape,
 // start-up, memory and sketch-hit benchmarks, each figure compared with its goal plus a noise margin.
 //
-//   npm run build && node bench/check.js [--json] [--only shapes,startup,containers,vendure,instructions,memory,sketch-hit]
+//   npm run build && node bench/check.js [--json] [--only shapes,startup,containers,vendure,instructions,memory,sketch-hit,ledger]
 //
 // Margins were derived from repeated runs on a shared 2-core machine (see SHAPE_MARGIN and docs/benchmarks.md):
 // the threshold of a figure is its goal plus that margin. A figure above its threshold is measured once more,
@@ -261,6 +261,34 @@ function checkMemory() {
   return [judge('heap bytes per tracked bean (1 method)', measure(), MEMORY, measure)];
 }
 
+/**
+ * The ghost ledger in Redis (bench/ledger/run.js, 100 processes × 3,000 beans): the service's memory, goal 1 MiB,
+ * and the steady state's commands per process-hour, goal 10 a minute (a heartbeat round is 8). Neither figure
+ * depends on the machine's speed: no margin beyond the goal, and one measurement.
+ */
+const LEDGER = { memoryKiB: { goal: 1024, margin: 0 }, commandsPerMinute: { goal: 10, margin: 0 } };
+
+async function checkLedger() {
+  const what = ['ghost ledger KiB per service, 100 × 3,000 beans', 'ghost ledger commands per process-minute, idle'];
+  const { execFileSync } = require('node:child_process');
+  try {
+    execFileSync(process.env.REDIS_SERVER_BIN || 'redis-server', ['--version'], { stdio: 'ignore' });
+  } catch {
+    const why = 'redis-server not found (Debian: apt-get install redis-server)';
+    if (process.env.DIAG_REQUIRE_SERVICES === '1') throw new Error(`ghost ledger: ${why}`);
+    return what.map((w) => ({ what: w, value: NaN, goal: NaN, limit: NaN, status: `skipped: ${why}` }));
+  }
+  const { measureLedger } = require('./ledger/run');
+  const result = await measureLedger();
+  const once = (x) => () => x;
+  const kib = result.memoryBytes / 1024;
+  const perMinute = result.steadyCommandsPerProcessHour / 60;
+  return [
+    judge(what[0], kib, LEDGER.memoryKiB, once(kib)),
+    judge(what[1], perMinute, LEDGER.commandsPerMinute, once(perMinute)),
+  ];
+}
+
 async function main() {
   const started = Date.now();
   const checks = {
@@ -271,6 +299,7 @@ async function main() {
     instructions: checkInstructions,
     memory: checkMemory,
     'sketch-hit': checkSketchHit,
+    ledger: checkLedger,
   };
   // `--only instructions,memory`: some of the checks, say to re-run the one that failed
   const onlyArg = process.argv.indexOf('--only');

@@ -12,6 +12,8 @@
 // - steady state, one simulated hour with no new touch: Redis commands and bytes (in + out) per process-hour
 //   (INFO commandstats and stats, CONFIG RESETSTAT before), goal: a heartbeat and a handful of commands per minute;
 // - the read: readLedger of the whole service, median of 5 (what the CLI and {base}/diag/ledger cost).
+// Fifty identical INFO lines (each writer's first write) say nothing here.
+process.env.DIAG_LOG_LEVEL ??= 'warn';
 const { spawn } = require('node:child_process');
 const os = require('node:os');
 const path = require('node:path');
@@ -143,7 +145,8 @@ async function main() {
       }
     }
     const version = String(await command(admin, 'info', 'server')).match(/redis_version:(\S+)/)[1];
-    const log = (line) => process.argv.includes('--json') || console.log(line);
+    const quiet = process.argv.includes('--json') || require.main !== module;
+    const log = (line) => quiet || console.log(line);
     log(`node ${process.version}, ${os.cpus()[0].model} x${os.cpus().length}, redis ${version}`);
     log(
       `${PROCESSES} processes × ${BEANS} beans, one service; heartbeat ${HEARTBEAT_MS / 1000} s, rounds every ${PUSH_MS / 1000} s`,
@@ -214,8 +217,8 @@ async function main() {
       readMs: Math.round(reads[2] * 10) / 10,
       verdicts: answer.counts,
     };
-    if (process.argv.includes('--json')) console.log(JSON.stringify(result));
-    else {
+    if (process.argv.includes('--json') && require.main === module) console.log(JSON.stringify(result));
+    else if (!quiet) {
       log(
         `memory per service: ${(afterStart.bytes / 1024).toFixed(0)} KiB in ${afterStart.keys} keys (goal ≤ 1024 KiB); ` +
           `after 5 deploys: ${(afterDeploys.bytes / 1024).toFixed(0)} KiB`,

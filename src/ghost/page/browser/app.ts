@@ -392,7 +392,7 @@ function verdictTable(answer: NonNullable<PageData['verdicts']>, select: (name: 
     const star = b.verdict === 'never-touched' && b.ghostCandidate ? ' ★' : '';
     tr.append(el('td', { class: 'verdict' }, `${VERDICT_LABELS[b.verdict] ?? b.verdict}${star}`));
     const name = el('td');
-    const button = el('button', { class: 'bean', type: 'button', 'data-bean': b.name }, b.name);
+    const button = el('button', { class: 'bean', type: 'button', 'data-verdict-bean': b.name }, b.name);
     button.addEventListener('click', () => select(b.name));
     name.append(button);
     tr.append(name, el('td', {}, b.module ?? ''), el('td', { class: 'file' }, b.source ?? ''));
