@@ -12,7 +12,7 @@
 // - steady state, one simulated hour with no new touch: Redis commands and bytes (in + out) per process-hour
 //   (INFO commandstats and stats, CONFIG RESETSTAT before), goal: a heartbeat and a handful of commands per minute;
 // - the read: readLedger of the whole service, median of 5 (what the CLI and {base}/diag/ledger cost).
-// Fifty identical INFO lines (each writer's first write) say nothing here.
+// A hundred identical INFO lines (each writer's first write) say nothing here.
 process.env.DIAG_LOG_LEVEL ??= 'warn';
 const { spawn } = require('node:child_process');
 const os = require('node:os');
