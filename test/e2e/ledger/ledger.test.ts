@@ -338,6 +338,42 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
     expect(cli(redis.url, ['--format', 'json']).code).toBe(2);
   }, 30_000);
 
+  // awilix names its registrations as registered: camelCase.
+  const named = (container: string, name: string) =>
+    container === 'awilix' ? name[0]!.toLowerCase() + name.slice(1) : name;
+
+  it.each(['inversify', 'tsyringe', 'awilix'])(
+    'the %s example feeds the same ledger: its beans, its touches',
+    async (container) => {
+      const n = (name: string) => named(container, name);
+      const redis = await redisOn();
+      const service = `${container}-shop`;
+      const started = await startApp('nest11-cjs', {
+        app: `${container}-app`,
+        env: { ...appEnv(redis.url, 'v1'), OTEL_SERVICE_NAME: service },
+      });
+      apps.push(started);
+      expect((await getJson(started.port, '/orders')).body.orders).toEqual([{ id: 1 }, { id: 2 }]);
+      const answerOf = () => {
+        const run = spawnSync(
+          process.execPath,
+          [CLI, 'ledger', '--service', service, '--format', 'json', '--min-days', '0', '--min-process-hours', '0'],
+          { env: { ...process.env, DIAG_GHOST_TRACKING_LEDGER_URL: redis.url }, encoding: 'utf8' },
+        );
+        return run.status === 2 ? undefined : (JSON.parse(run.stdout) as Answer);
+      };
+      const seen = await until(`${container}: the orders' beans in use in the ledger`, 15_000, async () => {
+        const now = answerOf();
+        return bean(now, n('OrdersRepository'))?.verdict === 'in-use' ? now : undefined;
+      });
+      expect(seen.service).toBe(service);
+      expect(bean(seen, n('LegacyExporter'))).toBeDefined();
+      expect(bean(seen, n('LegacyExporter'))!.verdict).not.toBe('in-use');
+      expect(bean(seen, n('Clock'))!.verdict).toBe('in-use');
+    },
+    60_000,
+  );
+
   describeWithService('chromium', 'the report page', (chromiumBin) => {
     let browser: Browser | undefined;
     afterAll(async () => browser?.close());
