@@ -20,6 +20,10 @@ export type { DiagReport, ReportNode } from './ghost/reports/diag-report';
 export type { GhostCandidates } from './ghost/analysis/candidates';
 export type { GhostReport, GhostTrackingDisabled, UntrackableReason } from './ghost/tracking/types';
 export type { GhostReportFile } from './ghost/reports/ghost-report-file';
+// One verdict per bean (the ghost report's `verdicts`), and the ledger's answer as `diag-instrumentation ledger
+// --format json` and `{base}/diag/ledger` give it (docs/ledger.md): types only, for the scripts that read them.
+export type { BeanVerdict, Verdict } from './ghost/verdicts';
+export type { LedgerAnswer, LedgerBean, LedgerProvenance, LedgerVersion } from './ghost/ledger/answer';
 // Several processes' ghost reports combined (docs/tracking.md, "State across processes").
 export { mergeGhostReports } from './ghost/tracking/tracker';
 export type { ActuatorHandle } from './actuator';

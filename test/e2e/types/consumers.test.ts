@@ -16,7 +16,7 @@ const tsc = require.resolve('typescript/bin/tsc');
 
 /** What a Nest user writes: the instrumentation in telemetry.ts, a decorated controller method. */
 const CONSUMER = `
-import { DiagInstrumentation, type DiagInstrumentationConfig } from 'diag-instrumentation';
+import { DiagInstrumentation, type DiagInstrumentationConfig, type LedgerAnswer, type Verdict } from 'diag-instrumentation';
 import { SketchLimit, SketchThresholdError, sketchRegistry } from 'diag-instrumentation/sketch';
 
 const config: DiagInstrumentationConfig = { ghostTracking: { enabled: true } };
@@ -30,6 +30,13 @@ export class PaymentsController {
 }
 
 export const ids: string[] = sketchRegistry().list().map((s) => s.id);
+
+/** A CI script reading \`diag-instrumentation ledger --format json\`. */
+export function neverTouched(answer: LedgerAnswer): string[] {
+  const stale: boolean = answer.provenance.silent || answer.provenance.reset;
+  const dead: Verdict = 'never-touched';
+  return stale ? [] : answer.beans.filter((b) => b.verdict === dead && b.ghostCandidate).map((b) => \`\${b.module ?? ''}/\${b.name}\`);
+}
 export const isThreshold = (e: unknown): boolean => e instanceof SketchThresholdError;
 `;
 

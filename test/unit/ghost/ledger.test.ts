@@ -1,0 +1,268 @@
+/**
+ * The ghost ledger's pure parts: the stored inventory, the code version, the service a process speaks for, the
+ * keys and touch records, the answer and the CLI's table, the fleet metrics. Redis itself is exercised by
+ * test/e2e/ledger (a real redis-server, and a real cluster).
+ */
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import { ledgerText } from '../../../src/ghost/cli/ledger';
+import { ledgerAnswer, thisProcessLedger, type LedgerProvenance } from '../../../src/ghost/ledger/answer';
+import { ledgerIdentity } from '../../../src/ghost/ledger/identity';
+import {
+  decodeInventory,
+  encodeInventory,
+  inventoryDigest,
+  inventoryVersion,
+  type Inventory,
+} from '../../../src/ghost/ledger/inventory';
+import { ledgerKeys, parseTouchRecord, TOUCH_BUCKETS } from '../../../src/ghost/ledger/keys';
+import { DiagMetrics } from '../../../src/telemetry/metrics';
+import { ATTRIBUTES, METRICS } from '../../../src/telemetry/names';
+import { collect, metric, TestReader } from '../telemetry/helpers';
+
+const DAY = 86_400_000;
+
+const inventory = (tracking = true): Inventory => ({
+  framework: 'nestjs',
+  tracking,
+  beans: [
+    {
+      name: 'OrderService',
+      module: 'ShopModule',
+      source: 'src/order.service.ts',
+      ghostCandidate: false,
+      tracked: true,
+    },
+    { name: 'AuditTrail', module: 'ShopModule', className: 'AuditTrailService', ghostCandidate: true, tracked: true },
+    { name: 'CONFIG', module: 'ShopModule', ghostCandidate: false, tracked: 'no-methods' },
+  ],
+});
+
+describe('the stored inventory', () => {
+  it('round-trips every field, deflated', () => {
+    const bytes = encodeInventory(inventory());
+    expect(decodeInventory(bytes)).toEqual(inventory());
+    expect(bytes.length).toBeLessThan(JSON.stringify(inventory()).length);
+  });
+
+  it('refuses bytes that are not an inventory', () => {
+    expect(() => decodeInventory(Buffer.from('not deflated'))).toThrow();
+  });
+
+  it('names the content by digest, and the code version by which beans exist where, not how they were watched', () => {
+    const tracked = encodeInventory(inventory(true));
+    const untracked = encodeInventory(inventory(false));
+    expect(inventoryDigest(tracked)).not.toBe(inventoryDigest(untracked));
+    expect(inventoryVersion(inventory(true))).toBe(inventoryVersion(inventory(false)));
+    const renamed = {
+      ...inventory(),
+      beans: [...inventory().beans.slice(1), { ...inventory().beans[0]!, name: 'Orders' }],
+    };
+    expect(inventoryVersion(renamed)).not.toBe(inventoryVersion(inventory()));
+    expect(inventoryVersion(inventory())).toMatch(/^inv-[0-9a-f]{12}$/);
+  });
+});
+
+describe('the service a process speaks for', () => {
+  it('takes the setting, else the SDK resource, else OTEL_SERVICE_NAME, else OTEL_RESOURCE_ATTRIBUTES', () => {
+    const env = { OTEL_SERVICE_NAME: 'from-env', OTEL_RESOURCE_ATTRIBUTES: 'service.name=attr,service.version=1%2E2' };
+    expect(ledgerIdentity('configured', { serviceName: 'resource' }, env).serviceName).toBe('configured');
+    expect(ledgerIdentity(undefined, { serviceName: 'resource' }, env).serviceName).toBe('resource');
+    expect(ledgerIdentity(undefined, undefined, env)).toEqual({ serviceName: 'from-env', serviceVersion: '1.2' });
+    expect(ledgerIdentity(undefined, undefined, { OTEL_RESOURCE_ATTRIBUTES: 'a=b, service.name = attr ' })).toEqual({
+      serviceName: 'attr',
+    });
+  });
+
+  it("never takes the SDK's default unknown_service as a name: unrelated services would share a ledger", () => {
+    expect(ledgerIdentity(undefined, { serviceName: 'unknown_service:node' }, {})).toEqual({});
+    expect(ledgerIdentity('  ', undefined, {})).toEqual({});
+  });
+});
+
+describe('the keys', () => {
+  it('share one hash tag per service, the service percent-encoded so a brace cannot move it', () => {
+    const k = ledgerKeys('shop{a}');
+    expect(k.meta).toBe('diag:ledger:{shop%7Ba%7D}:meta');
+    expect(k.touchBuckets).toHaveLength(TOUCH_BUCKETS);
+    for (const key of [k.procs, k.inventory('abc'), k.touchBucket('OrderService'), ...k.touchBuckets]) {
+      expect(key.startsWith('diag:ledger:{shop%7Ba%7D}:')).toBe(true);
+    }
+    expect(k.touchBuckets).toContain(k.touchBucket('OrderService'));
+  });
+
+  it('parses a touch record, and refuses a malformed one', () => {
+    expect(parseTouchRecord('1700000000000|1699999990000|2|1,2')).toEqual({
+      lastTouched: 1700000000000,
+      processStartedAt: 1699999990000,
+      version: '2',
+      versions: ['1', '2'],
+    });
+    expect(parseTouchRecord('garbage')).toBeUndefined();
+  });
+});
+
+const provenance = (over: Partial<LedgerProvenance> = {}): LedgerProvenance => ({
+  source: 'redis',
+  ledger: 'redis://redis:6379',
+  since: new Date(Date.UTC(2026, 10, 1)).toISOString(),
+  processes: 12,
+  liveProcesses: 3,
+  processHours: 500,
+  versions: 2,
+  lastWriteAgoMs: 12_000,
+  reset: false,
+  silent: false,
+  versionDetails: [],
+  ...over,
+});
+
+describe('the answer and its table', () => {
+  const now = Date.UTC(2026, 10, 25);
+  const answer = (over: Partial<LedgerProvenance> = {}) =>
+    ledgerAnswer(
+      'shop',
+      [
+        {
+          name: 'Used',
+          ghostCandidate: false,
+          tracked: true,
+          lastTouched: now - DAY,
+          firstSeen: now - 20 * DAY,
+          processHours: 500,
+          live: true,
+          touchedIn: ['v1'],
+        },
+        {
+          name: 'Dead',
+          module: 'M',
+          source: 'src/dead.ts',
+          ghostCandidate: true,
+          tracked: true,
+          firstSeen: now - 20 * DAY,
+          processHours: 500,
+          live: true,
+        },
+        { name: 'New', ghostCandidate: false, tracked: true, firstSeen: now - 2 * DAY, processHours: 40, live: true },
+        {
+          name: 'Gone',
+          ghostCandidate: false,
+          tracked: true,
+          firstSeen: now - 20 * DAY,
+          processHours: 100,
+          live: false,
+        },
+      ],
+      // a settings group with its URL: only the two numbers may come out
+      { minDays: 14, minProcessHours: 168, url: 'redis://:s3cret@redis:6379' } as never,
+      provenance(over),
+      now,
+    );
+
+  it('judges each bean, counts the verdicts, and carries only the two thresholds', () => {
+    const a = answer();
+    expect(a.beans.map((b) => [b.name, b.verdict])).toEqual([
+      ['Dead', 'never-touched'],
+      ['New', 'insufficient-evidence'],
+      ['Used', 'in-use'],
+      ['Gone', 'retired'],
+    ]);
+    expect(a.counts).toEqual({
+      'never-touched': 1,
+      'insufficient-evidence': 1,
+      untrackable: 0,
+      'in-use': 1,
+      retired: 1,
+    });
+    expect(a.thresholds).toEqual({ minDays: 14, minProcessHours: 168 });
+    expect(JSON.stringify(a)).not.toContain('s3cret');
+    expect(a.beans.find((b) => b.name === 'New')!.needs).toEqual({ days: 12, processHours: 128 });
+  });
+
+  it('prints provenance first, never-touched first, in-use summarised, and flags silence and a reset', () => {
+    const text = ledgerText(answer(), false);
+    expect(text).toMatch(/^ghost ledger of shop at redis:\/\/redis:6379\n/);
+    expect(text).toContain('12 processes, 2 versions, 500 process-hours of tracking');
+    expect(text).toContain('last write 12 s ago from 3 live processes');
+    expect(text.indexOf('never-touched (1)')).toBeLessThan(text.indexOf('in-use (1)'));
+    expect(text).toContain('  Dead (M, src/dead.ts) [also a ghost candidate: strongest signal]');
+    expect(text).toContain('(needs 12 more days and 128 more process-hours)');
+    expect(text).toContain('1 beans called in production (--all lists them)');
+    expect(ledgerText(answer(), true)).toMatch(/ {2}Used: last first touch /);
+    const silent = ledgerText(
+      answer({ silent: true, liveProcesses: 0, reset: true, resetAt: '2026-11-20T00:00:00.000Z' }),
+      false,
+    );
+    expect(silent).toMatch(/WARNING: the service has gone silent \(no live process\)/);
+    expect(silent).toMatch(/NOTE: the ledger was found emptied at 2026-11-20T00:00:00.000Z/);
+  });
+
+  it('answers one run in the same shape: this process, its uptime as evidence', () => {
+    const a = thisProcessLedger(
+      'shop',
+      inventory().beans,
+      new Map([['OrderService', now]]),
+      true,
+      { minDays: 0, minProcessHours: 0 },
+      now,
+      now - 3_600_000,
+      1,
+    );
+    expect(a.provenance).toMatchObject({ source: 'this-process', processes: 1, liveProcesses: 1, processHours: 1 });
+    expect(a.beans.map((b) => [b.name, b.verdict])).toEqual([
+      ['AuditTrail', 'never-touched'],
+      ['CONFIG', 'untrackable'],
+      ['OrderService', 'in-use'],
+    ]);
+  });
+});
+
+describe('the fleet metrics', () => {
+  it('report the verdict counts, live processes, write failures and the last write age', async () => {
+    const reader = new TestReader();
+    const provider = new MeterProvider({ readers: [reader] });
+    const now = Date.now();
+    const answer = ledgerAnswer(
+      'shop',
+      [{ name: 'Dead', ghostCandidate: true, tracked: true, firstSeen: now - 20 * DAY, processHours: 500, live: true }],
+      { minDays: 14, minProcessHours: 168 },
+      provenance(),
+      now,
+    );
+    const metrics = new DiagMetrics({
+      report: () => undefined,
+      ghosts: () => undefined,
+      sketches: () => undefined,
+      ledger: () => ({
+        status: {
+          service: 'shop',
+          address: 'redis://redis:6379',
+          failures: 2,
+          pendingTouches: 0,
+          degraded: false,
+          lastWriteAt: now - 5_000,
+        },
+        answer,
+      }),
+    });
+    try {
+      metrics.install(provider.getMeter('test'));
+      const data = await collect(reader);
+      const beans = metric(data, METRICS.ghostFleetBeans.name);
+      expect(Object.fromEntries(beans.dataPoints.map((p) => [p.attributes[ATTRIBUTES.ghostVerdict], p.value]))).toEqual(
+        {
+          'never-touched': 1,
+          'insufficient-evidence': 0,
+          untrackable: 0,
+          'in-use': 0,
+          retired: 0,
+        },
+      );
+      expect(metric(data, METRICS.ghostFleetLiveProcesses.name).dataPoints[0]!.value).toBe(3);
+      expect(metric(data, METRICS.ghostFleetWriteFailures.name).dataPoints[0]!.value).toBe(2);
+      expect(metric(data, METRICS.ghostFleetLastWriteAge.name).dataPoints[0]!.value).toBeGreaterThanOrEqual(5);
+    } finally {
+      metrics.uninstall();
+      await provider.shutdown();
+    }
+  });
+});
