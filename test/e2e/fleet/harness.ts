@@ -27,6 +27,8 @@ export class RedisServer {
     private readonly bin: string,
     readonly port: number,
     readonly password: string,
+    /** More redis-server arguments (`--maxmemory-policy`, `--replicaof`…). */
+    private readonly extraArgs: readonly string[] = [],
   ) {}
 
   get url(): string {
@@ -53,6 +55,7 @@ export class RedisServer {
       this.dir,
       '--loglevel',
       'warning',
+      ...this.extraArgs,
     ];
     const proc = spawn(this.bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     proc.stdout!.on('data', (d) => (this.log += d));

@@ -100,8 +100,8 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
   const servers: RedisServer[] = [];
   let printed = '';
 
-  async function redisOn(port?: number): Promise<RedisServer> {
-    const server = new RedisServer(bin, port ?? (await freePort()), PASSWORD);
+  async function redisOn(port?: number, args: string[] = []): Promise<RedisServer> {
+    const server = new RedisServer(bin, port ?? (await freePort()), PASSWORD, args);
     servers.push(server);
     await server.start();
     return server;
@@ -328,6 +328,44 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/nothing in the ghost ledger of shop/);
   }, 60_000);
+
+  it('a read-only replica: the app answers as before, one WARN saying Redis refused the write', async () => {
+    const primary = await redisOn();
+    const replica = await redisOn(undefined, [
+      '--replicaof',
+      '127.0.0.1',
+      String(primary.port),
+      '--masterauth',
+      PASSWORD,
+    ]);
+    const a = await app(appEnv(replica.url, 'v1'));
+    expect((await getJson(a.port, '/orders')).body).toEqual(['order-1']);
+    await until('the refusal said', 10_000, async () => (/READONLY/.test(logs(a)) ? true : undefined));
+    expect(logs(a)).toMatch(
+      /WARN ghost ledger for shop: Redis at redis:\/\/127\.0\.0\.1:\d+ refused the write \(READONLY/,
+    );
+    expect(logs(a).match(/WARN ghost ledger for shop/g)).toHaveLength(1);
+  }, 30_000);
+
+  it('a Redis that may evict the ledger (maxmemory-policy allkeys-lru): one WARN at the first write', async () => {
+    const redis = await redisOn(undefined, ['--maxmemory-policy', 'allkeys-lru']);
+    const a = await app(appEnv(redis.url, 'v1'));
+    await until('the eviction warning', 10_000, async () =>
+      /WARN ghost ledger for shop: Redis at redis:\/\/127\.0\.0\.1:\d+ has maxmemory-policy allkeys-lru/.test(logs(a))
+        ? true
+        : undefined,
+    );
+  }, 30_000);
+
+  it('a replica killed with SIGKILL: its touches of rounds before the kill are in the ledger', async () => {
+    const redis = await redisOn();
+    const a = await app(appEnv(redis.url, 'v1'));
+    expect((await getJson(a.port, '/orders')).status).toBe(200);
+    await sleep(400); // past a round of 100 ms: the bound is the last round only
+    await stop(a, 'SIGKILL');
+    const after = answer(redis.url);
+    expect(bean(after, 'OrderService')!.verdict).toBe('in-use');
+  }, 30_000);
 
   it('no service name: one WARN, the ledger off, the app unchanged', async () => {
     const redis = await redisOn();
