@@ -51,8 +51,12 @@ export function parseRedisUrl(raw: string): RedisTarget {
     address,
     redact: (text) => {
       let out = text;
-      for (const secret of [password, url.password]) {
-        if (secret) out = out.split(secret).join('***');
+      for (const secret of new Set([password, url.password])) {
+        if (!secret) continue;
+        // In a URL always; anywhere else only when long enough to be itself: a password `x` must not turn an
+        // error's every "x" into stars (and a message that quotes a 3-letter word quotes no secret).
+        out = out.split(`:${secret}@`).join(':***@');
+        if (secret.length >= 6) out = out.split(secret).join('***');
       }
       return out;
     },

@@ -76,7 +76,7 @@ function ledgerCommand(rest: string[]): Promise<number> | number {
 
 function main(argv: string[]): Promise<number> | number {
   const [command, ...rest] = argv;
-  if (command === '--help' || command === '-h') {
+  if (command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(USAGE);
     return EXIT.clean;
   }

@@ -132,9 +132,19 @@ export async function runLedger(
         number(env.DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS, 'DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS', 168),
     };
     const target = parseRedisUrl(url);
-    const client = connectIORedis(target, 10_000, () => undefined);
-    disconnect = () => (client as { disconnect?(): void }).disconnect?.();
-    const answer = await readLedger({ client, service, thresholds, address: target.address, redact: target.redact });
+    // The socket's own error (ECONNREFUSED, WRONGPASS) says more than the client's "max retries" that follows it.
+    let connectionError: Error | undefined;
+    const client = connectIORedis(target, 10_000, (e) => (connectionError ??= e));
+    disconnect = () => client.disconnect();
+    const answer = await readLedger({ client, service, thresholds, address: target.address, redact: target.redact }).catch(
+      (e: unknown) => {
+        throw connectionError && e instanceof LedgerReadError
+          ? new LedgerReadError(
+              `could not read the ghost ledger of ${service} at ${target.address}: ${target.redact(connectionError.message)}`,
+            )
+          : e;
+      },
+    );
     if (answer.provenance.since === null) {
       throw new CheckInputError(
         `nothing in the ghost ledger of ${service} at ${target.address}: no process has written to it ` +

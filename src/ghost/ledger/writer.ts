@@ -374,7 +374,9 @@ export class LedgerWriter {
 
 function describe(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  return /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|Connection is closed|max retries/i.test(message)
+  // ioredis's "Reached the max retries per request limit" only says the connection failed: its own error came first.
+  if (/max retries per request/i.test(message)) return 'is not reachable (no connection)';
+  return /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|Connection is closed/i.test(message)
     ? `is not reachable (${message})`
     : `refused the write (${message})`;
 }

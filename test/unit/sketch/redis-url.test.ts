@@ -8,6 +8,13 @@ describe('the Redis URL of the fleet store', () => {
     expect(t.redact('WRONGPASS for app:p%40ss-w0rd and p@ss-w0rd')).toBe('WRONGPASS for app:*** and ***');
   });
 
+  it('scrubs a short password only where it is one (in a URL), not every matching letter of a message', () => {
+    const t = parseRedisUrl('redis://:x@cache.internal:6379');
+    expect(t.redact('Reached the max retries; redis://:x@cache.internal:6379')).toBe(
+      'Reached the max retries; redis://:***@cache.internal:6379',
+    );
+  });
+
   it.each([
     ['http://host:6379', /scheme http: is not redis: or rediss:/],
     ['redis://:secret-pw@host:nope', /not a URL/],
