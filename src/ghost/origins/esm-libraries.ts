@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { importInTheMiddle, type ImportInTheMiddle } from '../../patching/import-in-the-middle';
+import { isRecordingLoads, STEP_KIND, stepRecorded } from '../../shared/boot-clock';
 import { safeLog } from '../../shared/logger';
 import type { ClassOriginIndex } from './class-origin';
 
@@ -26,6 +27,12 @@ export function watchEsmLibraries(origins: ClassOriginIndex): (() => void) | und
   }
   try {
     const hook = new iitm.Hook((namespace, name, baseDir) => {
+      // When each ES module finished evaluating (its imports first): the start-up timeline's ESM packages. The
+      // ESM loader has no per-module call around a load as CommonJS has, so this is all a hook can see.
+      if (isRecordingLoads() && (baseDir !== undefined || path.isAbsolute(name))) {
+        const now = performance.now();
+        stepRecorded(STEP_KIND.esm, 'esm.evaluate', now, now, name, baseDir ?? '');
+      }
       // Packages come with their directory; the application's own files by absolute path; builtins by name.
       // Returning nothing leaves the namespace untouched.
       if (baseDir !== undefined) origins.registerLibraryLater(namespace);
