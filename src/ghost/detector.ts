@@ -17,6 +17,9 @@ import type { StartupTimeline } from './reports/startup-timeline';
 import type { PageData } from './page';
 import type * as ReportPageModule from './page';
 import type * as AtomicFileModule from '../shared/atomic-file';
+import type * as BootReportModule from './reports/boot-report';
+import type { BootProfile } from './reports/boot-report';
+import { STEP_KIND, stepEnded, stepStarted } from '../shared/boot-clock';
 
 /** `create()`'s value, computed at the first call. */
 export function once<T>(create: () => T): () => T {
@@ -37,6 +40,7 @@ const ghostReportFile = once(() => require('./reports/ghost-report-file') as typ
 const reportPage = once(() => require('./page') as typeof ReportPageModule);
 const trackingDisabled = once(() => require('./tracking/tracking-disabled') as typeof TrackingDisabledModule);
 const verdictRules = once(() => require('./verdicts') as typeof VerdictsModule);
+const bootReport = once(() => require('./reports/boot-report') as typeof BootReportModule);
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /** What an adapter hands over once its container has created every static instance. */
@@ -56,6 +60,10 @@ export interface ContainerReady {
 export interface RuntimeListener {
   containerReady?(report: DiagReport, phase1: Phase1Result): void;
   beanTouched?(name: string): void;
+  /** The process is ready: its start-up timeline is complete (docs/startup.md). */
+  startupReady?(profile: BootProfile): void;
+  /** An application finished closing: the profile's `shutdown` holds its hooks. */
+  shutdownFinished?(profile: BootProfile): void;
 }
 
 /**
@@ -79,6 +87,8 @@ export class GhostDetector implements GhostSnapshotSource {
   /** When each bean was first touched in this process (Phase 2). */
   private readonly touchedAt = new Map<string, number>();
   private reportRewrite: NodeJS.Immediate | undefined;
+  /** The process was ready and its start-up published: a later analysis adds the section itself. */
+  private startupPublished = false;
 
   constructor(readonly config: DiagConfig) {
     this.tracker = config.ghostTracking.enabled
@@ -104,15 +114,21 @@ export class GhostDetector implements GhostSnapshotSource {
     const report = this.latest;
     if (!report) return undefined;
     const ghosts = this.tracker?.snapshot();
-    return { report, ...(ghosts ? { ghosts } : {}), ...(this.timeline ? { startup: this.timeline } : {}), live };
+    const startup = this.startupTimeline();
+    return { report, ...(ghosts ? { ghosts } : {}), ...(startup ? { startup } : {}), live };
   }
 
   /** Rewrites `diag-report.html`; a failure is a warning. */
   writeReportPage(): void {
-    const data = this.pageData(false);
-    if (!data) return;
-    const error = reportPage().writeReportPage(this.reportPagePath, data);
-    if (error) safeLog('warn', `could not write ${this.reportPagePath}: ${error.message}`);
+    const step = stepStarted(STEP_KIND.diag, 'diag.report_page');
+    try {
+      const data = this.pageData(false);
+      if (!data) return;
+      const error = reportPage().writeReportPage(this.reportPagePath, data);
+      if (error) safeLog('warn', `could not write ${this.reportPagePath}: ${error.message}`);
+    } finally {
+      stepEnded(step);
+    }
   }
 
   get ghostReportPath(): string {
@@ -167,6 +183,8 @@ export class GhostDetector implements GhostSnapshotSource {
       // Those lookups were this container's; a later container's beans must not leave its list by their names.
       this.lookups.clear();
       this.latest = report;
+      // A process already ready (an analysis that waited for its turn past listen) gets its section at once.
+      if (this.startupPublished) this.addStartupSection();
       this.tracker?.setFramework(ready.framework);
       if (ready.timeline) {
         this.timeline = {
@@ -175,7 +193,7 @@ export class GhostDetector implements GhostSnapshotSource {
         };
       }
       try {
-        atomicFile().writeJsonAtomic(this.diagReportPath, report);
+        atomicFile().writeJsonAtomic(this.diagReportPath, this.latest);
         safeLog(
           'info',
           `ghost candidates: ${report.ghostCandidates.count} of ${report.summary.applicationBeans} application beans; report written to ${this.diagReportPath}`,
@@ -246,9 +264,59 @@ export class GhostDetector implements GhostSnapshotSource {
     return this.latest?.ghostCandidates.beans ?? [];
   }
 
-  /** When each bean of the last started container was created, for the actuator's `{base}/startup`. */
+  /**
+   * When each bean of the last started container was created, and the process's whole start-up (built now,
+   * docs/startup.md), for the actuator's `{base}/startup` and the page.
+   */
   startupTimeline(): StartupTimeline | undefined {
-    return this.timeline;
+    const timeline = this.timeline;
+    if (!timeline) return undefined;
+    const boot = this.bootProfile();
+    return boot ? { ...timeline, boot } : timeline;
+  }
+
+  /** The process's start-up from process start to ready (or to now, before ready); undefined if it cannot be built. */
+  bootProfile(): BootProfile | undefined {
+    try {
+      return bootReport().currentBootProfile(this.timeline);
+    } catch (err) {
+      safeLog('debug', `start-up timeline not built: ${(err as Error)?.message ?? String(err)}`);
+      return undefined;
+    }
+  }
+
+  /**
+   * The process is ready: on the next turn (off the application's path), `diag-report.json` and the page get
+   * the `startup` section and the telemetry its spans.
+   */
+  startupReady(): void {
+    setImmediate(() => this.publishStartup('startupReady'));
+  }
+
+  /** An application closed: the shutdown's hooks go into the report and the spans now (the process may end next). */
+  shutdownFinished(): void {
+    this.publishStartup('shutdownFinished');
+  }
+
+  private publishStartup(event: 'startupReady' | 'shutdownFinished'): void {
+    if (event === 'startupReady') this.startupPublished = true;
+    const profile = this.addStartupSection();
+    if (!profile) return;
+    if (this.latest !== undefined) this.rewriteDiagReport();
+    for (const l of this.listeners) this.guard(() => l[event]?.(profile));
+  }
+
+  /** The current report with the `startup` section as the profile says now; returns the profile. */
+  private addStartupSection(): BootProfile | undefined {
+    const profile = this.bootProfile();
+    const latest = this.latest;
+    if (!profile || latest === undefined) return profile;
+    try {
+      this.latest = { ...latest, startup: bootReport().startupSection(profile) };
+    } catch (err) {
+      safeLog('debug', `start-up section not built: ${(err as Error)?.message ?? String(err)}`);
+    }
+    return profile;
   }
 
   /** The last startup report, for the actuator's `{base}/diag`. */
