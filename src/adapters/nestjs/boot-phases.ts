@@ -221,9 +221,10 @@ export class NestReady {
       if (failed || this.listening > 0 || !Number.isNaN(BOOT_MARKS.ready)) return;
       const at = performance.now();
       // A listen() called right after init() (Nest's own, or the application's next line) is the readier.
+      // (Not unref'd: a CLI that ends right after its init still gets its timeline, one turn later.)
       setImmediate(() => {
         if (this.listening === 0 && markReady('init', at)) this.fire();
-      }).unref();
+      });
     });
   }
 

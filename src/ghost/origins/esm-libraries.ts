@@ -26,10 +26,12 @@ export function watchEsmLibraries(origins: ClassOriginIndex): (() => void) | und
     return undefined;
   }
   try {
+    // The modules import-in-the-middle replays while the hook is being registered were evaluated earlier.
+    let replaying = true;
     const hook = new iitm.Hook((namespace, name, baseDir) => {
       // When each ES module finished evaluating (its imports first): the start-up timeline's ESM packages. The
       // ESM loader has no per-module call around a load as CommonJS has, so this is all a hook can see.
-      if (isRecordingLoads() && (baseDir !== undefined || path.isAbsolute(name))) {
+      if (!replaying && isRecordingLoads() && (baseDir !== undefined || path.isAbsolute(name))) {
         const now = performance.now();
         stepRecorded(STEP_KIND.esm, 'esm.evaluate', now, now, name, baseDir ?? '');
       }
@@ -39,6 +41,7 @@ export function watchEsmLibraries(origins: ClassOriginIndex): (() => void) | und
       else if (path.isAbsolute(name)) origins.registerAppLater(namespace, name);
       return undefined;
     });
+    replaying = false;
     return () => hook.unhook?.();
   } catch (err) {
     safeLog('debug', `ESM library classes not indexed: ${(err as Error).message}`);

@@ -601,6 +601,23 @@ export function buildBootProfile(input: BootInput): BootProfile {
   all.push(...loads, ...esm, ...recorded, ...beans);
   const roots = nest(all);
   computeSelf(all, end);
+  // An ES module application has no CommonJS main load: Node's ESM loader runs the --import preloads, then
+  // resolves, loads (through the loader hook's thread) and links the graph before its modules run. No hook
+  // sees that work (import-in-the-middle does not even report the entry module); what no step covers between
+  // Node's bootstrap and the framework's first phase (the main module has run by then) can only be it, and
+  // the main module's own top level, and is named so.
+  const firstPhase = recorded.filter((r) => r.kind === 'phase').reduce((m, r) => Math.min(m, r.start), Infinity);
+  const mainEvaluated =
+    mainStart === undefined && esm.length > 0 && Number.isFinite(firstPhase) ? firstPhase : undefined;
+  if (mainEvaluated !== undefined && input.nodeBootstrapEnd !== undefined) {
+    for (const g of gaps(roots, Math.min(mainEvaluated, end))) {
+      const from = Math.max(g.start, input.nodeBootstrapEnd);
+      if (g.end <= from) continue;
+      const loader = interval('node.esm_loader', 'preload', from, g.end);
+      loader.self = g.end - from;
+      roots.push(loader);
+    }
+  }
   markCritical(roots);
   const steps: BootStep[] = [];
   flatten(roots, steps);

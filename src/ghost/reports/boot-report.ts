@@ -24,7 +24,8 @@ export function currentBootProfile(timeline?: StartupTimeline): BootProfile {
     timeOrigin: origin,
     ...(nodeTiming?.bootstrapComplete !== undefined ? { nodeBootstrapEnd: nodeTiming.bootstrapComplete } : {}),
     ...(nodeTiming?.environment !== undefined ? { nodeEnvironment: nodeTiming.environment } : {}),
-    ...(require.main?.filename !== undefined ? { mainFile: require.main.filename } : {}),
+    // A CommonJS main module, or the ES module Node was started with.
+    ...(mainFile() !== undefined ? { mainFile: mainFile() } : {}),
     ownRoot: CODE_ROOT + path.sep,
     cachedFiles: Object.keys(require.cache),
     beans: (timeline?.beans ?? []).map((b) => ({
@@ -38,6 +39,12 @@ export function currentBootProfile(timeline?: StartupTimeline): BootProfile {
   });
   cached = { key, profile };
   return profile;
+}
+
+function mainFile(): string | undefined {
+  if (require.main?.filename !== undefined) return require.main.filename;
+  const entry = process.argv[1];
+  return entry !== undefined ? path.resolve(entry) : undefined;
 }
 
 const round = (ms: number): number => Math.round(ms * 1000) / 1000;

@@ -152,7 +152,14 @@ export function toSpringStartup(t: StartupTimeline): SpringStartup {
         STARTUP_STEPS.bean,
         bean.startTime,
         bean.endTime,
-        { ...(module ? { module } : {}), bean: bean.name, scope: bean.scope, phase: 'instantiate' },
+        {
+          ...(module ? { module } : {}),
+          bean: bean.name,
+          scope: bean.scope,
+          phase: 'instantiate',
+          // An async factory's awaited time (a connection, say): a wait, not work.
+          ...(bean.returned !== undefined ? { waitMs: ms(bean.endTime - bean.returned) } : {}),
+        },
         moduleId,
       );
     }
