@@ -9,7 +9,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import type { BeanObserver, TimelineBean } from '../ghost/reports/startup-timeline';
-import type { BootProfile, BootStep } from '../ghost/reports/boot-profile';
+import type { BootProfile, BootStep } from '../ghost/reports/boot-types';
 import type { DiagReport } from '../ghost/reports/diag-report';
 import type { GhostReport } from '../ghost/tracking/types';
 import { safeLog } from '../shared/logger';

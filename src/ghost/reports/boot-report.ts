@@ -1,10 +1,11 @@
 import { bootRecord } from '../../shared/boot-clock';
 import path from 'node:path';
 import { CODE_ROOT } from '../../shared/package-root';
-import { buildBootProfile, type BootProfile, type BootStep, type PackageLoad } from './boot-profile';
+import { buildBootProfile } from './boot-profile';
+import type { BootProfile, BootStep, StartupHook, StartupPhase, StartupSection } from './boot-types';
 import type { StartupTimeline } from './startup-timeline';
 
-export type { BootProfile, BootStep, PackageLoad } from './boot-profile';
+export type { BootProfile, BootStep, PackageLoad, StartupSection } from './boot-types';
 
 /**
  * The boot profile of this process now, from the raw record (src/shared/boot-clock.ts) and the container's
@@ -48,54 +49,6 @@ function mainFile(): string | undefined {
 }
 
 const round = (ms: number): number => Math.round(ms * 1000) / 1000;
-
-/** One phase of the report's `startup` section, with its lifecycle hooks when it runs some. */
-export interface StartupPhase {
-  readonly name: string;
-  readonly startMs: number;
-  readonly endMs: number;
-  readonly selfMs: number;
-  readonly critical?: boolean;
-}
-
-/** One bean's lifecycle hook. */
-export interface StartupHook {
-  readonly hook: string;
-  readonly bean: string;
-  readonly module?: string;
-  readonly startMs: number;
-  readonly endMs: number;
-  /** Time spent before it returned (its code), and awaiting what it returned. */
-  readonly syncMs: number;
-  readonly waitMs: number;
-  readonly critical?: boolean;
-}
-
-/** `diag-report.json`'s `startup`: where the process's start went, ms since process start. */
-export interface StartupSection {
-  /** `performance.timeOrigin` as ISO: the process start the times count from. */
-  readonly processStart: string;
-  readonly readyMs?: number;
-  readonly readyCause?: string;
-  readonly coverage: { attributedMs: number; unattributedMs: number; share: number };
-  /** The top of the timeline and every framework phase under it, in start order. */
-  readonly phases: StartupPhase[];
-  readonly packages: Array<Omit<PackageLoad, 'inclusive' | 'self'> & { inclusiveMs: number; selfMs: number }>;
-  readonly hooks: StartupHook[];
-  /** The instrumentation's own cost, ms. */
-  readonly diag: {
-    loadMs: number;
-    enableMs: number;
-    patchMs: number;
-    modulesMs: number;
-    analysisMs: number;
-    totalMs: number;
-  };
-  /** Time no step covers, with the steps around it. */
-  readonly unattributed: Array<{ startMs: number; endMs: number; after?: string; before?: string }>;
-  readonly beforeInstrumentation?: BootProfile['beforeInstrumentation'];
-  readonly shutdown?: { startMs: number; endMs: number; phases: StartupPhase[]; hooks: StartupHook[] };
-}
 
 function phaseOf(s: BootStep): StartupPhase {
   return {

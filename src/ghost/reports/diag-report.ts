@@ -1,6 +1,6 @@
 import type { BeanGraph } from '../analysis/bean-graph';
 import type { Phase1Result, OrphanVerdict } from '../analysis/candidates';
-import type { StartupSection } from './boot-report';
+import type { StartupSection } from './boot-types';
 
 export const DIAG_REPORT_FILE = 'diag-report.json';
 export const GHOST_REPORT_FILE = 'diag-ghost-report.json';

@@ -1,4 +1,4 @@
-import type { BootProfile } from './boot-profile';
+import type { BootProfile } from './boot-types';
 
 /**
  * The container's start-up as a timeline: when each bean was created, grouped by module, plus the Phase 1
