@@ -194,7 +194,10 @@ function analyse(app, startup, boot, { samples, nodes, parents, startMs }) {
   );
   const hooks = agreement(
     (step) => step.kind === 'hook',
-    (step, stack) => stack.some((f) => f.functionName === step.name || f.functionName === 'lifecycleHook'),
+    // The hook's own frame (V8 names a method `onModuleInit`, an arrow in a field `AppModule.onModuleInit`), or
+    // the timer around it. After an await the stack starts at the innermost async function resumed: work the
+    // hook awaits (a schema built by a library's async function) shows without the hook's frame.
+    (step, stack) => stack.some((f) => f.functionName.endsWith(step.name) || f.functionName === 'lifecycleHook'),
   );
   const sampleMs = window.length > 1 ? (window[window.length - 1].at - window[0].at) / (window.length - 1) : 0;
   return {
