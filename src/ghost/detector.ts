@@ -270,7 +270,13 @@ export class GhostDetector implements GhostSnapshotSource {
    */
   startupTimeline(): StartupTimeline | undefined {
     const timeline = this.timeline;
-    if (!timeline) return undefined;
+    if (!timeline) {
+      // A lazy container times no creations: its process's start-up alone, once it is ready.
+      const boot = this.startupPublished ? this.bootProfile() : undefined;
+      if (!boot) return undefined;
+      const start = boot.timeOrigin;
+      return { startTime: start, endTime: start + boot.end, beans: [], boot };
+    }
     const boot = this.bootProfile();
     return boot ? { ...timeline, boot } : timeline;
   }

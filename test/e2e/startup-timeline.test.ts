@@ -242,3 +242,31 @@ describe('the start-up timeline of a NestJS 12 app (ES modules through the loade
     expect(r.startup.coverage.share).toBeGreaterThanOrEqual(0.95);
   });
 });
+
+describe('the start-up timeline of a lazy container (the awilix example on Express)', () => {
+  it('covers process start → its HTTP server listening, its packages timed, on {base}/startup too', async () => {
+    const app = await startApp('nest11-cjs', {
+      app: 'awilix-app',
+      preload: 'telemetry-diag-first.cjs',
+      env: { MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'startup', MANAGEMENT_SERVER_PORT: '0' },
+    });
+    try {
+      let startup: any;
+      await waitFor(async () => {
+        startup = fs.existsSync(path.join(app.reportDir, 'diag-report.json')) ? app.readReport().startup : undefined;
+        return startup !== undefined;
+      }, 10_000);
+      expect(startup.readyCause).toBe('listening');
+      expect(startup.coverage.share).toBeGreaterThanOrEqual(0.95);
+      expect(startup.packages.map((p: any) => p.name)).toEqual(expect.arrayContaining(['awilix', 'express']));
+      await waitFor(async () => /actuator listening/.test(app.stdout()));
+      const spring = (await getJson(actuatorPort(app), '/actuator/startup')).body;
+      const names = spring.timeline.events.map((e: any) => e.startupStep.name);
+      expect(names[0]).toBe('application.startup');
+      expect(names).toContain('package.load');
+      expect(names).not.toContain('nest.container.startup');
+    } finally {
+      await app.stop('SIGKILL');
+    }
+  }, 60_000);
+});

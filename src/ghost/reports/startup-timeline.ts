@@ -133,6 +133,8 @@ export function toSpringStartup(t: StartupTimeline): SpringStartup {
     }
     containerParent ??= rootId;
   }
+  // A lazy container creates nothing at start-up: the process's steps are all there is.
+  if (boot && t.beans.length === 0) return { timeline: { startTime: iso(boot.timeOrigin), events } };
   const rootEnd = Math.max(t.endTime, t.analysis?.endTime ?? t.endTime);
   const root = event(STARTUP_STEPS.container, t.startTime, rootEnd, { phase: 'bootstrap' }, containerParent);
   const modules = new Map<string, TimelineBean[]>();
