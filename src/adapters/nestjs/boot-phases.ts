@@ -132,28 +132,70 @@ function shadowHooks(container: NestContainer | undefined, hook: LifecycleHook):
   return shadowed;
 }
 
+/** Shutdown hooks under way: what a close still waits for, said while it waits (see `watchShutdown`). */
+const closing = new Map<number, { hook: LifecycleHook; bean: string; started: number }>();
+const SHUTDOWN_HOOKS: ReadonlySet<LifecycleHook> = new Set([
+  'onModuleDestroy',
+  'beforeApplicationShutdown',
+  'onApplicationShutdown',
+]);
+
 function hookTimer(hook: LifecycleHook, method: Method, bean: string, module: string): Method {
+  const shutdown = SHUTDOWN_HOOKS.has(hook);
   return function lifecycleHook(this: unknown, ...args: unknown[]) {
     const step = stepStarted(STEP_KIND.hook, hook, bean, module);
+    const token = shutdown ? watchShutdown(hook, bean) : -1;
+    const ended = (): void => {
+      stepEnded(step);
+      if (token >= 0) closing.delete(token);
+    };
     let result: unknown;
     try {
       result = Reflect.apply(method, this, args);
     } catch (err) {
-      stepEnded(step);
+      ended();
       throw err;
     }
     if (result instanceof Promise) {
       // What follows is the hook's awaited time (a connection, a cache warm-up): recorded as a wait.
       stepReturned(step);
-      result.then(
-        () => stepEnded(step),
-        () => stepEnded(step),
-      );
+      result.then(ended, ended);
     } else {
-      stepEnded(step);
+      ended();
     }
     return result;
   };
+}
+
+/** How often a close that is still waiting on hooks says which (a pod killed at its grace period writes nothing). */
+export const SHUTDOWN_REPORT_MS = 5_000;
+let closingToken = 0;
+let closingTimer: NodeJS.Timeout | undefined;
+
+/**
+ * A shutdown hook has started: while any is under way, every five seconds one WARN names those still running
+ * and for how long, so that the log of a pod killed at the end of its grace period says what the close was
+ * waiting for. The timer never keeps the process alive.
+ */
+function watchShutdown(hook: LifecycleHook, bean: string): number {
+  const token = closingToken++;
+  closing.set(token, { hook, bean, started: performance.now() });
+  if (closingTimer === undefined) {
+    closingTimer = setInterval(() => {
+      if (closing.size === 0) {
+        clearInterval(closingTimer);
+        closingTimer = undefined;
+        return;
+      }
+      const now = performance.now();
+      const waiting = [...closing.values()]
+        .map((c) => `${c.bean}.${c.hook}() for ${((now - c.started) / 1000).toFixed(1)} s`)
+        .join(', ');
+      safeLog('warn', `the application's close is still waiting on ${waiting}`);
+    }, SHUTDOWN_REPORT_MS);
+    closingTimer.unref();
+  }
+  return token;
 }
 
 function unshadow(shadowed: readonly Shadowed[], hook: LifecycleHook): void {

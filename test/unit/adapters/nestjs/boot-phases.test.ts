@@ -1,5 +1,6 @@
 import { types } from 'node:util';
-import { timedHookPhase } from '../../../../src/adapters/nestjs/boot-phases';
+import { SHUTDOWN_REPORT_MS, timedHookPhase } from '../../../../src/adapters/nestjs/boot-phases';
+import { setLogger } from '../../../../src/shared/logger';
 import { bootRecord, STEP_KIND } from '../../../../src/shared/boot-clock';
 
 class Warmer {
@@ -86,5 +87,36 @@ describe("each bean's lifecycle hook timed for the length of its phase", () => {
     const descriptor = Object.getOwnPropertyDescriptor(bean, 'onModuleInit');
     await expect(timedHookPhase('onModuleInit', callInitHook as never).call({ container })).rejects.toBe(boom);
     expect(Object.getOwnPropertyDescriptor(bean, 'onModuleInit')).toEqual(descriptor);
+  });
+});
+
+describe('a close still waiting on a shutdown hook', () => {
+  afterEach(() => {
+    jest.useRealTimers();
+    setLogger(null);
+  });
+
+  it('says every five seconds which hooks it waits for, and stops once they ended', async () => {
+    jest.useFakeTimers();
+    const warnings: string[] = [];
+    setLogger({ debug: () => undefined, info: () => undefined, warn: (m) => warnings.push(m), error: () => undefined });
+    let finish: () => void = () => undefined;
+    const bean = { onModuleDestroy: () => new Promise<void>((resolve) => (finish = resolve)) };
+    const container = {
+      getModules: () =>
+        new Map([['M', { name: 'M', providers: new Map([['Queue', { token: 'Queue', instance: bean }]]) }]]),
+    };
+    const callDestroyHook = async function (this: { container: typeof container }): Promise<void> {
+      for (const m of this.container.getModules().values())
+        for (const w of m.providers.values()) await (w.instance as typeof bean).onModuleDestroy();
+    };
+    const closing = timedHookPhase('onModuleDestroy', callDestroyHook as never).call({ container }) as Promise<void>;
+    jest.advanceTimersByTime(SHUTDOWN_REPORT_MS);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/still waiting on Queue\.onModuleDestroy\(\) for \d+\.\d s/);
+    finish();
+    await closing;
+    jest.advanceTimersByTime(SHUTDOWN_REPORT_MS * 2);
+    expect(warnings).toHaveLength(1);
   });
 });
