@@ -30,6 +30,13 @@ const APPS = {
     ready: () => fs.existsSync(path.join(root, 'test', 'fixtures', 'nest11', 'out-cjs', 'ghost-app', 'main.js')),
     missing: 'node scripts/prepare-test-fixtures.js',
   },
+  // The start-up timeline's fixture: a slow package, slow hooks, an async factory (test/fixtures/apps/boot-app).
+  boot: {
+    cwd: path.join(root, 'test', 'fixtures', 'nest11', 'out-cjs', 'boot-app'),
+    args: ['main.js'],
+    ready: () => fs.existsSync(path.join(root, 'test', 'fixtures', 'nest11', 'out-cjs', 'boot-app', 'main.js')),
+    missing: 'node scripts/prepare-test-fixtures.js',
+  },
   bench: { cwd: __dirname, args: ['app.js'], env: { PROVIDERS: '1000' }, ready: () => true },
   vendure: {
     cwd: path.join(__dirname, 'vendure'),
