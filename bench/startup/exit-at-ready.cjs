@@ -1,6 +1,6 @@
 'use strict';
 // A second preload for bench/startup/coverage.js: once the instrumentation has published the start-up timeline
-// (the report's `startup` section, written on the turn after ready), writes the timeline and one reading of both
+// (the report's `startup` section, written 100 ms after ready), writes the timeline and one reading of both
 // clocks to TIMELINE_OUT and exits normally, so that `--cpu-prof` writes the profile of the same run. Polls every
 // 20 ms after a first wait, which the profile shows as idle after ready, outside what is compared.
 const fs = require('node:fs');

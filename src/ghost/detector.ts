@@ -43,6 +43,15 @@ const verdictRules = once(() => require('./verdicts') as typeof VerdictsModule);
 const bootReport = once(() => require('./reports/boot-report') as typeof BootReportModule);
 /* eslint-enable @typescript-eslint/no-require-imports */
 
+/**
+ * How long after ready the start-up timeline is published (built, written into diag-report.json and the page,
+ * made into spans): tens of milliseconds of work on a large application (the page alone is half a megabyte),
+ * kept out of what an application still does after `listen()` before it calls itself ready (Vendure publishes
+ * an event, then resolves its bootstrap). Unref'd: a process that ends sooner is not kept alive for it, and an
+ * application closed before it gets it at its close.
+ */
+export const STARTUP_PUBLISH_DELAY_MS = 100;
+
 /** What an adapter hands over once its container has created every static instance. */
 export interface ContainerReady {
   readonly graph: BeanGraph;
@@ -89,6 +98,7 @@ export class GhostDetector implements GhostSnapshotSource {
   private reportRewrite: NodeJS.Immediate | undefined;
   /** The process was ready and its start-up published: a later analysis adds the section itself. */
   private startupPublished = false;
+  private startupTimer: NodeJS.Timeout | undefined;
 
   constructor(readonly config: DiagConfig) {
     this.tracker = config.ghostTracking.enabled
@@ -292,15 +302,25 @@ export class GhostDetector implements GhostSnapshotSource {
   }
 
   /**
-   * The process is ready: on the next turn (off the application's path), `diag-report.json` and the page get
-   * the `startup` section and the telemetry its spans.
+   * The process is ready: a moment later (off the application's path, see STARTUP_PUBLISH_DELAY_MS),
+   * `diag-report.json` and the page get the `startup` section and the telemetry its spans.
    */
   startupReady(): void {
-    setImmediate(() => this.publishStartup('startupReady'));
+    if (this.startupTimer !== undefined || this.startupPublished) return;
+    this.startupTimer = setTimeout(() => {
+      this.startupTimer = undefined;
+      this.publishStartup('startupReady');
+    }, STARTUP_PUBLISH_DELAY_MS);
+    this.startupTimer.unref();
   }
 
   /** An application closed: the shutdown's hooks go into the report and the spans now (the process may end next). */
   shutdownFinished(): void {
+    if (this.startupTimer !== undefined) {
+      clearTimeout(this.startupTimer);
+      this.startupTimer = undefined;
+      this.publishStartup('startupReady');
+    }
     this.publishStartup('shutdownFinished');
   }
 
