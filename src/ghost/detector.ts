@@ -261,6 +261,14 @@ export class GhostDetector implements GhostSnapshotSource {
     this.writeReportPage();
   }
 
+  private writeDiagReportOnly(): void {
+    try {
+      atomicFile().writeJsonAtomic(this.diagReportPath, this.latest);
+    } catch (err) {
+      safeLog('warn', `could not write ${this.diagReportPath}: ${(err as Error).message}`);
+    }
+  }
+
   /** Writes a rewrite that lookups scheduled, now: the application is closing before the next turn. */
   writePendingReport(): void {
     if (this.reportRewrite === undefined) return;
@@ -328,7 +336,12 @@ export class GhostDetector implements GhostSnapshotSource {
     if (event === 'startupReady') this.startupPublished = true;
     const profile = this.addStartupSection();
     if (!profile) return;
-    if (this.latest !== undefined) this.rewriteDiagReport();
+    if (this.latest !== undefined) {
+      // At a close the page was just rewritten with the ghost report, and shows nothing of the shutdown:
+      // the report alone gets the close's hooks.
+      if (event === 'shutdownFinished') this.writeDiagReportOnly();
+      else this.rewriteDiagReport();
+    }
     for (const l of this.listeners) this.guard(() => l[event]?.(profile));
   }
 
