@@ -136,15 +136,19 @@ export async function runLedger(
     let connectionError: Error | undefined;
     const client = connectIORedis(target, 10_000, (e) => (connectionError ??= e));
     disconnect = () => client.disconnect();
-    const answer = await readLedger({ client, service, thresholds, address: target.address, redact: target.redact }).catch(
-      (e: unknown) => {
-        throw connectionError && e instanceof LedgerReadError
-          ? new LedgerReadError(
-              `could not read the ghost ledger of ${service} at ${target.address}: ${target.redact(connectionError.message)}`,
-            )
-          : e;
-      },
-    );
+    const answer = await readLedger({
+      client,
+      service,
+      thresholds,
+      address: target.address,
+      redact: target.redact,
+    }).catch((e: unknown) => {
+      throw connectionError && e instanceof LedgerReadError
+        ? new LedgerReadError(
+            `could not read the ghost ledger of ${service} at ${target.address}: ${target.redact(connectionError.message)}`,
+          )
+        : e;
+    });
     if (answer.provenance.since === null) {
       throw new CheckInputError(
         `nothing in the ghost ledger of ${service} at ${target.address}: no process has written to it ` +
