@@ -246,8 +246,9 @@ export class ActuatorRouter {
         return this.read('diag/ghosts', () => ({ status: 200, body: this.ghosts() }));
       case 'ledger':
         return this.ledger();
-      case 'view':
-        return this.read('diag/view', () => {
+      case 'view': {
+        const view = (): ActuatorResponse =>
+          this.read('diag/view', () => {
           const view = this.options.sources.diagView?.();
           if (view === undefined) {
             return errorResponse(404, 'the report page is there once the container has finished starting');
@@ -263,6 +264,11 @@ export class ActuatorRouter {
             },
           };
         });
+        // The page opens on the ledger's verdicts: it waits (5 s at most) for a fresh read rather than show an old one.
+        const ledger = this.options.sources.ledger;
+        if (ledger === undefined) return view();
+        return { status: 503, body: '', later: ledger().then(view, view) };
+      }
       case 'sketches':
         return this.read('sketches', () => {
           // Null prototype: a sketch id such as `__proto__` stays an ordinary key.
@@ -332,7 +338,7 @@ export class ActuatorRouter {
         const answer = await Promise.race([
           source(),
           new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error('the ledger did not answer within 5 s')), 5_000);
+            timer = setTimeout(() => reject(new Error('the ledger did not answer within 6 s')), 6_000);
             timer.unref();
           }),
         ]);

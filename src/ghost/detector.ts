@@ -92,6 +92,21 @@ export interface DetectorHost {
   readonly resource?: () => ServiceIdentity | undefined;
 }
 
+/** A ledger read with no answer after this long is an error naming the server (the actuator answers 503). */
+const LEDGER_READ_TIMEOUT_MS = 5_000;
+
+/** `promise`, or `timeout()`'s error after `ms` (the timer never holds the process). */
+function withTimeout<T>(promise: Promise<T>, ms: number, timeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(timeout()), ms);
+      timer.unref();
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 /** How long a ledger read is reused: the actuator, the page and the metrics may all ask within one scrape. */
 const LEDGER_READ_TTL_MS = 10_000;
 
@@ -490,7 +505,14 @@ export class GhostDetector implements GhostSnapshotSource {
     const wroteSince =
       maxAgeMs <= LEDGER_READ_TTL_MS && (writer.status().lastWriteAt ?? 0) > (this.ledgerRead?.at ?? 0);
     if (!this.ledgerRead || now - this.ledgerRead.at > maxAgeMs || wroteSince) {
-      const answer = writer.read(this.thresholds());
+      const answer = withTimeout(
+        writer.read(this.thresholds()),
+        LEDGER_READ_TIMEOUT_MS,
+        () =>
+          new (ledger().LedgerReadError)(
+            `could not read the ghost ledger of ${writer.service} at ${writer.address}: no answer within ${LEDGER_READ_TIMEOUT_MS / 1000} s`,
+          ),
+      );
       answer.then(
         (a) => (this.lastLedgerAnswer = a),
         () => undefined,

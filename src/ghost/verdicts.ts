@@ -65,6 +65,15 @@ const DAY_MS = 86_400_000;
 const round = (n: number): number =>
   n === 0 || Math.abs(n) >= 0.01 ? Math.round(n * 100) / 100 : Number(n.toPrecision(2));
 
+/** A duration as a person says it: `23.2 days`, `5.1 hours`, `12 minutes`, `40 seconds`. */
+export function span(ms: number): string {
+  const unit = (n: number, one: string) => `${n} ${n === 1 ? one : `${one}s`}`;
+  if (ms >= 2 * DAY_MS) return unit(Math.round((ms / DAY_MS) * 10) / 10, 'day');
+  if (ms >= 2 * 3_600_000) return unit(Math.round((ms / 3_600_000) * 10) / 10, 'hour');
+  if (ms >= 2 * 60_000) return unit(Math.round(ms / 60_000), 'minute');
+  return unit(Math.max(0, Math.round(ms / 1000)), 'second');
+}
+
 /** The verdict of one bean at `now`. */
 export function verdictOf(bean: BeanEvidence, thresholds: EvidenceThresholds, now: number): BeanVerdict {
   const base = {
@@ -83,7 +92,7 @@ export function verdictOf(bean: BeanEvidence, thresholds: EvidenceThresholds, no
   const days = (now - bean.firstSeen) / DAY_MS;
   const missingDays = Math.max(0, thresholds.minDays - days);
   const missingHours = Math.max(0, thresholds.minProcessHours - bean.processHours);
-  const observed = `observed ${round(days)} days, ${round(bean.processHours)} process-hours`;
+  const observed = `observed ${span(now - bean.firstSeen)}, ${round(bean.processHours)} process-hours`;
   if (missingDays === 0 && missingHours === 0) {
     return {
       ...base,

@@ -117,6 +117,14 @@ function main(argv: string[]): Promise<number> | number {
   );
 }
 
+// `… | head`: the reader went away; what is left to print has no one to read it, which is no error of ours.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
 void Promise.resolve(main(process.argv.slice(2))).then((code) => {
   process.exitCode = code;
 });

@@ -83,7 +83,7 @@ export function ledgerText(answer: LedgerAnswer, all: boolean): string {
     if (beans.length === 0) continue;
     lines.push('', `${verdict} (${beans.length})`);
     if (verdict === 'in-use' && !all) {
-      lines.push(`  ${beans.length} beans called in production (--all lists them)`);
+      lines.push(`  ${plural(beans.length, 'bean')} called in production (--all lists them)`);
       continue;
     }
     for (const b of beans) lines.push(`  ${describeBean(b)}`);
@@ -101,10 +101,12 @@ function describeBean(b: LedgerBean): string {
       : '';
   const touched =
     b.verdict === 'in-use' && b.lastTouched
-      ? `: last first touch ${b.lastTouched}${b.lastTouchedBy ? ` by a process started ${b.lastTouchedBy.processStartedAt} (${b.lastTouchedBy.version})` : ''}`
+      ? `: last first touch ${b.lastTouched}${b.lastTouchedBy ? ` by a process of version ${b.lastTouchedBy.version} started ${b.lastTouchedBy.processStartedAt}` : ''}` +
+        (b.touchedIn && b.touchedIn.length > 0 ? `; touched in ${b.touchedIn.join(', ')}` : '')
       : b.verdict === 'in-use'
         ? ''
-        : `: ${b.why}`;
+        : // The header gives the thresholds; what is missing follows in `needs`.
+          `: ${b.verdict === 'insufficient-evidence' && b.needs ? b.why.replace(/, a verdict needs .*$/, '') : b.why}`;
   return `${b.name}${where ? ` (${where})` : ''}${strongest}${touched}${needs}`;
 }
 
@@ -149,6 +151,14 @@ export async function runLedger(
           )
         : e;
     });
+    if (answer.provenance.silent && answer.provenance.since !== null) {
+      // No live process: every bean would read retired, and a gate would pass with nothing judged.
+      out(ledgerText(answer, o.all));
+      throw new CheckInputError(
+        `the service ${service} has gone silent (${answer.provenance.liveProcesses === 0 ? 'no live process' : 'no recent write'}): ` +
+          'a verdict needs processes writing to the ledger; check that they run with diag.ghost-tracking.ledger.url set',
+      );
+    }
     if (answer.provenance.since === null) {
       throw new CheckInputError(
         `nothing in the ghost ledger of ${service} at ${target.address}: no process has written to it ` +
@@ -180,11 +190,15 @@ export async function runLedger(
     else {
       out(ledgerText(answer, o.all));
       if (fresh.length > 0) {
+        // The same judgement, accepted: the thresholds given are repeated, or the baseline would hold other beans.
         const accept = [
+          'npx',
           'diag-instrumentation',
           'ledger',
           '--service',
           service,
+          ...(o.minDays !== undefined ? ['--min-days', String(o.minDays)] : []),
+          ...(o.minProcessHours !== undefined ? ['--min-process-hours', String(o.minProcessHours)] : []),
           '--baseline',
           o.baseline ?? DEFAULT_BASELINES[KIND],
           '--update-baseline',

@@ -29,6 +29,11 @@ export interface LedgerProvenance {
   readonly reset: boolean;
   /** ISO time of that reset, when there was one. */
   readonly resetAt?: string;
+  /**
+   * Touch records missing from Redis (evicted or deleted) though the ledger counted them: while any are, no bean is
+   * judged `never-touched` (a lost record would read as a bean never called).
+   */
+  readonly lostTouches?: number;
   /** Nothing written for three heartbeat intervals, or no live process: collection has stopped. */
   readonly silent: boolean;
   /** The heartbeat interval the writers use (ms). */
@@ -93,7 +98,17 @@ export function ledgerAnswer(
 ): LedgerAnswer {
   const byName = new Map(evidence.map((e) => [e.name, e]));
   const counts = Object.fromEntries(VERDICT_ORDER.map((v) => [v, 0])) as Record<Verdict, number>;
-  const beans = verdicts(evidence, thresholds, now).map((v): LedgerBean => {
+  const lost = provenance.lostTouches ?? 0;
+  const beans = verdicts(evidence, thresholds, now).map((judged): LedgerBean => {
+    // A lost touch record reads as a bean never called: while any is missing, "never" cannot be said.
+    const v: BeanVerdict =
+      lost > 0 && judged.verdict === 'never-touched'
+        ? {
+            ...judged,
+            verdict: 'insufficient-evidence',
+            why: `never called as far as the ledger shows, but ${lost} touch ${lost === 1 ? 'record was' : 'records were'} lost from Redis (evicted?): no never-touched verdict until every process has restarted or the ledger is reset`,
+          }
+        : judged;
     counts[v.verdict]++;
     const e = byName.get(v.name)!;
     return {

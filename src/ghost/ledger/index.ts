@@ -24,7 +24,9 @@ export interface LedgerWriterSettings {
 }
 
 /** A connection to the ledger's Redis, or why there is none (a WARN already logged). */
-export function connectLedger(url: string): { client: RedisPipelineClient; target: RedisTarget } | undefined {
+export function connectLedger(
+  url: string,
+): { client: RedisPipelineClient; target: RedisTarget; connectionError: () => Error | undefined } | undefined {
   let target: RedisTarget;
   try {
     target = parseRedisUrl(url);
@@ -37,10 +39,12 @@ export function connectLedger(url: string): { client: RedisPipelineClient; targe
   }
   try {
     // A round left unanswered this long is given up and sent again (it is idempotent); the outage is said sooner.
-    const client = connectIORedis(target, 30_000, (err) =>
-      safeLog('debug', `ghost ledger connection to ${target.address}: ${target.redact(err.message)}`),
-    );
-    return { client, target };
+    let lastError: Error | undefined;
+    const client = connectIORedis(target, 30_000, (err) => {
+      lastError = err;
+      safeLog('debug', `ghost ledger connection to ${target.address}: ${target.redact(err.message)}`);
+    });
+    return { client, target, connectionError: () => lastError };
   } catch (err) {
     const missing = (err as { code?: string }).code === 'MODULE_NOT_FOUND';
     safeLog(
@@ -86,5 +90,6 @@ export function startLedgerWriter(
     // An outage is said after two rounds without an answer, 5 s at most (the default round is 5 s).
     timeoutMs: Math.min(5_000, Math.max(1_000, 2 * settings.pushIntervalMs)),
     ownsClient: true,
+    connectionError: connection.connectionError,
   });
 }

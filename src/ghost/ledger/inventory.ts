@@ -104,12 +104,13 @@ export function inventoryDigest(encoded: Buffer): string {
 }
 
 /**
- * The code version when the resource has no `service.version`: a digest of which beans exist where (not of
- * how they were watched), so that the replicas of one build agree and a deploy that changes beans is a new one.
+ * The code version when the resource has no `service.version`: a digest of which beans exist in which module (not
+ * of how they were watched, nor of their files' paths, which follow the working directory), so that the replicas
+ * of one build agree and a deploy that changes beans is a new one.
  */
 export function inventoryVersion(inventory: Inventory): string {
   const identity = inventory.beans
-    .map((b) => `${b.name}\u0000${b.module ?? ''}\u0000${b.className ?? ''}\u0000${b.source ?? ''}`)
+    .map((b) => `${b.name}\u0000${b.module ?? ''}\u0000${b.className ?? ''}`)
     .sort()
     .join('\n');
   return `inv-${sha256(`${inventory.framework}\n${identity}`).slice(0, 12)}`;

@@ -15,14 +15,12 @@ export interface LedgerKeys {
   readonly procs: string;
   /** HASH: process id → JSON {@link ProcessRecord}: version, start, tracking, its cumulative hours. */
   readonly proc: string;
-  /** HASH: version → digest of its inventory. */
-  readonly versionInventory: string;
-  /** HASH: version → when a process first ran it (ms). */
-  readonly versionFirstSeen: string;
-  /** HASH: version → the last heartbeat of a process running it (ms). */
-  readonly versionLastSeen: string;
-  /** HASH: version → process-hours of pruned processes, folded in (the live ones carry their own). */
-  readonly versionHours: string;
+  /** HASH: variant (see {@link variantOf}) → when a process running it first started (ms). */
+  readonly variantFirstSeen: string;
+  /** HASH: variant → the last heartbeat of a process running it (ms). */
+  readonly variantLastSeen: string;
+  /** HASH: variant → process-hours of its folded processes (the records of the others carry their own). */
+  readonly variantHours: string;
   /** SET: the digests of the inventories stored. */
   readonly inventories: string;
   /** HASH: version → its small index (the touch records name versions by index, to stay short). */
@@ -60,10 +58,9 @@ export function ledgerKeys(service: string): LedgerKeys {
     meta: `${base}meta`,
     procs: `${base}procs`,
     proc: `${base}proc`,
-    versionInventory: `${base}vinv`,
-    versionFirstSeen: `${base}vfirst`,
-    versionLastSeen: `${base}vlast`,
-    versionHours: `${base}vhours`,
+    variantFirstSeen: `${base}vfirst`,
+    variantLastSeen: `${base}vlast`,
+    variantHours: `${base}vhours`,
     inventories: `${base}invs`,
     versionIndex: `${base}vidx`,
     touchBucket: (bean) => `${base}touched:${bucketOf(bean)}`,
@@ -100,7 +97,8 @@ export function parseTouchRecord(text: string): TouchRecord | undefined {
  * One round's first touches, atomically (KEYS: meta, versionIndex, then one touch bucket per touch; ARGV: the
  * version, the process's start, then name and time per touch). It gives the version its index on first use, keeps
  * each bean's latest touch (and who made it), and adds the version to the bean's list (the latest eight): a
- * round sent twice changes nothing the second time.
+ * round sent twice changes nothing the second time. `meta.touchedBeans` counts the records, so that a reader can
+ * tell a record lost (evicted, deleted) from a bean never touched.
  */
 export const TOUCH_SCRIPT = `local idx = redis.call('HGET', KEYS[2], ARGV[1])
 if not idx then
@@ -112,6 +110,7 @@ for i = 3, #KEYS do
   local at = tonumber(ARGV[(i - 3) * 2 + 4])
   local cur = redis.call('HGET', KEYS[i], name)
   local last, by, byv, vers = at, ARGV[2], idx, idx
+  if not cur then redis.call('HINCRBY', KEYS[1], 'touchedBeans', 1) end
   if cur then
     local l, b, bv, v = string.match(cur, '^(%d+)|(%d+)|(%d*)|(.*)$')
     if l then
@@ -130,10 +129,32 @@ for i = 3, #KEYS do
 end
 return idx`;
 
+/**
+ * A variant is what one process ran: a code version and the inventory it had (its digest). Replicas of one version
+ * may hold different beans (a worker beside the servers, a cron leader, a feature flag), so the ledger keeps every
+ * bean set a version showed, each with its own first-seen time and hours, and a bean is judged on the variants
+ * that had it.
+ */
+export function variantOf(version: string, digest: string): string {
+  return `${version}|${digest}`;
+}
+
+/** The version and the inventory digest of a variant (the digest is hex: the last `|` splits them). */
+export function parseVariant(variant: string): { version: string; digest: string } {
+  const at = variant.lastIndexOf('|');
+  return at < 0 ? { version: variant, digest: '' } : { version: variant.slice(0, at), digest: variant.slice(at + 1) };
+}
+
 /** What each process keeps under `proc`, rewritten at each heartbeat (idempotent: a retried round counts once). */
 export interface ProcessRecord {
   /** The code version it runs. */
   readonly v: string;
+  /** The digest of its inventory: with `v`, its variant. */
+  readonly i?: string;
+  /** Its heartbeat interval (ms): it counts as gone after three of them without one. */
+  readonly hb?: number;
+  /** Its retention (days): the pruner keeps what the longest of the live processes asks. */
+  readonly rd?: number;
   /** When it started (ms since the epoch). */
   readonly s: number;
   /** Whether Phase 2 is on: only then do its hours count as observation. */

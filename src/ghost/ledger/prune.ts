@@ -1,6 +1,6 @@
 import type { RedisPipelineClient } from '../../shared/redis';
 import { decodeInventory } from './inventory';
-import type { LedgerKeys, ProcessRecord } from './keys';
+import { parseVariant, variantOf, type LedgerKeys, type ProcessRecord } from './keys';
 
 export interface PruneOptions {
   readonly now: number;
@@ -17,13 +17,13 @@ export const FOLD_AFTER_MS = 3_600_000;
 /*
  * Folds one process into its version, atomically: the record is read where it is changed, so hours a paused
  * process wrote a moment before are folded with it, and a second pruner finds nothing left to fold.
- * KEYS: versionHours, proc, procs, meta; ARGV: the process id.
+ * KEYS: variantHours, proc, procs, meta; ARGV: the process id.
  */
 const FOLD_SCRIPT = `local rec = redis.call('HGET', KEYS[2], ARGV[1])
 if rec then
   local ok, r = pcall(cjson.decode, rec)
   if ok and type(r) == 'table' and r.t and type(r.h) == 'number' and r.h > 0 and type(r.v) == 'string' then
-    redis.call('HINCRBYFLOAT', KEYS[1], r.v, r.h)
+    redis.call('HINCRBYFLOAT', KEYS[1], r.v .. '|' .. (type(r.i) == 'string' and r.i or ''), r.h)
   end
   redis.call('HDEL', KEYS[2], ARGV[1])
   redis.call('HINCRBY', KEYS[4], 'foldedProcesses', 1)
@@ -51,6 +51,11 @@ export function pairs(flat: unknown): Map<string, string> {
   return out;
 }
 
+/** Whether a process counts as live: not ended, and a heartbeat within three of its own intervals. */
+export function isLive(record: ProcessRecord, beat: number, now: number, defaultHeartbeatMs: number): boolean {
+  return record.e === undefined && beat >= now - 3 * (record.hb ?? defaultHeartbeatMs);
+}
+
 export function parseRecord(text: string | undefined): ProcessRecord | undefined {
   if (text === undefined) return undefined;
   try {
@@ -67,61 +72,72 @@ export function parseRecord(text: string | undefined): ProcessRecord | undefined
  * one finishes:
  * - a process ended or silent for an hour: its hours are added to its version's and its record dropped, in one
  *   script (its hours counted once, never twice, never lost);
- * - a version no live process has run for the retention period: its fields, the inventories
+ * - a variant (a version and a bean set) no live process has run for the retention period: its fields, the inventories
  *   nothing refers to any more, and the touches of beans no remaining version has.
- * @returns what was pruned.
+ * - touch records missing though counted (evicted): the evidence starts over from now, marked reset.
+ * @returns what was pruned, and how many touch records were found lost.
  */
 export async function pruneLedger(
   client: RedisPipelineClient,
   k: LedgerKeys,
   options: PruneOptions,
-): Promise<{ processes: number; versions: number; beans: number }> {
+): Promise<{ processes: number; versions: number; beans: number; lostTouches?: number }> {
   const { now } = options;
   const [locked] = await exec(client, [['set', k.pruneLock, options.owner, 'NX', 'PX', 60_000]]);
   if (locked !== 'OK') return { processes: 0, versions: 0, beans: 0 };
   try {
-    const [procs, proc, vinv, vlast] = await exec(client, [
+    const [procs, proc, vlast] = await exec(client, [
       ['zrange', k.procs, 0, -1, 'WITHSCORES'],
       ['hgetall', k.proc],
-      ['hgetall', k.versionInventory],
-      ['hgetall', k.versionLastSeen],
+      ['hgetall', k.variantLastSeen],
     ]);
     const beats = new Map([...pairs(procs)].map(([id, at]) => [id, Number(at)]));
     const records = pairs(proc);
-    const liveAfter = now - 3 * options.heartbeatMs;
-    const liveVersions = new Set<string>();
+    const liveVariants = new Set<string>();
+    // The longest retention a live process asks for: one canary set to minutes must not wipe everyone's history.
+    let retentionMs = options.retentionMs;
     let folded = 0;
     for (const [id, text] of records) {
       const record = parseRecord(text);
       const beat = beats.get(id) ?? 0;
-      if (record && record.e === undefined && beat >= liveAfter) liveVersions.add(record.v);
+      if (record && isLive(record, beat, now, options.heartbeatMs)) {
+        liveVariants.add(variantOf(record.v, record.i ?? ''));
+        if (record.rd !== undefined) retentionMs = Math.max(retentionMs, record.rd * 86_400_000);
+      }
       const goneSince = record?.e ?? beat;
       if (goneSince >= now - FOLD_AFTER_MS && record) continue;
-      await exec(client, [['eval', FOLD_SCRIPT, 4, k.versionHours, k.proc, k.procs, k.meta, id]]);
+      await exec(client, [['eval', FOLD_SCRIPT, 4, k.variantHours, k.proc, k.procs, k.meta, id]]);
       folded++;
     }
     // Heartbeats without a record (a record folded while its process still had a round in flight).
     for (const [id, beat] of beats)
       if (!records.has(id) && beat < now - FOLD_AFTER_MS) await exec(client, [['zrem', k.procs, id]]);
 
-    const versions = pairs(vinv);
+    // Touch records lost (evicted under memory pressure, deleted by hand) would read as beans never called: the
+    // ledger starts its evidence over, as after a reset, and every process writes its touches again.
+    const [counted, ...lengths] = await exec(client, [
+      ['hget', k.meta, 'touchedBeans'],
+      ...k.touchBuckets.map((bucket) => ['hlen', bucket]),
+    ]);
+    const present = (lengths as number[]).reduce((a, b) => a + Number(b), 0);
+    const lostTouches = Math.max(0, Number(counted ?? 0) - present);
+    if (lostTouches > 0) {
+      await exec(client, [['hset', k.meta, 'since', now, 'resetAt', now, 'touchedBeans', present]]);
+    }
+
     const lastSeen = pairs(vlast);
-    const expired = [...versions.keys()].filter(
-      (v) => !liveVersions.has(v) && Number(lastSeen.get(v) ?? 0) < now - options.retentionMs,
+    const variants = new Set(lastSeen.keys());
+    const expired = [...variants].filter(
+      (v) => !liveVariants.has(v) && Number(lastSeen.get(v) ?? 0) < now - retentionMs,
     );
-    if (expired.length === 0) return { processes: folded, versions: 0, beans: 0 };
+    if (expired.length === 0) return { processes: folded, versions: 0, beans: 0, lostTouches };
     const commands: (string | number)[][] = [];
     for (const v of expired) {
-      commands.push(
-        ['hdel', k.versionInventory, v],
-        ['hdel', k.versionFirstSeen, v],
-        ['hdel', k.versionLastSeen, v],
-        ['hdel', k.versionHours, v],
-      );
-      versions.delete(v);
+      commands.push(['hdel', k.variantFirstSeen, v], ['hdel', k.variantLastSeen, v], ['hdel', k.variantHours, v]);
+      variants.delete(v);
     }
     await exec(client, commands);
-    const kept = new Set(versions.values());
+    const kept = new Set([...variants].map((v) => parseVariant(v).digest));
     const [stored] = await exec(client, [['smembers', k.inventories]]);
     const orphans = (stored as string[]).filter((d) => !kept.has(d));
     if (orphans.length > 0) {
@@ -147,8 +163,8 @@ export async function pruneLedger(
       gone += dead.length;
       if (dead.length > 0) deletes.push(['hdel', k.touchBuckets[i]!, ...dead]);
     });
-    if (deletes.length > 0) await exec(client, deletes);
-    return { processes: folded, versions: expired.length, beans: gone };
+    if (deletes.length > 0) await exec(client, [...deletes, ['hincrby', k.meta, 'touchedBeans', -gone]]);
+    return { processes: folded, versions: expired.length, beans: gone, lostTouches };
   } finally {
     await exec(client, [['del', k.pruneLock]]).catch(() => undefined);
   }

@@ -3,8 +3,8 @@ import type { RedisPipelineClient } from '../../shared/redis';
 import type { EvidenceThresholds } from '../verdicts';
 import { ledgerAnswer, type LedgerAnswer, type LedgerEvidence, type LedgerVersion } from './answer';
 import { decodeInventory, type Inventory, type InventoryBean } from './inventory';
-import { ledgerKeys, parseTouchRecord, type TouchRecord } from './keys';
-import { pairs, parseRecord } from './prune';
+import { ledgerKeys, parseTouchRecord, parseVariant, variantOf, type TouchRecord } from './keys';
+import { isLive, pairs, parseRecord } from './prune';
 
 /** The ledger could not be read; the message names the server by address only. */
 export class LedgerReadError extends DiagError {
@@ -56,42 +56,38 @@ function unreadable(options: ReadLedgerOptions, err: unknown): LedgerReadError {
 export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnswer> {
   const k = ledgerKeys(options.service);
   const now = options.now ?? Date.now();
-  const [metaRaw, procsRaw, procRaw, vinvRaw, vfirstRaw, vlastRaw, vhoursRaw, vidxRaw, ...bucketsRaw] = await exec(
-    options,
-    [
-      ['hgetall', k.meta],
-      ['zrange', k.procs, 0, -1, 'WITHSCORES'],
-      ['hgetall', k.proc],
-      ['hgetall', k.versionInventory],
-      ['hgetall', k.versionFirstSeen],
-      ['hgetall', k.versionLastSeen],
-      ['hgetall', k.versionHours],
-      ['hgetall', k.versionIndex],
-      ...k.touchBuckets.map((bucket) => ['hgetall', bucket]),
-    ],
-  );
+  const [metaRaw, procsRaw, procRaw, vfirstRaw, vlastRaw, vhoursRaw, vidxRaw, ...bucketsRaw] = await exec(options, [
+    ['hgetall', k.meta],
+    ['zrange', k.procs, 0, -1, 'WITHSCORES'],
+    ['hgetall', k.proc],
+    ['hgetall', k.variantFirstSeen],
+    ['hgetall', k.variantLastSeen],
+    ['hgetall', k.variantHours],
+    ['hgetall', k.versionIndex],
+    ...k.touchBuckets.map((bucket) => ['hgetall', bucket]),
+  ]);
   const meta = pairs(metaRaw);
   const heartbeatMs = meta.has('heartbeatMs') ? Number(meta.get('heartbeatMs')) : undefined;
-  const liveAfter = now - 3 * (heartbeatMs ?? 60_000);
+  const since = meta.has('since') ? Number(meta.get('since')) : undefined;
   const beats = new Map([...pairs(procsRaw)].map(([id, at]) => [id, Number(at)]));
-  const versionInventory = pairs(vinvRaw);
-  const versionFirst = pairs(vfirstRaw);
-  const versionLast = pairs(vlastRaw);
+  const variantFirst = pairs(vfirstRaw);
+  const variantLast = pairs(vlastRaw);
   const hoursOf = new Map([...pairs(vhoursRaw)].map(([v, h]) => [v, Number(h)]));
-  const liveByVersion = new Map<string, number>();
+  const liveOf = new Map<string, number>();
   let liveProcesses = 0;
   for (const [id, text] of pairs(procRaw)) {
     const r = parseRecord(text);
     if (!r) continue;
-    if (r.t) hoursOf.set(r.v, (hoursOf.get(r.v) ?? 0) + r.h);
-    if (r.e === undefined && (beats.get(id) ?? 0) >= liveAfter) {
+    const variant = variantOf(r.v, r.i ?? '');
+    if (r.t) hoursOf.set(variant, (hoursOf.get(variant) ?? 0) + r.h);
+    if (isLive(r, beats.get(id) ?? 0, now, heartbeatMs ?? 60_000)) {
       liveProcesses++;
-      liveByVersion.set(r.v, (liveByVersion.get(r.v) ?? 0) + 1);
+      liveOf.set(variant, (liveOf.get(variant) ?? 0) + 1);
     }
   }
 
-  const versions = [...versionInventory.keys()];
-  const digests = [...new Set(versionInventory.values())];
+  const variants = [...new Set([...variantFirst.keys(), ...variantLast.keys()])];
+  const digests = [...new Set(variants.map((v) => parseVariant(v).digest))];
   const second =
     digests.length > 0
       ? await exec(
@@ -106,7 +102,7 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
     try {
       inventories.set(d, decodeInventory(bytes as Buffer));
     } catch {
-      // another writer's value under our key: that version's beans are unknown, the rest still answer
+      // another writer's value under our key: that variant's beans are unknown, the rest still answer
     }
   });
   const versionOfIndex = new Map([...pairs(vidxRaw)].map(([v, i]) => [i, v]));
@@ -117,10 +113,13 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
       if (record) touches.set(name, record);
     }
   }
+  // Touch records lost (evicted, deleted) would read as "never touched": the count the touch script keeps says so.
+  const lostTouches = Math.max(0, Number(meta.get('touchedBeans') ?? 0) - touches.size);
 
-  // Newest version first: a bean's module, file and Phase 1 state are those of the newest version that has it.
-  const firstSeenOf = (v: string) => Number(versionFirst.get(v) ?? now);
-  versions.sort((a, b) => firstSeenOf(b) - firstSeenOf(a));
+  // Newest variant first: a bean's module, file and Phase 1 state are those of the newest variant that has it. No
+  // evidence is older than the ledger's `since` (a reset starts it over).
+  const firstSeenOf = (v: string) => Math.max(Number(variantFirst.get(v) ?? now), since ?? 0);
+  variants.sort((a, b) => firstSeenOf(b) - firstSeenOf(a));
   interface Acc {
     bean: InventoryBean;
     firstSeen: number;
@@ -130,21 +129,24 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
     untrackable?: string;
   }
   const beans = new Map<string, Acc>();
-  const versionDetails: LedgerVersion[] = [];
-  for (const v of versions) {
-    const inventory = inventories.get(versionInventory.get(v)!);
-    const live = (liveByVersion.get(v) ?? 0) > 0;
+  const byVersion = new Map<
+    string,
+    { firstSeen: number; lastSeen: number; hours: number; live: number; beans: Set<string> }
+  >();
+  for (const v of variants) {
+    const { version, digest } = parseVariant(v);
+    const inventory = inventories.get(digest);
+    const live = (liveOf.get(v) ?? 0) > 0;
     const hours = hoursOf.get(v) ?? 0;
-    versionDetails.push({
-      version: v,
-      firstSeen: new Date(firstSeenOf(v)).toISOString(),
-      lastSeen: new Date(Number(versionLast.get(v) ?? firstSeenOf(v))).toISOString(),
-      processHours: Math.round(hours * 1000) / 1000,
-      liveProcesses: liveByVersion.get(v) ?? 0,
-      beans: inventory?.beans.length ?? 0,
-    });
+    const detail = byVersion.get(version) ?? { firstSeen: Infinity, lastSeen: 0, hours: 0, live: 0, beans: new Set() };
+    byVersion.set(version, detail);
+    detail.firstSeen = Math.min(detail.firstSeen, firstSeenOf(v));
+    detail.lastSeen = Math.max(detail.lastSeen, Number(variantLast.get(v) ?? firstSeenOf(v)));
+    detail.hours += hours;
+    detail.live += liveOf.get(v) ?? 0;
     if (!inventory) continue;
     for (const bean of inventory.beans) {
+      detail.beans.add(bean.name);
       let acc = beans.get(bean.name);
       if (!acc) {
         acc = { bean, firstSeen: firstSeenOf(v), hours: 0, live: false, trackedSomewhere: false };
@@ -153,13 +155,23 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
       acc.firstSeen = Math.min(acc.firstSeen, firstSeenOf(v));
       acc.live ||= live;
       if (!inventory.tracking) continue;
-      // A version whose processes could not watch it: a call there would have gone unseen, so no verdict.
+      // A variant whose processes could not watch it: a call there would have gone unseen, so no verdict.
       if (bean.tracked === true) {
         acc.trackedSomewhere = true;
         acc.hours += hours;
       } else acc.untrackable ??= bean.tracked;
     }
   }
+  const versionDetails: LedgerVersion[] = [...byVersion]
+    .sort((a, b) => b[1].firstSeen - a[1].firstSeen)
+    .map(([version, d]) => ({
+      version,
+      firstSeen: new Date(d.firstSeen).toISOString(),
+      lastSeen: new Date(d.lastSeen).toISOString(),
+      processHours: Math.round(d.hours * 1000) / 1000,
+      liveProcesses: d.live,
+      beans: d.beans.size,
+    }));
 
   const evidence: LedgerEvidence[] = [...beans.values()].map((acc) => {
     const b = acc.bean;
@@ -191,7 +203,6 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
     };
   });
 
-  const since = meta.get('since');
   const lastWrite = meta.get('lastWrite');
   const resetAt = meta.get('resetAt');
   const lastWriteAgoMs = lastWrite !== undefined ? Math.max(0, now - Number(lastWrite)) : null;
@@ -202,11 +213,12 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
     {
       source: 'redis',
       ledger: options.address,
-      since: since !== undefined ? new Date(Number(since)).toISOString() : null,
+      since: since !== undefined ? new Date(since).toISOString() : null,
       processes: beats.size + Number(meta.get('foldedProcesses') ?? 0),
       liveProcesses,
       processHours: Math.round([...hoursOf.values()].reduce((a, b) => a + b, 0) * 1000) / 1000,
-      versions: versions.length,
+      versions: byVersion.size,
+      ...(lostTouches > 0 ? { lostTouches } : {}),
       lastWriteAgoMs,
       reset: resetAt !== undefined,
       ...(resetAt !== undefined ? { resetAt: new Date(Number(resetAt)).toISOString() } : {}),

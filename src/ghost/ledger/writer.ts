@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { safeLog } from '../../shared/logger';
 import type { RedisPipelineClient } from '../../shared/redis';
 import { encodeInventory, inventoryDigest, inventoryVersion, type Inventory } from './inventory';
-import { ledgerKeys, TOUCH_SCRIPT, type LedgerKeys, type ProcessRecord } from './keys';
+import { ledgerKeys, TOUCH_SCRIPT, variantOf, type LedgerKeys, type ProcessRecord } from './keys';
 import { pruneLedger } from './prune';
 import { readLedger } from './reader';
 import type { LedgerAnswer } from './answer';
@@ -31,6 +31,8 @@ export interface LedgerWriterOptions {
   readonly clock?: () => number;
   /** Close the client with the writer. */
   readonly ownsClient?: boolean;
+  /** The connection's last socket or AUTH error: what an outage line names rather than the client's retry limit. */
+  readonly connectionError?: () => Error | undefined;
 }
 
 /** What the writer can say about itself, for metrics and the page. */
@@ -75,6 +77,8 @@ export class LedgerWriter {
   private readonly clock: () => number;
   private readonly timeoutMs: number;
   private readonly startedAt: number;
+  /** Since when this process's evidence counts in this ledger: its start, or the reset it saw. */
+  private observedFrom: number;
   private processId = LedgerWriter.newProcessId();
   /** An id of this process the pruner folded while it could not write; its record is removed next round. */
   private staleId: string | undefined;
@@ -100,6 +104,8 @@ export class LedgerWriter {
   private firstWriteSaid = false;
   private resetAt: number | undefined;
   private ended = false;
+  /** The ledger's `resetAt` as this process last read it (0: never reset). */
+  private knownResetAt: number | undefined;
   private closed = false;
 
   private static newProcessId(): string {
@@ -114,6 +120,7 @@ export class LedgerWriter {
     this.clock = options.clock ?? Date.now;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.startedAt = Math.round(performance.timeOrigin);
+    this.observedFrom = this.startedAt;
   }
 
   /** The container is ready: its inventory is written at the next round (which is soon, off the boot path). */
@@ -222,6 +229,9 @@ export class LedgerWriter {
       s: this.startedAt,
       t: tracking,
       h: Math.round(hours * 1e6) / 1e6,
+      i: inventory.digest,
+      hb: this.options.heartbeatIntervalMs,
+      rd: this.options.retentionDays,
       host: os.hostname(),
       pid: process.pid,
       ...(final ? { e: now } : {}),
@@ -229,17 +239,19 @@ export class LedgerWriter {
     const sent = new Map(this.pending);
     const commands: (string | number | Buffer)[][] = [
       ['hsetnx', k.meta, 'epoch', this.epochCandidate],
-      ['hsetnx', k.meta, 'since', now],
+      // Observation starts when the process does (its first touches can precede its first write); after a reset,
+      // when the reset was seen: nothing before it is in this ledger.
+      ['hsetnx', k.meta, 'since', this.observedFrom],
       ['hget', k.meta, 'epoch'],
       ['hexists', k.proc, this.processId],
+      ['hget', k.meta, 'resetAt'],
     ];
+    const variant = variantOf(inventory.version, inventory.digest);
     if (!this.inventoryWritten) {
       commands.push(
         ['set', k.inventory(inventory.digest), inventory.bytes, 'NX'],
         ['sadd', k.inventories, inventory.digest],
-        // A tracking process's view of the version wins: it knows which beans Phase 2 could watch.
-        [tracking ? 'hset' : 'hsetnx', k.versionInventory, inventory.version, inventory.digest],
-        ['hsetnx', k.versionFirstSeen, inventory.version, now],
+        ['hsetnx', k.variantFirstSeen, variant, this.observedFrom],
       );
     }
     if (sent.size > 0) {
@@ -254,13 +266,14 @@ export class LedgerWriter {
     commands.push(
       ['zadd', k.procs, now, this.processId],
       ['hset', k.proc, this.processId, JSON.stringify(record)],
-      ['hset', k.versionLastSeen, inventory.version, now],
+      ['hset', k.variantLastSeen, variant, now],
       ['hset', k.meta, 'lastWrite', now, 'heartbeatMs', this.options.heartbeatIntervalMs],
     );
     if (this.resetAt !== undefined) commands.push(['hset', k.meta, 'resetAt', this.resetAt]);
     const stale = this.staleId;
     if (stale !== undefined) commands.push(['hdel', k.proc, stale], ['zrem', k.procs, stale]);
-    if (!this.firstWriteSaid) commands.push(['info', 'memory']);
+    // Last, and its answer never fails the round: a Redis user without INFO (an ACL without +info) still writes.
+    const infoAt = this.firstWriteSaid ? -1 : commands.push(['info', 'memory']) - 1;
     this.inflight = { startedAt: now, timedOut: false };
     let results: [Error | null, unknown][] | null;
     try {
@@ -271,17 +284,27 @@ export class LedgerWriter {
       return;
     }
     this.inflight = undefined;
-    const error = results?.find(([e]) => e)?.[0];
+    const error = results?.find(([e], i) => e && i !== infoAt)?.[0];
     if (!results || error) {
       this.failed(error ?? new Error('no answer'));
       return;
     }
     const epoch = results[2]![1] as string | null;
     const known = results[3]![1] === 1;
+    const resetSeen = Number(results[4]![1] ?? 0);
     if (this.epoch !== undefined && epoch !== this.epoch) {
       this.ledgerReset(epoch, now);
       return;
     }
+    if (this.knownResetAt !== undefined && resetSeen > this.knownResetAt) {
+      // Another process (or the pruner, finding records lost) reset the ledger's evidence: this process's touches
+      // are written again, so that what it saw is not lost with them.
+      this.knownResetAt = resetSeen;
+      this.observedFrom = resetSeen;
+      this.inventoryWritten = false;
+      for (const [name, at] of this.touches) this.pending.set(name, at);
+    }
+    this.knownResetAt ??= resetSeen;
     if (this.epoch !== undefined && !known && this.hours > 0) {
       // This process's record was folded while it could not write (paused past the pruner's grace): its total
       // is in its version's hours now; from here on it counts under a new id, from zero.
@@ -314,7 +337,7 @@ export class LedgerWriter {
         'info',
         `ghost ledger: first write for service ${this.service} (version ${inventory.version}, ${tracking ? 'Phase 2 on' : 'Phase 2 off: inventory and heartbeat only'}) to ${this.address}`,
       );
-      this.checkEviction(results[results.length - 1]![1]);
+      this.checkEviction(results[infoAt]?.[1]);
     }
     if (!final && now - this.lastPruneAt >= PRUNE_EVERY_MS) {
       this.lastPruneAt = now;
@@ -323,8 +346,21 @@ export class LedgerWriter {
         retentionMs: this.options.retentionDays * 86_400_000,
         heartbeatMs: this.options.heartbeatIntervalMs,
         owner: this.processId,
-      }).catch((err) =>
-        safeLog('debug', `ghost ledger for ${this.service}: prune skipped: ${this.options.redact(describe(err))}`),
+      }).then(
+        ({ lostTouches }) => {
+          if (lostTouches) {
+            safeLog(
+              'warn',
+              `ghost ledger for ${this.service}: ${lostTouches} touch ${lostTouches === 1 ? 'record was' : 'records were'} missing from Redis at ${this.address} (evicted?); ` +
+                "the ledger's evidence starts over from now (marked reset) and every process writes its touches again",
+            );
+          }
+        },
+        (err) =>
+          safeLog(
+            'debug',
+            `ghost ledger for ${this.service}: prune skipped: ${this.options.redact(describe(err, undefined))}`,
+          ),
       );
     }
   }
@@ -332,6 +368,8 @@ export class LedgerWriter {
   private ledgerReset(epoch: string | null, now: number): void {
     this.epoch = epoch ?? undefined;
     this.resetAt = now;
+    this.observedFrom = now;
+    this.knownResetAt = now;
     this.inventoryWritten = false;
     this.hours = 0;
     this.countedTo = performance.now();
@@ -345,7 +383,7 @@ export class LedgerWriter {
 
   private failed(err: unknown): void {
     this.failures++;
-    this.outage(this.options.redact(describe(err)));
+    this.outage(this.options.redact(describe(err, this.options.connectionError?.())));
   }
 
   /** One WARN per outage: the first failure says it, the recovery says it ended. */
@@ -372,11 +410,18 @@ export class LedgerWriter {
   }
 }
 
-function describe(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
+/** An outage in a few words: what a reader of the log can act on. */
+function describe(err: unknown, connectionError: Error | undefined): string {
+  let message = err instanceof Error ? err.message : String(err);
   // ioredis's "Reached the max retries per request limit" only says the connection failed: its own error came first.
-  if (/max retries per request/i.test(message)) return 'is not reachable (no connection)';
-  return /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|Connection is closed/i.test(message)
+  if (/max retries per request/i.test(message)) message = connectionError?.message ?? 'no connection';
+  if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(message)) {
+    return `refused the credentials in diag.ghost-tracking.ledger.url (${message}); nothing is written until they are right`;
+  }
+  if (/NOPERM/i.test(message)) {
+    return `refused a command to this Redis user (${message}); the user needs read, write and scripting on diag:ledger:* (docs/ledger.md)`;
+  }
+  return /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|Connection is closed|no connection/i.test(message)
     ? `is not reachable (${message})`
     : `refused the write (${message})`;
 }

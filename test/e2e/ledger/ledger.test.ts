@@ -210,23 +210,15 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
       /^never-touched \(1\)\n {2}AuditTrailService \(LedgerAppModule, [^)]*beans\.js\) \[also a ghost candidate: strongest signal\]/m,
     );
     expect(gate.stdout).toMatch(/last write \d+ s ago from 2 live processes/);
-    expect(gate.stdout).toContain(
-      'diag-instrumentation ledger --service shop --baseline ledger-baseline.json --update-baseline',
-    );
-    const accept = cli(
-      redis.url,
-      [
-        '--min-days',
-        String(minDays),
-        '--min-process-hours',
-        '0',
-        '--baseline',
-        'ledger-baseline.json',
-        '--update-baseline',
-      ],
+    // The advice is a command that works as printed: run it (the URL from the environment, as before).
+    const advice = /^ {4}npx diag-instrumentation (ledger .*)$/m.exec(gate.stdout)![1]!.split(' ');
+    expect(advice).toEqual(expect.arrayContaining(['--min-days', String(minDays), '--update-baseline']));
+    const accept = spawnSync(process.execPath, [CLI, ...advice], {
       cwd,
-    );
-    expect(accept.code).toBe(0);
+      env: { ...process.env, DIAG_GHOST_TRACKING_LEDGER_URL: redis.url },
+      encoding: 'utf8',
+    });
+    expect(accept.status).toBe(0);
     expect(JSON.parse(fs.readFileSync(path.join(cwd, 'ledger-baseline.json'), 'utf8')).beans).toEqual([
       'AuditTrailService',
     ]);
@@ -248,6 +240,65 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
     expect(served.body.beans.map((x: LedgerBean) => x.name).sort()).toEqual(judged.beans.map((x) => x.name).sort());
     expect(served.text).not.toContain(PASSWORD);
   }, 90_000);
+
+  it('replicas of one version with different beans (a worker, a flag, a version not bumped): each bean set kept, each bean judged on its own', async () => {
+    const redis = await redisOn();
+    // Both replicas say service.version=1.0.0, but one runs v1's code and the other v2's.
+    const same = { OTEL_RESOURCE_ATTRIBUTES: 'service.version=1.0.0' };
+    const a = await app({ ...appEnv(redis.url, 'v1'), ...same });
+    await sleep(1500); // v1's beans have existed longer than v2's
+    const b = await app({ ...appEnv(redis.url, 'v2'), ...same });
+    expect((await getJson(b.port, '/orders')).status).toBe(200);
+    const both = await until('both bean sets in the ledger', 10_000, async () => {
+      const now = answerSoon(redis.url);
+      return now?.provenance.liveProcesses === 2 &&
+        bean(now, 'RecommendationService') &&
+        bean(now, 'LegacyExportService')
+        ? now
+        : undefined;
+    });
+    expect(both.provenance).toMatchObject({ versions: 1 });
+    // Neither replica's beans hide the other's, and none is retired while its replica lives.
+    expect(bean(both, 'LegacyExportService')!.verdict).not.toBe('retired');
+    expect(bean(both, 'RecommendationService')!.verdict).not.toBe('retired');
+    // The bean that came with the second replica is judged from when it came, not from the version's start.
+    const recommendation = Date.parse((both.beans.find((x) => x.name === 'RecommendationService') as any).firstSeen);
+    const audit = Date.parse((both.beans.find((x) => x.name === 'AuditTrailService') as any).firstSeen);
+    expect(recommendation - audit).toBeGreaterThan(1000);
+    await stop(a);
+    const after = await until('the v1 bean retired with its replica', 10_000, async () => {
+      const now = answerSoon(redis.url);
+      return bean(now, 'LegacyExportService')?.verdict === 'retired' ? now : undefined;
+    });
+    expect(bean(after, 'AuditTrailService')!.verdict).not.toBe('retired');
+  }, 60_000);
+
+  it('touch records lost from Redis (evicted): counted missing, and no bean is called never-touched meanwhile', async () => {
+    const redis = await redisOn();
+    const a = await app(appEnv(redis.url, 'v1'));
+    expect((await getJson(a.port, '/orders')).status).toBe(200);
+    await until('OrderService in the ledger', 10_000, async () =>
+      bean(answerSoon(redis.url), 'OrderService')?.verdict === 'in-use' ? true : undefined,
+    );
+    const buckets = Array.from({ length: 64 }, (_, i) => `diag:ledger:{shop}:touched:${i}`);
+    await redis.command('DEL', ...buckets);
+    const lost = answer(redis.url);
+    expect((lost.provenance as any).lostTouches).toBeGreaterThan(0);
+    expect(lost.counts['never-touched']).toBe(0);
+    expect(bean(lost, 'OrderService')!.verdict).toBe('insufficient-evidence');
+    expect((bean(lost, 'OrderService') as any).why).toMatch(/touch records? (was|were) lost/);
+  }, 30_000);
+
+  it('a service gone silent fails the gate (exit 2): every bean would read retired, nothing judged', async () => {
+    const redis = await redisOn();
+    const a = await app(appEnv(redis.url, 'v1'));
+    await until('the first write', 10_000, async () => (answerSoon(redis.url) ? true : undefined));
+    await stop(a);
+    const run = cli(redis.url, ['--min-days', '0', '--min-process-hours', '0']);
+    printed += run.stdout + run.stderr;
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/the service shop has gone silent \(no live process\)/);
+  }, 30_000);
 
   it('Redis paused (SIGSTOP): the app answers as before, one WARN, and the kept touch is written once Redis is back', async () => {
     const redis = await redisOn();
@@ -451,7 +502,7 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
       expect(await first.locator('button.bean').textContent()).toBe('AuditTrailService');
       expect(await first.locator('td.verdict').textContent()).toContain('★');
       expect(await page.locator('#evidence').textContent()).toMatch(
-        /Ghost ledger at redis:\/\/127\.0\.0\.1:\d+: observed since .* 1 processes/,
+        /Ghost ledger at redis:\/\/127\.0\.0\.1:\d+, read \S+: observed since .* 1 process, 1 version,/,
       );
       expect(await page.locator('tr[data-verdict="in-use"]').first().isHidden()).toBe(true);
       await page.locator('#show-in-use').click();

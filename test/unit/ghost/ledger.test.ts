@@ -186,7 +186,7 @@ describe('the answer and its table', () => {
     expect(text.indexOf('never-touched (1)')).toBeLessThan(text.indexOf('in-use (1)'));
     expect(text).toContain('  Dead (M, src/dead.ts) [also a ghost candidate: strongest signal]');
     expect(text).toContain('(needs 12 more days and 128 more process-hours)');
-    expect(text).toContain('1 beans called in production (--all lists them)');
+    expect(text).toContain('1 bean called in production (--all lists them)');
     expect(ledgerText(answer(), true)).toMatch(/ {2}Used: last first touch /);
     const silent = ledgerText(
       answer({ silent: true, liveProcesses: 0, reset: true, resetAt: '2026-11-20T00:00:00.000Z' }),

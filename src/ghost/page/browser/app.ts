@@ -155,6 +155,16 @@ function main(): void {
   layout.append(side, graph, detailsPanel);
   document.body.append(header);
   if (data.verdicts) document.body.append(verdictTable(data.verdicts, (name) => select(name)));
+  // Below the verdicts, what this one process saw: say so, where the table above is the fleet's.
+  if (data.verdicts?.provenance.source === 'redis') {
+    document.body.append(
+      el(
+        'h2',
+        { class: 'this-process' },
+        `This process (pid ${report.pid}): its graph and its own run's Phase 2 state`,
+      ),
+    );
+  }
   document.body.append(legend, layout);
   if (startup?.boot) {
     const application = (bean: string, module: string | undefined): boolean => {
@@ -354,11 +364,13 @@ function verdictTable(answer: NonNullable<PageData['verdicts']>, select: (name: 
   const section = el('section', { class: 'verdicts', id: 'verdicts', 'aria-label': 'verdicts' });
   const p = answer.provenance;
   section.append(el('h2', {}, `Verdicts: ${answer.service}`));
+  const n = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
   const evidence =
     p.source === 'redis'
-      ? `Ghost ledger at ${p.ledger ?? 'Redis'}: observed since ${p.since ?? 'never'}, ${p.processes} processes, ` +
-        `${p.versions} versions, ${p.processHours} process-hours; last write ${p.lastWriteAgoMs === null ? 'never' : `${ago(p.lastWriteAgoMs)} ago`} ` +
-        `from ${p.liveProcesses} live ${p.liveProcesses === 1 ? 'process' : 'processes'}.`
+      ? `Ghost ledger at ${p.ledger ?? 'Redis'}, read ${answer.generatedAt}: observed since ${p.since ?? 'never'}, ` +
+        `${n(p.processes, 'process', 'processes')}, ${n(p.versions, 'version')}, ${p.processHours} process-hours; ` +
+        `last write ${p.lastWriteAgoMs === null ? 'never' : `${ago(p.lastWriteAgoMs)} ago`} ` +
+        `from ${n(p.liveProcesses, 'live process', 'live processes')}.`
       : `This process only (no ghost ledger configured): since ${p.since ?? 'start'}, ${p.processHours} process-hours of tracking. ` +
         'Set diag.ghost-tracking.ledger.url to judge on every replica, restart and deploy.';
   section.append(el('p', { class: 'evidence', id: 'evidence' }, evidence));
