@@ -242,9 +242,8 @@ export class LedgerWriter {
       // Observation starts when the process does (its first touches can precede its first write); after a reset,
       // when the reset was seen: nothing before it is in this ledger.
       ['hsetnx', k.meta, 'since', this.observedFrom],
-      ['hget', k.meta, 'epoch'],
+      ['hmget', k.meta, 'epoch', 'resetAt'],
       ['hexists', k.proc, this.processId],
-      ['hget', k.meta, 'resetAt'],
     ];
     const variant = variantOf(inventory.version, inventory.digest);
     if (!this.inventoryWritten) {
@@ -289,9 +288,9 @@ export class LedgerWriter {
       this.failed(error ?? new Error('no answer'));
       return;
     }
-    const epoch = results[2]![1] as string | null;
+    const [epoch, resetValue] = results[2]![1] as [string | null, string | null];
     const known = results[3]![1] === 1;
-    const resetSeen = Number(results[4]![1] ?? 0);
+    const resetSeen = Number(resetValue ?? 0);
     if (this.epoch !== undefined && epoch !== this.epoch) {
       this.ledgerReset(epoch, now);
       return;

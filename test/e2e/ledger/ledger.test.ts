@@ -138,8 +138,9 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
     expect((await getJson(b!.port, '/reports')).status).toBe(200);
     // Touches from two replicas meet in one answer.
     const met = await until('both replicas’ touches in the ledger', 10_000, async () => {
-      const now = answer(redis.url);
-      return bean(now, 'OrderService')?.verdict === 'in-use' &&
+      const now = answerSoon(redis.url);
+      return now &&
+        bean(now, 'OrderService')?.verdict === 'in-use' &&
         bean(now, 'ReportService')?.verdict === 'in-use' &&
         now.provenance.liveProcesses === 2
         ? now
@@ -157,8 +158,8 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
     await stop(a!);
     const a2 = await app(appEnv(redis.url, 'v1'));
     const restarted = await until('the restarted replica live', 10_000, async () => {
-      const now = answer(redis.url);
-      return now.provenance.liveProcesses === 2 && now.provenance.processes === 3 ? now : undefined;
+      const now = answerSoon(redis.url);
+      return now?.provenance.liveProcesses === 2 && now.provenance.processes === 3 ? now : undefined;
     });
     expect(bean(restarted, 'OrderService')!.verdict).toBe('in-use');
 
@@ -170,7 +171,8 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
     await stop(a2);
     await stop(b!);
     const deployed = await until('only v2 live, its touch in', 10_000, async () => {
-      const now = answer(redis.url);
+      const now = answerSoon(redis.url);
+      if (!now) return undefined;
       const v2 = now.provenance.versionDetails.find((v) => v.version === 'v2');
       return now.provenance.liveProcesses === 2 &&
         v2?.liveProcesses === 2 &&
