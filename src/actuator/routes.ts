@@ -249,21 +249,21 @@ export class ActuatorRouter {
       case 'view': {
         const view = (): ActuatorResponse =>
           this.read('diag/view', () => {
-          const view = this.options.sources.diagView?.();
-          if (view === undefined) {
-            return errorResponse(404, 'the report page is there once the container has finished starting');
-          }
-          return {
-            status: 200,
-            body: view.html,
-            // The page runs exactly its own inline bundle: no other script, no network.
-            headers: {
-              'Content-Type': 'text/html; charset=utf-8',
-              'Content-Security-Policy': view.csp,
-              'X-Frame-Options': 'DENY',
-            },
-          };
-        });
+            const view = this.options.sources.diagView?.();
+            if (view === undefined) {
+              return errorResponse(404, 'the report page is there once the container has finished starting');
+            }
+            return {
+              status: 200,
+              body: view.html,
+              // The page runs exactly its own inline bundle: no other script, no network.
+              headers: {
+                'Content-Type': 'text/html; charset=utf-8',
+                'Content-Security-Policy': view.csp,
+                'X-Frame-Options': 'DENY',
+              },
+            };
+          });
         // The page opens on the ledger's verdicts: it waits (5 s at most) for a fresh read rather than show an old one.
         const ledger = this.options.sources.ledger;
         if (ledger === undefined) return view();
