@@ -82,9 +82,6 @@ export const CONTAINER_ADAPTERS: readonly ContainerAdapter[] = [
         setNestVersion: (version) => {
           nestVersion = version;
         },
-        // Published on the next turn, after the analysis scheduled at the end of bootstrap (setImmediate, FIFO).
-        startupReady: () => detector.startupReady(),
-        shutdownFinished: () => detector.shutdownFinished(),
       });
     },
   },
