@@ -268,7 +268,9 @@ export class LedgerWriter {
       ['hset', k.variantLastSeen, variant, now],
       ['hset', k.meta, 'lastWrite', now, 'heartbeatMs', this.options.heartbeatIntervalMs],
     );
-    if (this.resetAt !== undefined) commands.push(['hset', k.meta, 'resetAt', this.resetAt]);
+    // The round that found the ledger emptied proposed this process's start as `since` before it knew: the evidence
+    // of a reset ledger starts at the reset, whoever set it first.
+    if (this.resetAt !== undefined) commands.push(['hset', k.meta, 'resetAt', this.resetAt, 'since', this.resetAt]);
     const stale = this.staleId;
     if (stale !== undefined) commands.push(['hdel', k.proc, stale], ['zrem', k.procs, stale]);
     // Last, and its answer never fails the round: a Redis user without INFO (an ACL without +info) still writes.

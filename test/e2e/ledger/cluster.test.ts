@@ -157,7 +157,7 @@ describeWithService('redis', 'a three-master Redis Cluster named by one node', (
     const env = {
       DIAG_SKETCH_REDIS_URL: url(),
       DIAG_SKETCH_REDIS_SYNC_INTERVAL_MS: '100',
-      DIAG_SKETCH_REDIS_TIMEOUT_MS: '1000',
+      DIAG_SKETCH_REDIS_TIMEOUT_MS: '3000',
     };
     const replicas = [new Worker(env), new Worker(env)];
     workers.push(...replicas);
@@ -170,7 +170,8 @@ describeWithService('redis', 'a three-master Redis Cluster named by one node', (
     workers.push(reader);
     await reader.ready();
     let own = 0;
-    const others = await until('a new replica to read the fleet’s count through the cluster', 15_000, async () => {
+    // Generous: under a full test run on two cores a cluster round can take a while; the count is what matters.
+    const others = await until('a new replica to read the fleet’s count through the cluster', 45_000, async () => {
       await reader.send(`hit ${type} 60000 shared 1 1000`);
       own++;
       await sleep(150);

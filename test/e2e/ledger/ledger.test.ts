@@ -165,6 +165,7 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
 
     // The rolling deploy: two v2 replicas come, the v1 ones go. v2 deletes LegacyExportService and adds
     // RecommendationService; AuditTrailService stays, never called.
+    await sleep(6_000); // v1's beans older than v2's by a margin the thresholds below rely on
     const c = await app(appEnv(redis.url, 'v2'));
     await app(appEnv(redis.url, 'v2'));
     expect((await getJson(c.port, '/orders')).status).toBe(200);
@@ -184,7 +185,10 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
     // enough, RecommendationService (since v2) has not.
     const ageOf = (v: string) =>
       Date.now() - Date.parse(deployed.provenance.versionDetails.find((d) => d.version === v)!.firstSeen);
-    const minDays = (ageOf('v1') + ageOf('v2')) / 2 / 86_400_000;
+    // Just under v1's age: AuditTrailService stays over it from here on, and RecommendationService stays under it
+    // for as long as v2 is younger than that (the deploy waited 6 s for v2, so a slow machine's CLI calls have room).
+    const minDays = (ageOf('v1') - 500) / 86_400_000;
+    expect(ageOf('v2')).toBeLessThan(ageOf('v1') - 5_000);
     const judged = answer(redis.url, ['--min-days', String(minDays)]);
     expect(bean(judged, 'LegacyExportService')).toMatchObject({ verdict: 'retired' });
     expect(bean(judged, 'RecommendationService')).toMatchObject({ verdict: 'insufficient-evidence' });
