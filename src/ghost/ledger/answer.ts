@@ -1,3 +1,4 @@
+import type { InventoryBean } from './inventory';
 import {
   VERDICT_ORDER,
   verdicts,
@@ -138,14 +139,7 @@ export function ledgerAnswer(
  */
 export function thisProcessLedger(
   service: string,
-  beans: readonly {
-    readonly name: string;
-    readonly module?: string;
-    readonly className?: string;
-    readonly source?: string;
-    readonly ghostCandidate: boolean;
-    readonly tracked: true | string;
-  }[],
+  beans: readonly InventoryBean[],
   touchedAt: ReadonlyMap<string, number>,
   tracking: boolean,
   thresholds: EvidenceThresholds,
