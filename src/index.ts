@@ -7,6 +7,11 @@
  * decision. Internals (the tracker, the settings table, the report writers) are reached by their dist/ path
  * in this repository's own benchmarks and tests, never through this entry point.
  */
+// First, so that its evaluation marks the start of the package's own load on the start-up timeline; and from
+// there every module load is timed (docs/startup.md: require this package before the OpenTelemetry SDK).
+import { BOOT_MARKS } from './shared/boot-clock';
+import { timeModuleLoads } from './patching/module-hooks';
+timeModuleLoads();
 export { DiagInstrumentation } from './instrumentation/instrumentation';
 export type { DiagInstrumentationConfig } from './instrumentation/types';
 export type { DiagOptions } from './config/properties';
@@ -27,3 +32,6 @@ export type { LedgerAnswer, LedgerBean, LedgerProvenance, LedgerVersion } from '
 // Several processes' ghost reports combined (docs/tracking.md, "State across processes").
 export { mergeGhostReports } from './ghost/tracking/tracker';
 export type { ActuatorHandle } from './actuator';
+
+// The package's own load ends here: a step of its own on the start-up timeline.
+BOOT_MARKS.diagLoadEnd = performance.now();

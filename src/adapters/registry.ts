@@ -82,6 +82,9 @@ export const CONTAINER_ADAPTERS: readonly ContainerAdapter[] = [
         setNestVersion: (version) => {
           nestVersion = version;
         },
+        // Published on the next turn, after the analysis scheduled at the end of bootstrap (setImmediate, FIFO).
+        startupReady: () => detector.startupReady(),
+        shutdownFinished: () => detector.shutdownFinished(),
       });
     },
   },

@@ -22,6 +22,9 @@ import type * as LedgerInventoryModule from './ledger/inventory';
 import type * as LedgerIdentityModule from './ledger/identity';
 import type { LedgerAnswer, LedgerWriter, ServiceIdentity } from './ledger';
 import type { LedgerWriterStatus } from './ledger/writer';
+import type * as BootReportModule from './reports/boot-report';
+import type { BootProfile } from './reports/boot-report';
+import { STEP_KIND, stepEnded, stepStarted } from '../shared/boot-clock';
 
 /** `create()`'s value, computed at the first call. */
 export function once<T>(create: () => T): () => T {
@@ -48,7 +51,17 @@ const verdictParts = once(() => ({
   ...(require('./ledger/inventory') as typeof LedgerInventoryModule),
   ...(require('./ledger/identity') as typeof LedgerIdentityModule),
 }));
+const bootReport = once(() => require('./reports/boot-report') as typeof BootReportModule);
 /* eslint-enable @typescript-eslint/no-require-imports */
+
+/**
+ * How long after ready the start-up timeline is published (built, written into diag-report.json and the page,
+ * made into spans): tens of milliseconds of work on a large application (the page alone is half a megabyte),
+ * kept out of what an application still does after `listen()` before it calls itself ready (Vendure publishes
+ * an event, then resolves its bootstrap). Unref'd: a process that ends sooner is not kept alive for it, and an
+ * application closed before it gets it at its close.
+ */
+export const STARTUP_PUBLISH_DELAY_MS = 100;
 
 /** What an adapter hands over once its container has created every static instance. */
 export interface ContainerReady {
@@ -67,6 +80,10 @@ export interface ContainerReady {
 export interface RuntimeListener {
   containerReady?(report: DiagReport, phase1: Phase1Result): void;
   beanTouched?(name: string): void;
+  /** The process is ready: its start-up timeline is complete (docs/startup.md). */
+  startupReady?(profile: BootProfile): void;
+  /** An application finished closing: the profile's `shutdown` holds its hooks. */
+  shutdownFinished?(profile: BootProfile): void;
 }
 
 /** What the instrumentation tells the detector about its host. */
@@ -118,6 +135,9 @@ export class GhostDetector implements GhostSnapshotSource {
   private ledgerWriter: LedgerWriter | null | undefined;
   private ledgerRead: { at: number; answer: Promise<LedgerAnswer> } | undefined;
   private lastLedgerAnswer: LedgerAnswer | undefined;
+  /** The process was ready and its start-up published: a later analysis adds the section itself. */
+  private startupPublished = false;
+  private startupTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly config: DiagConfig,
@@ -149,11 +169,12 @@ export class GhostDetector implements GhostSnapshotSource {
     if (!report) return undefined;
     const ghosts = this.tracker?.snapshot();
     const verdicts = this.pageVerdicts(report);
+    const startup = this.startupTimeline();
     return {
       report,
       ...(ghosts ? { ghosts } : {}),
       ...(verdicts ? { verdicts } : {}),
-      ...(this.timeline ? { startup: this.timeline } : {}),
+      ...(startup ? { startup } : {}),
       live,
     };
   }
@@ -170,10 +191,15 @@ export class GhostDetector implements GhostSnapshotSource {
 
   /** Rewrites `diag-report.html`; a failure is a warning. */
   writeReportPage(): void {
-    const data = this.pageData(false);
-    if (!data) return;
-    const error = reportPage().writeReportPage(this.reportPagePath, data);
-    if (error) safeLog('warn', `could not write ${this.reportPagePath}: ${error.message}`);
+    const step = stepStarted(STEP_KIND.diag, 'diag.report_page');
+    try {
+      const data = this.pageData(false);
+      if (!data) return;
+      const error = reportPage().writeReportPage(this.reportPagePath, data);
+      if (error) safeLog('warn', `could not write ${this.reportPagePath}: ${error.message}`);
+    } finally {
+      stepEnded(step);
+    }
   }
 
   get ghostReportPath(): string {
@@ -232,6 +258,8 @@ export class GhostDetector implements GhostSnapshotSource {
       // Those lookups were this container's; a later container's beans must not leave its list by their names.
       this.lookups.clear();
       this.latest = report;
+      // A process already ready (an analysis that waited for its turn past listen) gets its section at once.
+      if (this.startupPublished) this.addStartupSection();
       this.tracker?.setFramework(ready.framework);
       if (ready.timeline) {
         this.timeline = {
@@ -240,7 +268,7 @@ export class GhostDetector implements GhostSnapshotSource {
         };
       }
       try {
-        atomicFile().writeJsonAtomic(this.diagReportPath, report);
+        atomicFile().writeJsonAtomic(this.diagReportPath, this.latest);
         safeLog(
           'info',
           `ghost candidates: ${report.ghostCandidates.count} of ${report.summary.applicationBeans} application beans; report written to ${this.diagReportPath}`,
@@ -306,6 +334,14 @@ export class GhostDetector implements GhostSnapshotSource {
     this.writeReportPage();
   }
 
+  private writeDiagReportOnly(): void {
+    try {
+      atomicFile().writeJsonAtomic(this.diagReportPath, this.latest);
+    } catch (err) {
+      safeLog('warn', `could not write ${this.diagReportPath}: ${(err as Error).message}`);
+    }
+  }
+
   /** Writes a rewrite that lookups scheduled, now: the application is closing before the next turn. */
   writePendingReport(): void {
     if (this.reportRewrite === undefined) return;
@@ -319,9 +355,80 @@ export class GhostDetector implements GhostSnapshotSource {
     return this.latest?.ghostCandidates.beans ?? [];
   }
 
-  /** When each bean of the last started container was created, for the actuator's `{base}/startup`. */
+  /**
+   * When each bean of the last started container was created, and the process's whole start-up (built now,
+   * docs/startup.md), for the actuator's `{base}/startup` and the page.
+   */
   startupTimeline(): StartupTimeline | undefined {
-    return this.timeline;
+    const timeline = this.timeline;
+    if (!timeline) {
+      // A lazy container times no creations: its process's start-up alone, once it is ready.
+      const boot = this.startupPublished ? this.bootProfile() : undefined;
+      if (!boot) return undefined;
+      const start = boot.timeOrigin;
+      return { startTime: start, endTime: start + boot.end, beans: [], boot };
+    }
+    const boot = this.bootProfile();
+    return boot ? { ...timeline, boot } : timeline;
+  }
+
+  /** The process's start-up from process start to ready (or to now, before ready); undefined if it cannot be built. */
+  bootProfile(): BootProfile | undefined {
+    try {
+      return bootReport().currentBootProfile(this.timeline);
+    } catch (err) {
+      safeLog('debug', `start-up timeline not built: ${(err as Error)?.message ?? String(err)}`);
+      return undefined;
+    }
+  }
+
+  /**
+   * The process is ready: a moment later (off the application's path, see STARTUP_PUBLISH_DELAY_MS),
+   * `diag-report.json` and the page get the `startup` section and the telemetry its spans.
+   */
+  startupReady(): void {
+    if (this.startupTimer !== undefined || this.startupPublished) return;
+    this.startupTimer = setTimeout(() => {
+      this.startupTimer = undefined;
+      this.publishStartup('startupReady');
+    }, STARTUP_PUBLISH_DELAY_MS);
+    this.startupTimer.unref();
+  }
+
+  /** An application closed: the shutdown's hooks go into the report and the spans now (the process may end next). */
+  shutdownFinished(): void {
+    if (this.startupTimer !== undefined) {
+      clearTimeout(this.startupTimer);
+      this.startupTimer = undefined;
+      this.publishStartup('startupReady');
+    }
+    this.publishStartup('shutdownFinished');
+  }
+
+  private publishStartup(event: 'startupReady' | 'shutdownFinished'): void {
+    if (event === 'startupReady') this.startupPublished = true;
+    const profile = this.addStartupSection();
+    if (!profile) return;
+    if (this.latest !== undefined) {
+      // At a close the page was just rewritten with the ghost report, and shows nothing of the shutdown:
+      // the report alone gets the close's hooks.
+      if (event === 'shutdownFinished') this.writeDiagReportOnly();
+      else this.rewriteDiagReport();
+    }
+    for (const l of this.listeners) this.guard(() => l[event]?.(profile));
+  }
+
+  /** The current report with the `startup` section as the profile says now; returns the profile. */
+  private addStartupSection(): BootProfile | undefined {
+    const profile = this.bootProfile();
+    const latest = this.latest;
+    if (!profile || latest === undefined) return profile;
+    try {
+      this.latest = { ...latest, startup: bootReport().startupSection(profile) };
+    } catch (err) {
+      safeLog('debug', `start-up section not built: ${(err as Error)?.message ?? String(err)}`);
+    }
+    return profile;
   }
 
   /** The last startup report, for the actuator's `{base}/diag`. */

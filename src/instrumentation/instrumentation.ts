@@ -10,6 +10,7 @@ import type { DiagReport } from '../ghost/reports/diag-report';
 import type { GhostReport, GhostTrackingDisabled } from '../ghost/tracking/types';
 import type { SketchRegistryView } from '../sketch/types';
 import { safeLog } from '../shared/logger';
+import { BOOT_MARKS } from '../shared/boot-clock';
 import { DiagTelemetry } from '../telemetry';
 import { configureSketchRegistry, existingSketchRegistry } from '../sketch/registry-settings';
 import { watchEsmLibraries } from '../ghost/origins/esm-libraries';
@@ -86,6 +87,7 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
   private readonly hooks: ModuleHooks;
 
   constructor(config: DiagInstrumentationConfig = {}) {
+    const constructed = performance.now();
     this.config = { enabled: true, ...config };
     this.tracer = trace.getTracer(this.instrumentationName, this.instrumentationVersion);
     this.meter = metrics.getMeter(this.instrumentationName, this.instrumentationVersion);
@@ -94,6 +96,11 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
     this.definitions = this.moduleDefinitions();
     this.hooks = new ModuleHooks(this.definitions);
     if (this.config.enabled !== false) this.enable();
+    // The first instrumentation's construction is the start-up timeline's `diag.instrumentation.enable`.
+    if (Number.isNaN(BOOT_MARKS.diagEnableStart)) {
+      BOOT_MARKS.diagEnableStart = constructed;
+      BOOT_MARKS.diagEnableEnd = performance.now();
+    }
   }
 
   private createState(): DiagState {

@@ -1,6 +1,7 @@
 import Module = require('node:module');
 import path from 'node:path';
 import type { InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
+import { BOOT_MARKS, loadEnded, loadStarted, STEP_KIND, stepEnded, stepStarted } from '../shared/boot-clock';
 import { safeLog } from '../shared/logger';
 import { importInTheMiddle } from './import-in-the-middle';
 import { packageVersionAt } from './package-version';
@@ -17,6 +18,10 @@ import { isSupportedVersion } from './versions';
  * Node has loaded it (`Module.prototype.load`, which receives the resolved filename), and a file costs a
  * `lastIndexOf` and a map lookup unless it belongs to a hooked package. ESM goes through import-in-the-middle,
  * as with InstrumentationBase, and costs nothing unless the application registered its loader hook.
+ *
+ * The same patch times every load until the process is ready (the start-up timeline's packages): two
+ * `performance.now()` readings and three array writes around Node's own `load` (src/shared/boot-clock.ts),
+ * grouped into packages only when the timeline is read.
  */
 
 interface CjsModule {
@@ -41,12 +46,32 @@ function moduleProto(): { load: Load } {
 /** One patch of `Module.prototype.load` for the process, however many instrumentations listen. */
 function listen(listener: LoadListener): void {
   if (!listeners.includes(listener)) listeners = [...listeners, listener];
+  install();
+}
+
+/**
+ * Times the module loads of the process from now on (the start-up timeline's packages), before any
+ * instrumentation is constructed: the entry point calls it, so that a preload that requires this package
+ * before the OpenTelemetry SDK sees the SDK's packages load too. The patch is the one the module hooks use.
+ */
+export function timeModuleLoads(): void {
+  install();
+}
+
+function install(): void {
   if (installedLoad !== undefined) return;
   const proto = moduleProto();
   const original = proto.load;
   originalLoad = original;
+  if (Number.isNaN(BOOT_MARKS.loadsTimedFrom)) BOOT_MARKS.loadsTimedFrom = performance.now();
   installedLoad = function load(this: CjsModule, filename: string) {
-    const result = original.call(this, filename);
+    const timed = loadStarted(filename);
+    let result: unknown;
+    try {
+      result = original.call(this, filename);
+    } finally {
+      if (timed >= 0) loadEnded(timed);
+    }
     const current = listeners;
     for (let i = 0; i < current.length; i++) {
       const l = current[i]!;
@@ -154,8 +179,14 @@ export class ModuleHooks {
         ? pkg.name
         : `${pkg.name}/${posix(filename.slice(pkg.dir.length + 1))}`;
     if (name !== pkg.name && !this.hookedFiles.has(name)) return;
-    const patched = this.run(defs, module.exports, name, this.versionOf(pkg.dir));
-    if (patched !== module.exports) module.exports = patched;
+    // Our own cost on the application's start-up, a step of the timeline (a few files per process).
+    const step = stepStarted(STEP_KIND.diag, 'diag.patch', name);
+    try {
+      const patched = this.run(defs, module.exports, name, this.versionOf(pkg.dir));
+      if (patched !== module.exports) module.exports = patched;
+    } finally {
+      stepEnded(step);
+    }
   };
 
   enable(): void {

@@ -3,7 +3,8 @@ import type { GhostDetector } from '../ghost/detector';
 import type { BeanObserver } from '../ghost/reports/startup-timeline';
 import type { SketchRegistryView } from '../sketch/types';
 import { DiagMetrics } from './metrics';
-import { StartupSpans } from './spans';
+import { shutdownSpans, StartupSpans, startupSpans } from './spans';
+import { safeLog } from '../shared/logger';
 
 export { ATTRIBUTES, EVENTS, METRICS, SPANS } from './names';
 export { DiagMetrics, type MetricSources } from './metrics';
@@ -41,6 +42,8 @@ export class DiagTelemetry {
       containerReady: (r) => this.spans.reportReady(r),
       // The tracker calls this once per bean, inside the first call only; later calls never reach telemetry.
       beanTouched: (name) => this.spans.firstTouch(name),
+      startupReady: (profile) => spansOf(() => startupSpans(tracer(), profile)),
+      shutdownFinished: (profile) => spansOf(() => shutdownSpans(tracer(), profile)),
     });
   }
 
@@ -52,5 +55,13 @@ export class DiagTelemetry {
   /** Span hooks for container start-up, handed to the NestJS adapter. */
   beanObserver(): BeanObserver {
     return this.spans.observer();
+  }
+}
+
+function spansOf(make: () => void): void {
+  try {
+    make();
+  } catch (err) {
+    safeLog('debug', `start-up spans not made: ${(err as Error)?.message ?? String(err)}`);
   }
 }

@@ -121,6 +121,13 @@ export const SPANS = {
   containerStartup: 'diag.container.startup',
   /** One bean's creation (constructor or factory, awaited); child of the start-up span. */
   beanInstantiation: 'diag.bean.instantiation',
+  /**
+   * The whole process start, from process start to ready (docs/startup.md): its children are the timeline's
+   * steps, named as on `{base}/startup` (`node.bootstrap`, `package.load`, `nest.scan`, `onModuleInit`…).
+   */
+  processStartup: 'diag.process.startup',
+  /** An application's close: its phases and each bean's shutdown hooks as children. */
+  processShutdown: 'diag.process.shutdown',
 } as const;
 
 /** Span event names. */
@@ -156,4 +163,22 @@ export const ATTRIBUTES = {
   untouchedCount: 'diag.ghost.untouched_count',
   untrackableCount: 'diag.ghost.untrackable_count',
   frameworkSkippedCount: 'diag.ghost.framework_skipped_count',
+  /** Start-up timeline spans: the step's time not covered by its children, in ms. */
+  startupSelfMs: 'diag.startup.self_ms',
+  /** A hook's or async factory's awaited time, ms. */
+  startupWaitMs: 'diag.startup.wait_ms',
+  /** Boolean: on the critical path (what its parent waited for last). */
+  startupCritical: 'diag.startup.critical',
+  /** `package.load` spans: the package, and how many of its files that load read. */
+  packageName: 'diag.package.name',
+  packageFiles: 'diag.package.files',
+  /** Hook spans: `onModuleInit`, `onApplicationBootstrap`, `onModuleDestroy`… */
+  lifecycleHook: 'diag.lifecycle.hook',
+  /** `diag.process.startup`: what made the process ready (`listen`, `init`, `listening`, `diagReady`). */
+  readyCause: 'diag.startup.ready_cause',
+  /** `diag.process.startup`: share of process start → ready inside some step (0-1), and what is not, in ms. */
+  startupCoverage: 'diag.startup.coverage',
+  startupUnattributedMs: 'diag.startup.unattributed_ms',
+  /** `diag.process.startup`: the instrumentation's own cost on the start-up, ms. */
+  startupDiagMs: 'diag.startup.diag_ms',
 } as const;

@@ -9,6 +9,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import type { BeanObserver, TimelineBean } from '../ghost/reports/startup-timeline';
+import type { BootProfile, BootStep } from '../ghost/reports/boot-types';
 import type { DiagReport } from '../ghost/reports/diag-report';
 import type { GhostReport } from '../ghost/tracking/types';
 import { safeLog } from '../shared/logger';
@@ -148,6 +149,98 @@ export class StartupSpans {
     }
     span.end(performanceToHrTime(performance.now()));
   }
+}
+
+/** A package or application load shorter than this is left out of the spans (it stays on `{base}/startup`). */
+const MIN_LOAD_SPAN_MS = 1;
+
+/** Which steps of the timeline become spans: every phase and hook; loads of a millisecond or more. */
+function spanned(step: BootStep): boolean {
+  if (step.kind === 'bean') return false; // diag.bean.instantiation under diag.container.startup has them
+  if (step.kind === 'package' || step.kind === 'application' || step.name === 'diag.load')
+    return step.end - step.start >= MIN_LOAD_SPAN_MS;
+  return true;
+}
+
+function stepAttributes(step: BootStep): Attributes {
+  const a: Attributes = { [ATTRIBUTES.startupSelfMs]: Math.round(step.self * 1000) / 1000 };
+  if (step.wait !== undefined) a[ATTRIBUTES.startupWaitMs] = Math.round(step.wait * 1000) / 1000;
+  if (step.critical) a[ATTRIBUTES.startupCritical] = true;
+  if (step.package !== undefined) a[ATTRIBUTES.packageName] = step.package;
+  if (step.files !== undefined) a[ATTRIBUTES.packageFiles] = step.files;
+  if (step.kind === 'hook') {
+    a[ATTRIBUTES.lifecycleHook] = step.name;
+    if (step.bean !== undefined) a[ATTRIBUTES.beanName] = step.bean;
+    if (step.module !== undefined) a[ATTRIBUTES.beanModule] = step.module;
+  }
+  return a;
+}
+
+/**
+ * The timeline's steps as spans under `root`, with their recorded times: a step whose parent is not a span
+ * goes under its nearest ancestor that is.
+ */
+function stepSpans(tracer: Tracer, steps: readonly BootStep[], root: Span): void {
+  const spans = new Map<number, Span>();
+  for (const step of steps) {
+    if (!spanned(step)) continue;
+    let parent: Span = root;
+    for (let p = step.parent; p !== undefined; p = steps[p]?.parent) {
+      const found = spans.get(p);
+      if (found) {
+        parent = found;
+        break;
+      }
+    }
+    const span = tracer.startSpan(
+      step.name,
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: performanceToHrTime(step.start),
+        attributes: stepAttributes(step),
+      },
+      trace.setSpan(context.active(), parent),
+    );
+    span.end(performanceToHrTime(step.end));
+    spans.set(step.id, span);
+  }
+}
+
+/**
+ * The process's start-up as a trace of its own, made once it is ready from the recorded times: a
+ * `diag.process.startup` root from process start to ready, one child per step (docs/startup.md).
+ */
+export function startupSpans(tracer: Tracer, profile: BootProfile): void {
+  const root = tracer.startSpan(
+    SPANS.processStartup,
+    {
+      kind: SpanKind.INTERNAL,
+      root: true,
+      startTime: performanceToHrTime(0),
+      attributes: {
+        [ATTRIBUTES.startupCoverage]: Math.round(profile.coverage.share * 10000) / 10000,
+        [ATTRIBUTES.startupUnattributedMs]: Math.round(profile.coverage.unattributed * 1000) / 1000,
+        [ATTRIBUTES.startupDiagMs]: Math.round(profile.diag.total * 1000) / 1000,
+        ...(profile.readyCause ? { [ATTRIBUTES.readyCause]: profile.readyCause } : {}),
+      },
+    },
+    context.active(),
+  );
+  stepSpans(tracer, profile.steps, root);
+  root.end(performanceToHrTime(profile.end));
+}
+
+/** An application's close as a trace: `diag.process.shutdown` and its phases and hooks. */
+export function shutdownSpans(tracer: Tracer, profile: BootProfile): void {
+  const shutdown = profile.shutdown;
+  if (!shutdown) return;
+  const root = tracer.startSpan(
+    SPANS.processShutdown,
+    { kind: SpanKind.INTERNAL, root: true, startTime: performanceToHrTime(shutdown.start) },
+    context.active(),
+  );
+  stepSpans(tracer, shutdown.steps, root);
+  root.end(performanceToHrTime(shutdown.end));
 }
 
 function reportAttributes(report: DiagReport, ghosts: GhostReport | undefined): Attributes {

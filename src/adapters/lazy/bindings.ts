@@ -207,6 +207,8 @@ export class LazyContainerLedger<K> {
       framework: this.options.framework,
       container: this.options.container(),
     });
+    // Ready came before this turn: the start-up timeline is complete.
+    this.options.detector.startupReady();
     const tracker = this.options.detector.tracker;
     if (tracker === undefined) return;
     tracker.setFramework(this.options.framework);

@@ -9,6 +9,7 @@ import https from 'node:https';
 import { Server } from 'node:net';
 
 import { safeLog } from '../../shared/logger';
+import { markReady } from '../../shared/boot-clock';
 
 type Listener = (why: ReadyCause) => void;
 
@@ -57,6 +58,8 @@ export function whenReady(listener: Listener): () => void {
 function fire(why: ReadyCause): void {
   if (cause !== undefined) return;
   cause = why;
+  // The start-up timeline ends here for a lazy container's process (docs/startup.md).
+  markReady(why);
   unwatchFirstListen();
   const pending = [...listeners];
   listeners.clear();

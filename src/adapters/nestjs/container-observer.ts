@@ -2,6 +2,7 @@ import { types } from 'node:util';
 import type { GhostDetector } from '../../ghost/detector';
 import type { BeanObserver, StartupTimeline, TimelineBean as BeanCreation } from '../../ghost/reports/startup-timeline';
 import { safeLog } from '../../shared/logger';
+import { STEP_KIND, stepEnded, stepStarted } from '../../shared/boot-clock';
 import {
   frameworkOriginsKnown,
   isFrameworkWrapper,
@@ -39,6 +40,8 @@ interface Creation {
   /** Nest 11+'s resolution context `{ contextId }`, or Nest 10's context id. */
   readonly context: unknown;
   readonly start: number;
+  /** When the call returned: an asynchronous factory awaits from here to `end` (a wait on the timeline). */
+  readonly returned: number;
   /** NaN until an asynchronous factory settles. */
   end: number;
 }
@@ -84,7 +87,12 @@ function timeline(startedAt: number, endedAt: number, beans: readonly BeanCreati
   return {
     startTime: wall(startedAt),
     endTime: wall(endedAt),
-    beans: beans.map((b) => ({ ...b, startTime: wall(b.startTime), endTime: wall(b.endTime) })),
+    beans: beans.map((b) => ({
+      ...b,
+      startTime: wall(b.startTime),
+      endTime: wall(b.endTime),
+      ...(b.returned !== undefined ? { returned: wall(b.returned) } : {}),
+    })),
   };
 }
 
@@ -165,8 +173,10 @@ export class NestContainerObserver {
       if (tracker !== undefined) observer.observeDecorator(this as NestInjector | null);
       const start = performance.now();
       const result = original.apply(this, args);
+      // A class's end is read now; a factory's call returns at its first await (its wait follows).
+      const returned = performance.now();
       const creation: Creation | undefined = state.bootstrapping
-        ? { wrapper: wrapper!, context: args[3], start, end: wrapper!.inject == null ? performance.now() : NaN }
+        ? { wrapper: wrapper!, context: args[3], start, returned, end: wrapper!.inject == null ? returned : NaN }
         : undefined;
       if (creation !== undefined) state.created.push(creation);
       const awaitsEnd = creation !== undefined && Number.isNaN(creation.end);
@@ -347,7 +357,13 @@ export class NestContainerObserver {
         name: nestTokenName(w.token ?? w.name),
         ...(w.host?.name ? { module: w.host.name } : {}),
       };
-      out.push({ ...named, scope: scopeName(w), startTime: c.start, endTime: c.end });
+      out.push({
+        ...named,
+        scope: scopeName(w),
+        startTime: c.start,
+        endTime: c.end,
+        ...(c.end - c.returned > 0.05 ? { returned: c.returned } : {}),
+      });
     }
     return out;
   }
@@ -399,6 +415,8 @@ export class NestContainerObserver {
 
   private analyse(container: NestContainer, state: ContainerState, endedAt: number): void {
     let beans: BeanCreation[] | undefined;
+    // Our own cost on the start-up timeline: reading the container, Phase 1, the report written.
+    const step = stepStarted(STEP_KIND.diag, 'diag.analysis');
     try {
       const origins = this.detector.origins;
       origins.scanRequireCache();
@@ -451,6 +469,7 @@ export class NestContainerObserver {
     // were the largest part of Phase 2's heap per bean after start-up (docs/tracking.md#memory).
     state.beans.clear();
     this.safe(() => this.beans.bootstrapFinished?.(container, undefined, beans));
+    stepEnded(step);
   }
 
   /** Each wrapper under the report's bean name and module. */

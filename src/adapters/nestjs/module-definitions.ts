@@ -8,6 +8,7 @@ import { safeLog } from '../../shared/logger';
 import type { ClassOriginIndex } from '../../ghost/origins/class-origin';
 import type { NestContainerObserver } from './container-observer';
 import { wrapModuleDecorator } from './module-decorator';
+import { NEST_PHASES, NestReady, timed, timedHookPhase } from './boot-phases';
 
 /** `@nestjs/core` majors the hooks are written and tested for. */
 export const SUPPORTED_NEST_VERSIONS = ['>=10.0.0 <13'];
@@ -52,7 +53,13 @@ export interface NestPatcher {
   containerClosed(container: object | undefined): void;
   /** Remembers the detected @nestjs/core version for reports and spans. */
   setNestVersion(version: string | undefined): void;
+  /** The first application is ready (listening, or its context initialised): the start-up timeline is complete. */
+  startupReady?(): void;
+  /** An application context finished closing: the shutdown's hooks are on the timeline. */
+  shutdownFinished?(): void;
 }
+
+type Method = (this: unknown, ...args: unknown[]) => unknown;
 
 type Proto = Record<string, unknown>;
 
@@ -70,7 +77,12 @@ interface FilePatch {
   readonly file: string;
   readonly className: string;
   readonly method: string;
-  readonly wrapper: (p: NestPatcher) => (original: never) => unknown;
+  readonly wrapper: (p: NestPatcher, ready: NestReady) => (original: never) => unknown;
+}
+
+/** A method timed as one phase of the start-up timeline (src/adapters/nestjs/boot-phases.ts). */
+function phase(file: string, className: string, method: string, name: string): FilePatch {
+  return { file, className, method, wrapper: () => (original: Method) => timed(name, original) };
 }
 
 const FILE_PATCHES: readonly FilePatch[] = [
@@ -91,7 +103,8 @@ const FILE_PATCHES: readonly FilePatch[] = [
     file: 'injector/instance-loader.js',
     className: 'InstanceLoader',
     method: 'createInstancesOfDependencies',
-    wrapper: (p) => (original) => p.observer.wrapCreateInstances(original),
+    wrapper: (p) => (original: Method) =>
+      p.observer.wrapCreateInstances(timed(NEST_PHASES.instantiate, original) as never),
   },
   {
     file: 'injector/abstract-instance-resolver.js',
@@ -113,18 +126,73 @@ const FILE_PATCHES: readonly FilePatch[] = [
     // Both app.close() and the signal handlers of enableShutdownHooks() end with callShutdownHook; the
     // signal path never calls close(), and re-raises the signal right after, so 'exit' never fires.
     method: 'callShutdownHook',
-    wrapper: (p) => (original: (...args: unknown[]) => Promise<unknown>) =>
-      async function callShutdownHook(this: unknown, ...args: unknown[]) {
+    wrapper: (p, ready) => (original: Method) => {
+      const hooks = timedHookPhase('onApplicationShutdown', original);
+      return async function callShutdownHook(this: unknown, ...args: unknown[]) {
         try {
-          return await original.apply(this, args);
+          return await hooks.apply(this, args);
         } finally {
           p.containerClosed((this as { container?: object } | null)?.container);
+          ready.closed();
         }
-      },
+      };
+    },
+  },
+  // The start-up timeline's phases (docs/startup.md): each is two clock readings on a method Nest calls once
+  // per application, and each lifecycle hook of a bean two more.
+  phase('nest-factory.js', 'NestFactoryStatic', 'create', NEST_PHASES.create),
+  phase('nest-factory.js', 'NestFactoryStatic', 'createApplicationContext', NEST_PHASES.createContext),
+  phase('nest-factory.js', 'NestFactoryStatic', 'createMicroservice', NEST_PHASES.createMicroservice),
+  phase('scanner.js', 'DependenciesScanner', 'scan', NEST_PHASES.scan),
+  phase('nest-application.js', 'NestApplication', 'registerModules', NEST_PHASES.middleware),
+  phase('nest-application.js', 'NestApplication', 'registerRouter', NEST_PHASES.routes),
+  phase('nest-application.js', 'NestApplication', 'dispose', NEST_PHASES.dispose),
+  {
+    file: 'nest-application.js',
+    className: 'NestApplication',
+    method: 'init',
+    wrapper: (_p, ready) => (original: Method) => ready.init(original),
+  },
+  {
+    file: 'nest-application.js',
+    className: 'NestApplication',
+    method: 'listen',
+    wrapper: (_p, ready) => (original: Method) => ready.listen(original),
+  },
+  {
+    file: 'nest-application-context.js',
+    className: 'NestApplicationContext',
+    method: 'init',
+    wrapper: (_p, ready) => (original: Method) => ready.init(original),
+  },
+  phase('nest-application-context.js', 'NestApplicationContext', 'close', NEST_PHASES.close),
+  {
+    file: 'nest-application-context.js',
+    className: 'NestApplicationContext',
+    method: 'callInitHook',
+    wrapper: () => (original: Method) => timedHookPhase('onModuleInit', original),
+  },
+  {
+    file: 'nest-application-context.js',
+    className: 'NestApplicationContext',
+    method: 'callBootstrapHook',
+    wrapper: () => (original: Method) => timedHookPhase('onApplicationBootstrap', original),
+  },
+  {
+    file: 'nest-application-context.js',
+    className: 'NestApplicationContext',
+    method: 'callDestroyHook',
+    wrapper: () => (original: Method) => timedHookPhase('onModuleDestroy', original),
+  },
+  {
+    file: 'nest-application-context.js',
+    className: 'NestApplicationContext',
+    method: 'callBeforeShutdownHook',
+    wrapper: () => (original: Method) => timedHookPhase('beforeApplicationShutdown', original),
   },
 ];
 
-function applyPatch(p: NestPatcher, patch: FilePatch, exports: unknown): void {
+function applyPatch(p: NestPatcher, patch: FilePatch, exports: unknown, ready: NestReady): void {
   const proto = prototypeOf(exports, patch.className);
   if (!proto) {
     safeLog('warn', `@nestjs/core ${patch.file} has no ${patch.className}; that part of the ghost detector is off`);
@@ -139,7 +207,7 @@ function applyPatch(p: NestPatcher, patch: FilePatch, exports: unknown): void {
     );
     return;
   }
-  p.wrap(proto, patch.method, patch.wrapper(p));
+  p.wrap(proto, patch.method, patch.wrapper(p, ready));
 }
 
 function removePatch(p: NestPatcher, patch: FilePatch, exports: unknown): void {
@@ -155,6 +223,7 @@ function removePatch(p: NestPatcher, patch: FilePatch, exports: unknown): void {
  */
 function reachInternals(
   p: NestPatcher,
+  ready: NestReady,
   rootExports: unknown,
   patched: ReadonlyMap<FilePatch, unknown[]>,
   record: (patch: FilePatch, exports: unknown) => void,
@@ -175,7 +244,7 @@ function reachInternals(
       const exports = requireFromNest(`./${patch.file}`);
       // The require above usually fired the file hook; patch directly only if it did not.
       if (!patched.has(patch)) {
-        applyPatch(p, patch, exports);
+        applyPatch(p, patch, exports, ready);
         record(patch, exports);
       }
     } catch (err) {
@@ -191,6 +260,10 @@ export function nestModuleDefinitions(p: NestPatcher): InstrumentationNodeModule
   // must undo both and enable() redo both, while OpenTelemetry hands back only the last. applyPatch and
   // removePatch look at the method itself, so going over a copy twice does nothing.
   const patched = new Map<FilePatch, unknown[]>();
+  const ready = new NestReady({
+    startupReady: () => p.startupReady?.(),
+    shutdownFinished: () => p.shutdownFinished?.(),
+  });
   const record = (patch: FilePatch, exports: unknown) => {
     const copies = patched.get(patch);
     if (copies === undefined) patched.set(patch, [exports]);
@@ -202,7 +275,7 @@ export function nestModuleDefinitions(p: NestPatcher): InstrumentationNodeModule
         `@nestjs/core/${patch.file}`,
         SUPPORTED_NEST_VERSIONS,
         (exports: unknown) => {
-          applyPatch(p, patch, exports);
+          applyPatch(p, patch, exports, ready);
           record(patch, exports);
           return exports;
         },
@@ -219,8 +292,8 @@ export function nestModuleDefinitions(p: NestPatcher): InstrumentationNodeModule
       p.setNestVersion(version);
       p.origins.registerExports(exports, 'library');
       // After disable() and enable(): the copies OpenTelemetry does not hand back get their patches again.
-      for (const [patch, copies] of patched) for (const fileExports of copies) applyPatch(p, patch, fileExports);
-      reachInternals(p, exports, patched, record);
+      for (const [patch, copies] of patched) for (const fileExports of copies) applyPatch(p, patch, fileExports, ready);
+      reachInternals(p, ready, exports, patched, record);
       return exports;
     },
     (exports: unknown) => {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { importInTheMiddle, type ImportInTheMiddle } from '../../patching/import-in-the-middle';
+import { isRecordingLoads, STEP_KIND, stepRecorded } from '../../shared/boot-clock';
 import { safeLog } from '../../shared/logger';
 import type { ClassOriginIndex } from './class-origin';
 
@@ -25,13 +26,22 @@ export function watchEsmLibraries(origins: ClassOriginIndex): (() => void) | und
     return undefined;
   }
   try {
+    // The modules import-in-the-middle replays while the hook is being registered were evaluated earlier.
+    let replaying = true;
     const hook = new iitm.Hook((namespace, name, baseDir) => {
+      // When each ES module finished evaluating (its imports first): the start-up timeline's ESM packages. The
+      // ESM loader has no per-module call around a load as CommonJS has, so this is all a hook can see.
+      if (!replaying && isRecordingLoads() && (baseDir !== undefined || path.isAbsolute(name))) {
+        const now = performance.now();
+        stepRecorded(STEP_KIND.esm, 'esm.evaluate', now, now, name, baseDir ?? '');
+      }
       // Packages come with their directory; the application's own files by absolute path; builtins by name.
       // Returning nothing leaves the namespace untouched.
       if (baseDir !== undefined) origins.registerLibraryLater(namespace);
       else if (path.isAbsolute(name)) origins.registerAppLater(namespace, name);
       return undefined;
     });
+    replaying = false;
     return () => hook.unhook?.();
   } catch (err) {
     safeLog('debug', `ESM library classes not indexed: ${(err as Error).message}`);

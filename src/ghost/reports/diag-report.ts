@@ -1,5 +1,6 @@
 import type { BeanGraph } from '../analysis/bean-graph';
 import type { Phase1Result, OrphanVerdict } from '../analysis/candidates';
+import type { StartupSection } from './boot-types';
 
 export const DIAG_REPORT_FILE = 'diag-report.json';
 export const GHOST_REPORT_FILE = 'diag-ghost-report.json';
@@ -85,6 +86,11 @@ export interface DiagReport {
     nodes: ReportNode[];
     edges: Array<{ from: string; to: string; kind: string }>;
   };
+  /**
+   * Where the process's start went, from process start to ready (docs/startup.md): added when the process is
+   * ready, so absent from the first write.
+   */
+  startup?: StartupSection;
 }
 
 export interface DiagReportInput {

@@ -1,3 +1,5 @@
+import type { BootProfile } from './boot-types';
+
 /**
  * The container's start-up as a timeline: when each bean was created, grouped by module, plus the Phase 1
  * analysis. Served by `GET {base}/startup` in the shape of Spring Boot's startup endpoint, so people who know
@@ -11,6 +13,8 @@ export interface TimelineBean {
   readonly scope: string;
   readonly startTime: number;
   readonly endTime: number;
+  /** An async factory: when its call returned; from there to `endTime` it waited. */
+  readonly returned?: number;
 }
 
 /**
@@ -28,6 +32,8 @@ export interface BeanObserver {
 
 /** What an adapter hands over with a finished container. */
 export interface StartupTimeline {
+  /** The whole process's start-up, when built (docs/startup.md). */
+  readonly boot?: BootProfile;
   /** Start of instance creation, ms since the epoch. */
   readonly startTime: number;
   /** End of instance creation. */
@@ -51,6 +57,10 @@ export interface SpringStartup {
 }
 
 export const STARTUP_STEPS = {
+  /** The process, from its start to ready: the root when the whole start-up is known. */
+  process: 'application.startup',
+  /** The boot profile's step that holds the container's instance creation. */
+  instantiatePhase: 'nest.instantiate',
   container: 'nest.container.startup',
   module: 'nest.module.instantiate',
   bean: 'nest.bean.instantiate',
@@ -58,6 +68,8 @@ export const STARTUP_STEPS = {
 } as const;
 
 const iso = (ms: number): string => new Date(Math.round(ms)).toISOString();
+/** Milliseconds as a tag value, to the microsecond. */
+const ms = (value: number): string => String(Math.round(value * 1000) / 1000);
 /** ISO-8601 duration, as Java's Duration prints it: `PT0.0042S`. */
 const duration = (ms: number): string => `PT${(Math.max(0, ms) / 1000).toFixed(6).replace(/\.?0+$/, '') || '0'}S`;
 
@@ -84,8 +96,47 @@ export function toSpringStartup(t: StartupTimeline): SpringStartup {
     });
     return id;
   };
+  // The process's whole start first (docs/startup.md): the container's steps go under its `nest.instantiate`.
+  let containerParent: number | undefined;
+  const boot = t.boot;
+  if (boot) {
+    const wall = (ms: number): number => boot.timeOrigin + ms;
+    const rootId = event(STARTUP_STEPS.process, boot.timeOrigin, wall(boot.end), {
+      phase: 'process',
+      ...(boot.readyCause ? { ready: boot.readyCause } : {}),
+      coverage: String(Math.round(boot.coverage.share * 10000) / 10000),
+      unattributedMs: ms(boot.coverage.unattributed),
+      diagMs: ms(boot.diag.total),
+    });
+    const ids = new Map<number, number>();
+    for (const step of boot.steps) {
+      if (step.kind === 'bean') continue;
+      const id = event(
+        step.name,
+        wall(step.start),
+        wall(step.end),
+        {
+          phase: step.kind,
+          selfMs: ms(step.self),
+          ...(step.wait !== undefined ? { waitMs: ms(step.wait) } : {}),
+          ...(step.critical ? { critical: 'true' } : {}),
+          ...(step.package !== undefined ? { package: step.package } : {}),
+          ...(step.files !== undefined ? { files: String(step.files) } : {}),
+          ...(step.bean !== undefined ? { bean: step.bean } : {}),
+          ...(step.module !== undefined ? { module: step.module } : {}),
+          ...(step.esm ? { esm: 'true' } : {}),
+        },
+        (step.parent !== undefined ? ids.get(step.parent) : undefined) ?? rootId,
+      );
+      ids.set(step.id, id);
+      if (step.name === STARTUP_STEPS.instantiatePhase && containerParent === undefined) containerParent = id;
+    }
+    containerParent ??= rootId;
+  }
+  // A lazy container creates nothing at start-up: the process's steps are all there is.
+  if (boot && t.beans.length === 0) return { timeline: { startTime: iso(boot.timeOrigin), events } };
   const rootEnd = Math.max(t.endTime, t.analysis?.endTime ?? t.endTime);
-  const root = event(STARTUP_STEPS.container, t.startTime, rootEnd, { phase: 'bootstrap' });
+  const root = event(STARTUP_STEPS.container, t.startTime, rootEnd, { phase: 'bootstrap' }, containerParent);
   const modules = new Map<string, TimelineBean[]>();
   for (const bean of [...t.beans].sort((a, b) => a.startTime - b.startTime)) {
     const key = bean.module ?? '';
@@ -103,11 +154,18 @@ export function toSpringStartup(t: StartupTimeline): SpringStartup {
         STARTUP_STEPS.bean,
         bean.startTime,
         bean.endTime,
-        { ...(module ? { module } : {}), bean: bean.name, scope: bean.scope, phase: 'instantiate' },
+        {
+          ...(module ? { module } : {}),
+          bean: bean.name,
+          scope: bean.scope,
+          phase: 'instantiate',
+          // An async factory's awaited time (a connection, say): a wait, not work.
+          ...(bean.returned !== undefined ? { waitMs: ms(bean.endTime - bean.returned) } : {}),
+        },
         moduleId,
       );
     }
   }
   if (t.analysis) event(STARTUP_STEPS.analysis, t.analysis.startTime, t.analysis.endTime, { phase: 'analysis' }, root);
-  return { timeline: { startTime: iso(t.startTime), events } };
+  return { timeline: { startTime: iso(boot ? boot.timeOrigin : t.startTime), events } };
 }

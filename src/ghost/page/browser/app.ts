@@ -6,6 +6,7 @@
  */
 import cytoscape from 'cytoscape';
 import type { PageData } from '../types';
+import { bootWaterfall } from './boot-waterfall';
 
 type Category = 'dead' | 'candidate' | 'untouched' | 'touched' | 'untrackable' | 'framework' | 'application';
 
@@ -165,7 +166,13 @@ function main(): void {
     );
   }
   document.body.append(legend, layout);
-  if (startup) document.body.append(waterfall(startup, categoryOf, byName));
+  if (startup?.boot) {
+    const application = (bean: string, module: string | undefined): boolean => {
+      const node = byName.get(bean) ?? (module !== undefined ? byName.get(`${module}/${bean}`) : undefined);
+      return node !== undefined && !node.framework;
+    };
+    document.body.append(bootWaterfall(startup, startup.boot, application));
+  } else if (startup) document.body.append(waterfall(startup, categoryOf, byName));
 
   // The graph: beans and their edges, framework beans only on request so an application's own stay readable
   // (modules group the list beside it; as compound nodes they made force layouts unreadable). The graph is

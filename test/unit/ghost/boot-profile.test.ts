@@ -1,0 +1,151 @@
+import { buildBootProfile, type BootInput } from '../../../src/ghost/reports/boot-profile';
+import { STEP_KIND, type BootMarks } from '../../../src/shared/boot-clock';
+import { startupSection } from '../../../src/ghost/reports/boot-report';
+import { toSpringStartup } from '../../../src/ghost/reports/startup-timeline';
+
+/** A record as the hooks would have written it: loads and steps in start order, ms since process start. */
+function input(): BootInput {
+  const loads: Array<[string, number, number, number]> = [
+    ['/app/main.js', 10, 100, 0],
+    ['/app/node_modules/a/index.js', 20, 60, 1],
+    ['/app/node_modules/a/x.js', 25, 30, 2],
+    ['/app/node_modules/b/index.js', 40, 55, 2],
+    ['/app/node_modules/a/late.js', 70, 80, 1],
+  ];
+  const steps: Array<[number, string, number, number, number, string, string]> = [
+    [STEP_KIND.phase, 'nest.init', 110, 200, 200, '', ''],
+    [STEP_KIND.phase, 'nest.on_module_init', 120, 190, 190, '', ''],
+    [STEP_KIND.hook, 'onModuleInit', 121, 122, 180, 'Warmer', 'AppModule'],
+    [STEP_KIND.hook, 'onModuleInit', 122.5, 150, 150, 'Compiler', 'AppModule'],
+    [STEP_KIND.diag, 'diag.analysis', 151, 160, 160, '', ''],
+  ];
+  const marks: BootMarks = {
+    diagLoadStart: 2,
+    diagLoadEnd: 4,
+    diagEnableStart: 4.5,
+    diagEnableEnd: 5,
+    loadsTimedFrom: 3,
+    ready: 200,
+    readyCause: 'listen',
+  };
+  return {
+    loads: {
+      count: loads.length,
+      files: loads.map((l) => l[0]),
+      starts: Float64Array.from(loads.map((l) => l[1])),
+      ends: Float64Array.from(loads.map((l) => l[2])),
+      depths: Int32Array.from(loads.map((l) => l[3])),
+    },
+    steps: {
+      count: steps.length,
+      kinds: Int32Array.from(steps.map((s) => s[0])),
+      names: steps.map((s) => s[1]),
+      starts: Float64Array.from(steps.map((s) => s[2])),
+      returns: Float64Array.from(steps.map((s) => s[3])),
+      ends: Float64Array.from(steps.map((s) => s[4])),
+      subjects: steps.map((s) => s[5]),
+      groups: steps.map((s) => s[6]),
+    },
+    marks,
+    timeOrigin: Date.UTC(2026, 10, 25, 8, 0, 0),
+    nodeEnvironment: 1,
+    nodeBootstrapEnd: 8,
+    mainFile: '/app/main.js',
+    ownRoot: '/diag/dist/',
+    now: 500,
+  };
+}
+
+describe('the boot profile built from the raw record', () => {
+  const profile = buildBootProfile(input());
+  const step = (name: string, extra: (s: (typeof profile.steps)[number]) => boolean = () => true) =>
+    profile.steps.find((s) => s.name === name && extra(s))!;
+  const parentOf = (s: (typeof profile.steps)[number]) =>
+    s.parent !== undefined ? profile.steps[s.parent] : undefined;
+
+  it('ends at ready and lists every step parents first, each under the innermost one that holds it', () => {
+    expect(profile.ready).toBe(200);
+    expect(profile.readyCause).toBe('listen');
+    for (const s of profile.steps) if (s.parent !== undefined) expect(s.parent).toBeLessThan(s.id);
+    expect(parentOf(step('diag.instrumentation.load'))?.name).toBe('node.preload');
+    expect(step('node.preload')).toMatchObject({ start: 1, end: 10 });
+    const b = step('package.load', (s) => s.package === 'b');
+    expect(parentOf(b)).toMatchObject({ name: 'package.load', package: 'a' });
+    expect(parentOf(step('package.load', (s) => s.package === 'a'))?.name).toBe('application.load');
+  });
+
+  it("folds a package's own files into its load and adds its loads up per package", () => {
+    expect(step('package.load', (s) => s.package === 'a' && s.start === 20).files).toBe(2);
+    const a = profile.packages.find((p) => p.name === 'a')!;
+    expect(a).toMatchObject({ loads: 2, files: 3, topLevel: true, inclusive: 50 });
+    expect(a.self).toBeCloseTo(35, 6);
+    expect(profile.packages.find((p) => p.name === 'b')).toMatchObject({ inclusive: 15, self: 15, topLevel: false });
+  });
+
+  it("gives each instant to the newest open step: a hook's self is what ran while nothing newer did", () => {
+    const warmer = step('onModuleInit', (s) => s.bean === 'Warmer');
+    const compiler = step('onModuleInit', (s) => s.bean === 'Compiler');
+    expect(warmer.wait).toBeCloseTo(58, 6);
+    expect(warmer.self).toBeCloseTo(1.5 + 1 + 20, 6);
+    expect(compiler.self).toBeCloseTo(27.5, 6);
+    expect(compiler.wait).toBeUndefined();
+    // The analysis ran while the warmer awaited: not the warmer's doing, its phase's child.
+    expect(parentOf(step('diag.analysis'))?.name).toBe('nest.on_module_init');
+  });
+
+  it('marks the critical path: what each parent waited for last', () => {
+    expect(step('onModuleInit', (s) => s.bean === 'Warmer').critical).toBe(true);
+    expect(step('onModuleInit', (s) => s.bean === 'Compiler').critical).toBeUndefined();
+    expect(step('nest.init').critical).toBe(true);
+  });
+
+  it('lists what no step covers, and the instrumentation’s own cost', () => {
+    expect(profile.coverage.gaps).toEqual([{ start: 100, end: 110, after: 'application.load', before: 'nest.init' }]);
+    expect(profile.coverage.attributed).toBeCloseTo(190, 6);
+    expect(profile.coverage.share).toBeCloseTo(0.95, 6);
+    expect(profile.diag).toMatchObject({ load: 2, enable: 0.5, analysis: 9 });
+  });
+
+  it("summarises it for diag-report.json's startup section", () => {
+    const section = startupSection(profile);
+    expect(section.processStart).toBe('2026-11-25T08:00:00.000Z');
+    expect(section.hooks.map((h) => [h.bean, h.syncMs, h.waitMs, h.critical])).toEqual([
+      ['Warmer', 1, 58, true],
+      ['Compiler', 27.5, 0, undefined],
+    ]);
+    expect(section.unattributed).toEqual([
+      { startMs: 100, endMs: 110, after: 'application.load', before: 'nest.init' },
+    ]);
+    expect(section.phases.map((p) => p.name)).toEqual(
+      expect.arrayContaining(['node.bootstrap', 'node.preload', 'application.load', 'nest.init']),
+    );
+  });
+
+  it("goes into Spring Boot's shape under an application.startup root, the container's steps beneath", () => {
+    const t0 = profile.timeOrigin;
+    const { timeline } = toSpringStartup({
+      startTime: t0 + 110,
+      endTime: t0 + 115,
+      beans: [{ name: 'Warmer', module: 'AppModule', scope: 'singleton', startTime: t0 + 111, endTime: t0 + 112 }],
+      boot: profile,
+    });
+    expect(timeline.startTime).toBe('2026-11-25T08:00:00.000Z');
+    expect(timeline.events[0]!.startupStep).toMatchObject({ name: 'application.startup', id: 0 });
+    const ids = new Set<number>();
+    for (const e of timeline.events) {
+      if (e.startupStep.parentId !== undefined) expect(ids.has(e.startupStep.parentId)).toBe(true);
+      ids.add(e.startupStep.id);
+    }
+    const container = timeline.events.find((e) => e.startupStep.name === 'nest.container.startup')!;
+    expect(container.startupStep.parentId).toBe(0);
+    const hook = timeline.events.find(
+      (e) => e.startupStep.name === 'onModuleInit' && e.startupStep.tags.some((t) => t.value === 'Warmer'),
+    )!;
+    expect(Object.fromEntries(hook.startupStep.tags.map((t) => [t.key, t.value]))).toMatchObject({
+      phase: 'hook',
+      waitMs: '58',
+      critical: 'true',
+      module: 'AppModule',
+    });
+  });
+});
