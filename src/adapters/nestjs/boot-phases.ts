@@ -99,9 +99,11 @@ const COLLECTIONS = ['providers', 'controllers', 'injectables', 'middlewares'] a
  * by its `this`; the phase's end puts the same method back by assignment.
  *
  * Nothing is added to or deleted from an instance: deleting a property turns a V8 object into a dictionary for
- * good, and every later property read of the bean slows down (the event-listener call shape of `bench:check` read
- * 1.2–1.5× with an own property added and deleted per hooked bean, 1.0× without). A Proxy (whose traps are the
- * application's), a frozen method or an accessor is left alone: its time stays in the phase's.
+ * good, and every later property read of the bean would take the slow path. (The first version did add and
+ * delete one; the 1.2–1.5× that `bench:check`'s event-listener shape read then turned out to be the benchmark's
+ * 2 ms windows catching a scavenge or not, see docs/tracking.md, but a dictionary-mode bean is a real cost we
+ * need not pay.) A Proxy (whose traps are the application's), a frozen method or an accessor is left alone: its
+ * time stays in the phase's.
  */
 function shadowHooks(container: NestContainer | undefined, hook: LifecycleHook): Shadowed[] {
   const shadowed: Shadowed[] = [];

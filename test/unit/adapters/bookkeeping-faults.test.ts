@@ -9,7 +9,7 @@ import 'reflect-metadata';
 import { resolveConfig } from '../../../src/config/properties';
 import { setLogger } from '../../../src/shared/logger';
 import { unwrapMethod, wrapMethod } from '../../../src/patching/wrap';
-import { GhostDetector } from '../../../src/ghost/detector';
+import { GhostDetector, STARTUP_PUBLISH_DELAY_MS } from '../../../src/ghost/detector';
 import { recordingLogger } from '../../support/logs';
 import { tempDir } from '../../support/temp';
 
@@ -25,10 +25,13 @@ beforeEach(() => {
   setLogger(logs.logger);
 });
 // The ledgers wait for ready with Node's Server#listen wrapped: fire it here, and let their analyses finish (on
-// the turns after; they meet the same hostile names, and log it), so nothing of this file outlives it.
+// the turns after; they meet the same hostile names, and log it) and their start-up timelines publish (a moment
+// after ready), so nothing of this file outlives it: a timer firing after the file ends requires a module into
+// a torn-down Jest environment.
 afterAll(async () => {
   (require('../../../src/adapters/lazy/ready') as typeof import('../../../src/adapters/lazy/ready')).diagReady();
   for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setTimeout(resolve, STARTUP_PUBLISH_DELAY_MS + 50));
   setLogger(original);
 });
 

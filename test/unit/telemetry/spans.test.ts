@@ -1,6 +1,7 @@
 import { context, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { STARTUP_PUBLISH_DELAY_MS } from '../../../src/ghost/detector';
 import { ATTRIBUTES, EVENTS, SPANS } from '../../../src/telemetry/names';
 import { performanceToHrTime } from '../../../src/telemetry/spans';
 import { harness, quietLogs, startApp } from './helpers';
@@ -14,8 +15,11 @@ beforeAll(() => {
   contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
 });
-afterAll(() => {
+afterAll(async () => {
   context.disable();
+  // The detectors write their page on the turn after ready and publish their start-up a moment later: let them,
+  // so that nothing of this file requires a module into a torn-down Jest environment.
+  await new Promise((resolve) => setTimeout(resolve, STARTUP_PUBLISH_DELAY_MS + 50));
 });
 beforeEach(() => (logs = quietLogs()));
 afterEach(() => logs.restore());

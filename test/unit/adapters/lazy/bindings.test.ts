@@ -3,7 +3,7 @@ import * as path from 'node:path';
 
 import { resolveConfig } from '../../../../src/config/properties';
 import type { LazyBinding } from '../../../../src/adapters/lazy/bindings';
-import type { GhostDetector } from '../../../../src/ghost/detector';
+import { STARTUP_PUBLISH_DELAY_MS, type GhostDetector } from '../../../../src/ghost/detector';
 import { recordingLogger } from '../../../support/logs';
 import { tempDir } from '../../../support/temp';
 
@@ -18,6 +18,10 @@ interface Loaded {
   ready: typeof import('../../../../src/adapters/lazy/ready');
   dir: string;
 }
+
+// Each detector writes its page on the turn after ready and publishes its start-up a moment later: let them, so
+// that nothing of this file requires a module into a torn-down Jest environment.
+afterAll(() => new Promise((resolve) => setTimeout(resolve, STARTUP_PUBLISH_DELAY_MS + 50)));
 
 function load(tracking: boolean, collect?: (ledger: Loaded['ledger']) => void): Loaded {
   const dir = tempDir('ledger');
