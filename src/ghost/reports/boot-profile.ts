@@ -152,10 +152,19 @@ function loadSteps(input: BootInput, to: number): Interval[] {
   return out;
 }
 
+/** The CommonJS module loads of the record: an ES module evaluated right after one is evaluated in sequence. */
+const MODULE_LOADS: ReadonlySet<string> = new Set(['package.load', 'application.load', 'diag.load']);
+
 /**
  * ES modules as steps: import-in-the-middle calls back when each module has been evaluated (its imports
  * first), nothing when it starts; a module's evaluation is estimated as the time since the event before it
- * (the previous module's, or the end of the last other step), merged per package over consecutive modules.
+ * (the previous module's, or the end of a CommonJS load), merged per package over consecutive modules.
+ *
+ * A module evaluated first after any other step (a preload's construction, a phase) is not estimated: Node
+ * resolves, loads and links a whole graph before the first of its modules runs, so the time before that
+ * module is the loader's (and it is left to `node.esm_loader`). An ES module Nest 12 app tried on 2026-11-25
+ * otherwise put the 420 ms between the SDK's start and the application graph's first evaluation on
+ * `@opentelemetry/resources`, a leaf of that graph.
  */
 function esmSteps(input: BootInput, others: readonly Interval[], to: number): Interval[] {
   const { steps } = input;
@@ -172,16 +181,18 @@ function esmSteps(input: BootInput, others: readonly Interval[], to: number): In
   }
   if (events.length === 0) return [];
   events.sort((a, b) => a.at - b.at);
-  const ends = others.map((o) => o.end).sort((a, b) => a - b);
+  const ends = others.map((o) => ({ at: o.end, load: MODULE_LOADS.has(o.name) })).sort((a, b) => a.at - b.at);
   const out: Interval[] = [];
   let previous = -Infinity;
   let current: Interval | undefined;
   let currentOwner = '';
   let k = 0;
   for (const e of events) {
-    while (k < ends.length && ends[k]! <= e.at) k++;
-    const lastOther = k > 0 ? ends[k - 1]! : -Infinity;
-    const start = Math.max(previous, lastOther);
+    while (k < ends.length && ends[k]!.at <= e.at) k++;
+    const lastOther = k > 0 ? ends[k - 1]! : undefined;
+    const afterOther = lastOther !== undefined && lastOther.at > previous;
+    // First after another step that is no module load: the loader's time before it is not this module's.
+    const start = afterOther && !lastOther.load ? e.at : Math.max(previous, lastOther?.at ?? -Infinity);
     previous = e.at;
     if (!Number.isFinite(start)) continue;
     if (current !== undefined && current.end === start && currentOwner === e.owner) {
@@ -503,7 +514,9 @@ export function buildBootProfile(input: BootInput): BootProfile {
   if (input.analysis && input.analysis.start <= end) {
     recorded.push(interval('diag.analysis', 'diag', input.analysis.start, Math.min(input.analysis.end, end)));
   }
-  const esm = esmSteps(input, [...loads, ...recorded], end);
+  // Against every other step, the preload's and our own construction's included: the first module after one
+  // of those follows the loader's work, not another module.
+  const esm = esmSteps(input, [...all, ...loads, ...recorded], end);
   all.push(...loads, ...esm, ...recorded, ...beans);
   const roots = nest(all);
   computeSelf(all, end);

@@ -149,3 +149,66 @@ describe('the boot profile built from the raw record', () => {
     });
   });
 });
+
+describe('an ES module application: what the loader did before its graph ran is the loader’s', () => {
+  /**
+   * No CommonJS main module; import-in-the-middle reports each module when it finished evaluating. The first
+   * module after our construction comes after Node resolved, loaded and linked the whole graph (the 2026-11-25
+   * trial on a Nest 12 ESM app: 420 ms put on a leaf of @opentelemetry/resources); the ones after it follow
+   * each other, or a CommonJS load, and are estimated from the previous event.
+   */
+  function esmInput(): BootInput {
+    const base = input();
+    const steps: Array<[number, string, number, number, number, string, string]> = [
+      [STEP_KIND.esm, 'esm.evaluate', 300, 300, 300, '/app/node_modules/leaf/index.js', '/app/node_modules/leaf'],
+      [STEP_KIND.esm, 'esm.evaluate', 330, 330, 330, '/app/node_modules/slow/a.js', '/app/node_modules/slow'],
+      [STEP_KIND.esm, 'esm.evaluate', 335, 335, 335, '/app/node_modules/slow/b.js', '/app/node_modules/slow'],
+      [
+        STEP_KIND.esm,
+        'esm.evaluate',
+        350,
+        350,
+        350,
+        '/app/node_modules/after-cjs/index.js',
+        '/app/node_modules/after-cjs',
+      ],
+      [STEP_KIND.phase, 'nest.create', 360, 400, 400, '', ''],
+    ];
+    const loads: Array<[string, number, number, number]> = [['/app/node_modules/cjs/index.js', 336, 340, 0]];
+    return {
+      ...base,
+      mainFile: undefined,
+      loads: {
+        count: loads.length,
+        files: loads.map((l) => l[0]),
+        starts: Float64Array.from(loads.map((l) => l[1])),
+        ends: Float64Array.from(loads.map((l) => l[2])),
+        depths: Int32Array.from(loads.map((l) => l[3])),
+      },
+      steps: {
+        count: steps.length,
+        kinds: Int32Array.from(steps.map((s) => s[0])),
+        names: steps.map((s) => s[1]),
+        starts: Float64Array.from(steps.map((s) => s[2])),
+        returns: Float64Array.from(steps.map((s) => s[3])),
+        ends: Float64Array.from(steps.map((s) => s[4])),
+        subjects: steps.map((s) => s[5]),
+        groups: steps.map((s) => s[6]),
+      },
+      marks: { ...base.marks, ready: 400 },
+    };
+  }
+  const profile = buildBootProfile(esmInput());
+  const pkg = (name: string) => profile.packages.find((p) => p.name === name);
+
+  it('gives the wait before the first module to node.esm_loader, not to that module', () => {
+    expect(pkg('leaf')).toMatchObject({ inclusive: 0 });
+    // From the preload's end (Node's bootstrap complete) to the first module's evaluation.
+    expect(profile.steps.find((s) => s.name === 'node.esm_loader' && s.end === 300)).toMatchObject({ start: 8 });
+  });
+
+  it('estimates the modules after it from the event before, or from a CommonJS load that ended', () => {
+    expect(pkg('slow')).toMatchObject({ files: 2, inclusive: 35 });
+    expect(pkg('after-cjs')).toMatchObject({ inclusive: 10 });
+  });
+});
