@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LOADING_CASES, getJson, runToExit, startApp, tempDir, type RunningApp } from './support/app-process';
+import { LOADING_CASES, getJson, runToExit, startApp, tempDir, waitFor, type RunningApp } from './support/app-process';
 
 const EXPECTED_CANDIDATES = [
   'BillingModule/Helper',
@@ -96,6 +96,27 @@ describe.each(LOADING_CASES)('Phase 1 on the shop app (%s)', (loading) => {
     const res = await getJson(app.port, '/users');
     expect(res.status).toBe(200);
     expect(res.body).toEqual([{ id: 1, name: 'ada', greeting: 'hello', spent: 1450 }]);
+  });
+
+  // Here because every matrix cell runs this file: Nest 10, 11 and 12, CommonJS and ES modules, Node 20-24. The
+  // start-up timeline's own suite (startup-timeline.test.ts) goes deeper on one of them.
+  it("puts the start-up on one timeline, Nest's phases in order and the application's hook under its phase", async () => {
+    let startup: any;
+    await waitFor(async () => (startup = app.readReport().startup) !== undefined, 10_000);
+    expect(startup.readyCause).toBe('listen');
+    expect(startup.coverage.share).toBeGreaterThanOrEqual(0.95);
+    const order = startup.phases.map((p: any) => p.name);
+    const expected = ['nest.create', 'nest.scan', 'nest.instantiate', 'nest.init', 'nest.on_module_init'];
+    const positions = expected.map((name) => order.indexOf(name));
+    expect(positions).not.toContain(-1);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+    const hook = startup.hooks.find((h: any) => h.bean === 'CacheWarmer' && h.hook === 'onModuleInit');
+    expect(hook).toMatchObject({ module: 'ShopModule' });
+    const phase = startup.phases.find((p: any) => p.name === 'nest.on_module_init');
+    expect(hook.startMs).toBeGreaterThanOrEqual(phase.startMs);
+    expect(hook.endMs).toBeLessThanOrEqual(phase.endMs);
+    // No package carries the ES module loader's work (the 2026-11-25 trial: 420 ms on one leaf module).
+    for (const p of startup.packages) expect(p.selfMs).toBeLessThan(startup.readyMs / 4);
   });
 });
 
