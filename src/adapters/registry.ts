@@ -82,7 +82,7 @@ export const CONTAINER_ADAPTERS: readonly ContainerAdapter[] = [
         setNestVersion: (version) => {
           nestVersion = version;
         },
-        // Published on the next turn, after the analysis scheduled at the end of bootstrap (setImmediate, FIFO).
+        // Published 100 ms after ready; the analysis runs on the turn after ready (setImmediate), before it.
         startupReady: () => detector.startupReady(),
         shutdownFinished: () => detector.shutdownFinished(),
       });

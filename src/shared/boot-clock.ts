@@ -180,13 +180,38 @@ export function stepRecorded(kind: StepKind, name: string, start: number, end: n
   stepEnds[i] = end;
 }
 
+const atReady: Array<() => void> = [];
+
 /** Marks the process ready, once; later calls change nothing. Returns whether this call marked it. */
 export function markReady(cause: string, at = performance.now()): boolean {
   if (!Number.isNaN(BOOT_MARKS.ready)) return false;
   BOOT_MARKS.ready = at;
   BOOT_MARKS.readyCause = cause;
   stopRecordingLoads();
+  for (const fn of atReady.splice(0)) {
+    try {
+      fn();
+    } catch {
+      // a caller's own guard logs; the mark stands whatever a waiter does
+    }
+  }
   return true;
+}
+
+/**
+ * Calls `fn` when the process is marked ready, synchronously inside the marking (schedule the work from it),
+ * or now if it already is. Returns the function that unsubscribes it.
+ */
+export function atProcessReady(fn: () => void): () => void {
+  if (!Number.isNaN(BOOT_MARKS.ready)) {
+    fn();
+    return () => undefined;
+  }
+  atReady.push(fn);
+  return () => {
+    const i = atReady.indexOf(fn);
+    if (i >= 0) atReady.splice(i, 1);
+  };
 }
 
 /** Views of the arrays as they are now (the builder reads them; nothing is copied). */
