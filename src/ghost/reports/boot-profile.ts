@@ -337,17 +337,25 @@ function computeSelf(all: readonly Interval[], to: number): void {
   }
 }
 
-/** Of overlapping children, the one that ended last is what the parent waited for. */
+/** Of overlapping children, the one that ended last is what the parent waited for, and before it started, the same. */
 function markCritical(children: readonly Interval[]): void {
   const sorted = [...children].sort((a, b) => a.start - b.start);
   let cluster: Interval[] = [];
   let clusterEnd = -Infinity;
+  // Walked back from the step that ended last: before it started, the start was waiting for whichever step
+  // that had started by then ended last, and so on. An application's main module calls bootstrap() from its top
+  // level, so `nest.create` starts inside `application.load` and outlasts it: both are on the path.
   const close = (): void => {
-    if (cluster.length === 0) return;
-    let last = cluster[0]!;
-    for (const c of cluster) if (c.end > last.end) last = c;
-    last.critical = true;
-    markCritical(last.children);
+    let cursor = Infinity;
+    for (;;) {
+      let pick: Interval | undefined;
+      for (const c of cluster)
+        if (!c.critical && c.start < cursor && (pick === undefined || c.end > pick.end)) pick = c;
+      if (pick === undefined) break;
+      pick.critical = true;
+      markCritical(pick.children);
+      cursor = pick.start;
+    }
     cluster = [];
   };
   for (const c of sorted) {

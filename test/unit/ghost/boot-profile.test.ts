@@ -212,3 +212,27 @@ describe('an ES module application: what the loader did before its graph ran is 
     expect(pkg('after-cjs')).toMatchObject({ inclusive: 10 });
   });
 });
+
+describe('the critical path when the main module calls bootstrap() from its top level', () => {
+  it('marks the main module and nest.create, which starts inside it and outlasts it', () => {
+    const base = input();
+    const steps = base.steps;
+    const profile = buildBootProfile({
+      ...base,
+      steps: {
+        ...steps,
+        count: steps.count + 1,
+        kinds: Int32Array.from([...steps.kinds, STEP_KIND.phase]),
+        names: [...steps.names, 'nest.create'],
+        starts: Float64Array.from([...steps.starts, 95]),
+        returns: Float64Array.from([...steps.returns, 200]),
+        ends: Float64Array.from([...steps.ends, 200]),
+        subjects: [...steps.subjects, ''],
+        groups: [...steps.groups, ''],
+      },
+    });
+    const step = (name: string) => profile.steps.find((s) => s.name === name)!;
+    expect(step('nest.create')).toMatchObject({ start: 95, critical: true });
+    expect(step('application.load')).toMatchObject({ end: 100, critical: true });
+  });
+});
