@@ -109,6 +109,15 @@ export function toSpringStartup(t: StartupTimeline): SpringStartup {
       diagMs: ms(boot.diag.total),
     });
     const ids = new Map<number, number>();
+    // Beans are not emitted here (the container's own steps below carry them): a package an async factory loads
+    // (TypeORM's driver, say) goes under the nearest step that is, `nest.instantiate`, as in the spans.
+    const emittedAncestor = (parent: number | undefined): number => {
+      for (let p = parent; p !== undefined; p = boot.steps[p]?.parent) {
+        const id = ids.get(p);
+        if (id !== undefined) return id;
+      }
+      return rootId;
+    };
     for (const step of boot.steps) {
       if (step.kind === 'bean') continue;
       const id = event(
@@ -126,7 +135,7 @@ export function toSpringStartup(t: StartupTimeline): SpringStartup {
           ...(step.module !== undefined ? { module: step.module } : {}),
           ...(step.esm ? { esm: 'true' } : {}),
         },
-        (step.parent !== undefined ? ids.get(step.parent) : undefined) ?? rootId,
+        emittedAncestor(step.parent),
       );
       ids.set(step.id, id);
       if (step.name === STARTUP_STEPS.instantiatePhase && containerParent === undefined) containerParent = id;
@@ -135,7 +144,9 @@ export function toSpringStartup(t: StartupTimeline): SpringStartup {
   }
   // A lazy container creates nothing at start-up: the process's steps are all there is.
   if (boot && t.beans.length === 0) return { timeline: { startTime: iso(boot.timeOrigin), events } };
-  const rootEnd = Math.max(t.endTime, t.analysis?.endTime ?? t.endTime);
+  // With the process's timeline, the container's step stays inside `nest.instantiate`, and the analysis, which
+  // runs after ready, is a root of its own; without it, the container's step holds the analysis as before.
+  const rootEnd = boot ? t.endTime : Math.max(t.endTime, t.analysis?.endTime ?? t.endTime);
   const root = event(STARTUP_STEPS.container, t.startTime, rootEnd, { phase: 'bootstrap' }, containerParent);
   const modules = new Map<string, TimelineBean[]>();
   for (const bean of [...t.beans].sort((a, b) => a.startTime - b.startTime)) {
@@ -166,6 +177,14 @@ export function toSpringStartup(t: StartupTimeline): SpringStartup {
       );
     }
   }
-  if (t.analysis) event(STARTUP_STEPS.analysis, t.analysis.startTime, t.analysis.endTime, { phase: 'analysis' }, root);
+  if (t.analysis) {
+    event(
+      STARTUP_STEPS.analysis,
+      t.analysis.startTime,
+      t.analysis.endTime,
+      { phase: 'analysis' },
+      boot ? undefined : root,
+    );
+  }
   return { timeline: { startTime: iso(boot ? boot.timeOrigin : t.startTime), events } };
 }

@@ -236,3 +236,49 @@ describe('the critical path when the main module calls bootstrap() from its top 
     expect(step('application.load')).toMatchObject({ end: 100, critical: true });
   });
 });
+
+describe("Spring Boot's shape: every step under one it was emitted with, the container inside its phase", () => {
+  it('puts a package an async factory loads under nest.instantiate, and the analysis after ready apart', () => {
+    const base = input();
+    const add = <T>(xs: ArrayLike<T>, x: T): T[] => [...Array.from(xs), x];
+    const profile = buildBootProfile({
+      ...base,
+      loads: {
+        count: base.loads.count + 1,
+        files: add(base.loads.files, '/app/node_modules/pg/index.js'),
+        starts: Float64Array.from(add(base.loads.starts, 103)),
+        ends: Float64Array.from(add(base.loads.ends, 104)),
+        depths: Int32Array.from(add(base.loads.depths, 0)),
+      },
+      steps: {
+        count: base.steps.count + 1,
+        kinds: Int32Array.from(add(base.steps.kinds, STEP_KIND.phase)),
+        names: add(base.steps.names, 'nest.instantiate'),
+        starts: Float64Array.from(add(base.steps.starts, 100.5)),
+        returns: Float64Array.from(add(base.steps.returns, 109)),
+        ends: Float64Array.from(add(base.steps.ends, 109)),
+        subjects: add(base.steps.subjects, ''),
+        groups: add(base.steps.groups, ''),
+      },
+      beans: [{ name: 'DATABASE', module: 'AppModule', start: 101, end: 108, returned: 105 }],
+    });
+    const t0 = profile.timeOrigin;
+    const { timeline } = toSpringStartup({
+      startTime: t0 + 100.5,
+      endTime: t0 + 109,
+      beans: [{ name: 'DATABASE', module: 'AppModule', scope: 'singleton', startTime: t0 + 101, endTime: t0 + 108 }],
+      analysis: { startTime: t0 + 300, endTime: t0 + 340 },
+      boot: profile,
+    });
+    const named = (name: string, tag?: string) =>
+      timeline.events.find(
+        (e) => e.startupStep.name === name && (!tag || e.startupStep.tags.some((t) => t.value === tag)),
+      )!;
+    const instantiate = named('nest.instantiate');
+    expect(named('package.load', 'pg').startupStep.parentId).toBe(instantiate.startupStep.id);
+    const container = named('nest.container.startup');
+    expect(container.startupStep.parentId).toBe(instantiate.startupStep.id);
+    expect(Date.parse(container.endTime)).toBeLessThanOrEqual(Date.parse(instantiate.endTime));
+    expect(named('diag.ghost.analysis').startupStep.parentId).toBeUndefined();
+  });
+});
