@@ -103,6 +103,41 @@ function timeline(startedAt: number, endedAt: number, beans: readonly BeanCreati
   };
 }
 
+/** A factory provider's function, observed for one call: whether it returned a promise. */
+interface ObservedFactory {
+  readonly host: { metatype: unknown };
+  readonly original: (...args: unknown[]) => unknown;
+  readonly observed: (...args: unknown[]) => unknown;
+  returnedThenable: boolean;
+}
+
+/**
+ * `instantiateClass` calls a factory as `targetMetatype.metatype(...)`, synchronously before its first await:
+ * for that call only, the function is swapped on the wrapper for one that notes what it returned, and put back
+ * as soon as `instantiateClass` returns (or throws). Nothing else runs in between but the factory itself.
+ * Undefined when the wrapper's `metatype` is not a plain writable function property.
+ */
+function factoryOf(target: unknown): ObservedFactory | undefined {
+  if (target === null || typeof target !== 'object') return undefined;
+  const d = Object.getOwnPropertyDescriptor(target, 'metatype');
+  if (d === undefined || typeof d.value !== 'function' || d.writable !== true) return undefined;
+  const original = d.value as (...args: unknown[]) => unknown;
+  const observed: ObservedFactory = {
+    host: target as { metatype: unknown },
+    original,
+    observed: function factory(this: unknown, ...args: unknown[]) {
+      const value = Reflect.apply(original, this, args);
+      // Asked of the value's internal slot, not its `then`: reading a property of what a factory returned
+      // may run the application's code (a Proxy's trap, a getter; test/e2e/precision.test.ts). A thenable that
+      // is no native promise is then timed as a value, its wait left out.
+      observed.returnedThenable = types.isPromise(value);
+      return value;
+    },
+    returnedThenable: true,
+  };
+  return observed;
+}
+
 /**
  * Watches one NestJS process's containers through two patched methods:
  * - `InstanceLoader.prototype.createInstancesOfDependencies`: the span of bootstrap; when it resolves every
@@ -165,9 +200,9 @@ export class NestContainerObserver {
    * While a container bootstraps, a creation costs Nest's path two clock readings and one small record; what
    * is derived from it (names, scopes, the timeline, the bean spans) waits for the analysis after start-up: on
    * 1,000 beans, deriving it here was ~2 % of a small app's start-up instructions (callgrind). A class is
-   * constructed synchronously inside `instantiateClass`, so its end is read right after the call; only a
-   * factory, which Nest awaits, and Phase 2, which must track the instance before any dependent receives it,
-   * observe Nest's promise.
+   * constructed synchronously inside `instantiateClass`, so its end is read right after the call, and so is a
+   * factory's that returned a value; only a factory that returned a promise, and Phase 2, which must track the
+   * instance before any dependent receives it, observe Nest's promise.
    */
   wrapInstantiateClass(original: AsyncMethod): AsyncMethod {
     const observer = this;
@@ -178,12 +213,26 @@ export class NestContainerObserver {
       if (!state) return original.apply(this, args);
       const tracker = observer.detector.tracker;
       if (tracker !== undefined) observer.observeDecorator(this as NestInjector | null);
+      const factory = state.bootstrapping && wrapper!.inject != null ? factoryOf(args[2]) : undefined;
       const start = performance.now();
-      const result = original.apply(this, args);
-      // A class's end is read now; a factory's call returns at its first await (its wait follows).
+      let result: Promise<unknown>;
+      if (factory === undefined) result = original.apply(this, args);
+      else {
+        try {
+          factory.host.metatype = factory.observed;
+          result = original.apply(this, args);
+        } finally {
+          factory.host.metatype = factory.original;
+        }
+      }
+      // A class's end is read now; so is a factory's that returned a value. One that returned a promise
+      // returns here at its first await, and its wait follows. (Nest awaits either kind, so waiting for
+      // Nest's promise to read a synchronous factory's end would count the beans created concurrently as its
+      // wait: 10-12 ms for REQUEST or a registerAs() config on brocoders/nestjs-boilerplate.)
       const returned = performance.now();
+      const awaited = wrapper!.inject != null && (factory === undefined || factory.returnedThenable);
       const creation: Creation | undefined = state.bootstrapping
-        ? { wrapper: wrapper!, context: args[3], start, returned, end: wrapper!.inject == null ? returned : NaN }
+        ? { wrapper: wrapper!, context: args[3], start, returned, end: awaited ? NaN : returned }
         : undefined;
       if (creation !== undefined) state.created.push(creation);
       const awaitsEnd = creation !== undefined && Number.isNaN(creation.end);
