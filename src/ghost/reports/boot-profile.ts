@@ -446,7 +446,8 @@ function gaps(roots: readonly Interval[], to: number): BootGap[] {
   let after: string | undefined;
   for (const r of sorted) {
     if (r.start > covered + 0.001 && covered < to) {
-      out.push({ start: covered, end: Math.min(r.start, to), ...(after ? { after } : {}), before: r.name });
+      const before = r.name === 'package.load' ? `package.load ${r.package}` : r.name;
+      out.push({ start: covered, end: Math.min(r.start, to), ...(after ? { after } : {}), before });
     }
     if (r.end > covered) {
       covered = r.end;
