@@ -97,7 +97,11 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     expect(await page.locator('#bean-details [data-field="state"]').textContent()).toBe(
       'ghost candidate and never called (most likely dead)',
     );
-    // The waterfall has a bar per bean created at start-up.
+    // The waterfall has a bar per bean created at start-up: the ones that took no time behind the box.
+    const shown = await page.locator('#waterfall .boot-row:not(.hidden)').count();
+    await page.check('#boot-all-rows');
+    const all = await page.locator('#waterfall .boot-row:not(.hidden)').count();
+    expect(all).toBeGreaterThan(shown);
     expect(await page.locator('#waterfall .row').count()).toBeGreaterThan(10);
     await page.fill('#search', '');
     const shot = path.join(tempDir('page'), 'report-page.png');
