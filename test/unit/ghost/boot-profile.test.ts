@@ -3,31 +3,19 @@ import { STEP_KIND, type BootMarks } from '../../../src/shared/boot-clock';
 import { startupSection } from '../../../src/ghost/reports/boot-report';
 import { toSpringStartup } from '../../../src/ghost/reports/startup-timeline';
 
-/** A record as the hooks would have written it: loads and steps in start order, ms since process start. */
-function input(): BootInput {
-  const loads: Array<[string, number, number, number]> = [
-    ['/app/main.js', 10, 100, 0],
-    ['/app/node_modules/a/index.js', 20, 60, 1],
-    ['/app/node_modules/a/x.js', 25, 30, 2],
-    ['/app/node_modules/b/index.js', 40, 55, 2],
-    ['/app/node_modules/a/late.js', 70, 80, 1],
-  ];
-  const steps: Array<[number, string, number, number, number, string, string]> = [
-    [STEP_KIND.phase, 'nest.init', 110, 200, 200, '', ''],
-    [STEP_KIND.phase, 'nest.on_module_init', 120, 190, 190, '', ''],
-    [STEP_KIND.hook, 'onModuleInit', 121, 122, 180, 'Warmer', 'AppModule'],
-    [STEP_KIND.hook, 'onModuleInit', 122.5, 150, 150, 'Compiler', 'AppModule'],
-    [STEP_KIND.diag, 'diag.analysis', 151, 160, 160, '', ''],
-  ];
-  const marks: BootMarks = {
-    diagLoadStart: 2,
-    diagLoadEnd: 4,
-    diagEnableStart: 4.5,
-    diagEnableEnd: 5,
-    loadsTimedFrom: 3,
-    ready: 200,
-    readyCause: 'listen',
-  };
+type LoadRow = [file: string, start: number, end: number, depth: number];
+type StepRow = [
+  kind: number,
+  name: string,
+  start: number,
+  returned: number,
+  end: number,
+  subject: string,
+  group: string,
+];
+
+/** The record's arrays from rows, as the hooks would have filled them. */
+function record(loads: LoadRow[], steps: StepRow[]): Pick<BootInput, 'loads' | 'steps'> {
   return {
     loads: {
       count: loads.length,
@@ -46,6 +34,36 @@ function input(): BootInput {
       subjects: steps.map((s) => s[5]),
       groups: steps.map((s) => s[6]),
     },
+  };
+}
+
+/** A record as the hooks would have written it: loads and steps in start order, ms since process start. */
+function input(): BootInput {
+  const loads: LoadRow[] = [
+    ['/app/main.js', 10, 100, 0],
+    ['/app/node_modules/a/index.js', 20, 60, 1],
+    ['/app/node_modules/a/x.js', 25, 30, 2],
+    ['/app/node_modules/b/index.js', 40, 55, 2],
+    ['/app/node_modules/a/late.js', 70, 80, 1],
+  ];
+  const steps: StepRow[] = [
+    [STEP_KIND.phase, 'nest.init', 110, 200, 200, '', ''],
+    [STEP_KIND.phase, 'nest.on_module_init', 120, 190, 190, '', ''],
+    [STEP_KIND.hook, 'onModuleInit', 121, 122, 180, 'Warmer', 'AppModule'],
+    [STEP_KIND.hook, 'onModuleInit', 122.5, 150, 150, 'Compiler', 'AppModule'],
+    [STEP_KIND.diag, 'diag.analysis', 151, 160, 160, '', ''],
+  ];
+  const marks: BootMarks = {
+    diagLoadStart: 2,
+    diagLoadEnd: 4,
+    diagEnableStart: 4.5,
+    diagEnableEnd: 5,
+    loadsTimedFrom: 3,
+    ready: 200,
+    readyCause: 'listen',
+  };
+  return {
+    ...record(loads, steps),
     marks,
     timeOrigin: Date.UTC(2026, 10, 25, 8, 0, 0),
     nodeEnvironment: 1,
@@ -159,7 +177,7 @@ describe('an ES module application: what the loader did before its graph ran is 
    */
   function esmInput(): BootInput {
     const base = input();
-    const steps: Array<[number, string, number, number, number, string, string]> = [
+    const steps: StepRow[] = [
       [STEP_KIND.esm, 'esm.evaluate', 300, 300, 300, '/app/node_modules/leaf/index.js', '/app/node_modules/leaf'],
       [STEP_KIND.esm, 'esm.evaluate', 330, 330, 330, '/app/node_modules/slow/a.js', '/app/node_modules/slow'],
       [STEP_KIND.esm, 'esm.evaluate', 335, 335, 335, '/app/node_modules/slow/b.js', '/app/node_modules/slow'],
@@ -174,27 +192,11 @@ describe('an ES module application: what the loader did before its graph ran is 
       ],
       [STEP_KIND.phase, 'nest.create', 360, 400, 400, '', ''],
     ];
-    const loads: Array<[string, number, number, number]> = [['/app/node_modules/cjs/index.js', 336, 340, 0]];
+    const loads: LoadRow[] = [['/app/node_modules/cjs/index.js', 336, 340, 0]];
     return {
       ...base,
       mainFile: undefined,
-      loads: {
-        count: loads.length,
-        files: loads.map((l) => l[0]),
-        starts: Float64Array.from(loads.map((l) => l[1])),
-        ends: Float64Array.from(loads.map((l) => l[2])),
-        depths: Int32Array.from(loads.map((l) => l[3])),
-      },
-      steps: {
-        count: steps.length,
-        kinds: Int32Array.from(steps.map((s) => s[0])),
-        names: steps.map((s) => s[1]),
-        starts: Float64Array.from(steps.map((s) => s[2])),
-        returns: Float64Array.from(steps.map((s) => s[3])),
-        ends: Float64Array.from(steps.map((s) => s[4])),
-        subjects: steps.map((s) => s[5]),
-        groups: steps.map((s) => s[6]),
-      },
+      ...record(loads, steps),
       marks: { ...base.marks, ready: 400 },
     };
   }

@@ -7,6 +7,7 @@
 import cytoscape from 'cytoscape';
 import type { PageData } from '../types';
 import { bootWaterfall } from './boot-waterfall';
+import { el } from './dom';
 
 type Category = 'dead' | 'candidate' | 'untouched' | 'touched' | 'untrackable' | 'framework' | 'application';
 
@@ -22,17 +23,6 @@ const CATEGORIES: Record<Category, { label: string; colour: string; shape: cytos
 };
 
 type Node = PageData['report']['graph']['nodes'][number];
-
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attrs: Record<string, string> = {},
-  text?: string,
-): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 
 function readData(): PageData {
   const block = document.getElementById('diag-data');

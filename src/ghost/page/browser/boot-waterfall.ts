@@ -1,24 +1,14 @@
 /**
- * The page's start-up waterfall (docs/startup.md): the process from its start to ready, on one scale. First what
- * the application can act on, its own beans and lifecycle hooks; then the phases, the critical path marked; then
- * the packages, grouped under the ones the application loads itself; framework beans and hooks on request.
+ * The page's start-up waterfall (docs/startup.md): the process from its start to ready, on one scale. First the
+ * beans and lifecycle hooks that took time, the application's and the framework's (the rest on request); then the
+ * phases, the critical path marked; then the packages, grouped under the ones the application loads itself.
  * Everything is built with DOM methods and textContent: bean and package names are data, never markup.
  */
 import type { BootProfile, BootStep } from '../../reports/boot-types';
 import type { PageData } from '../types';
+import { el } from './dom';
 
 type Startup = NonNullable<PageData['startup']>;
-
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attrs: Record<string, string> = {},
-  text?: string,
-): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 
 const ms = (value: number): string => (value >= 100 ? value.toFixed(0) : value.toFixed(1));
 
