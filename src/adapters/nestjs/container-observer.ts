@@ -133,7 +133,9 @@ function factoryOf(target: unknown): ObservedFactory | undefined {
       observed.returnedThenable = types.isPromise(value);
       return value;
     },
-    returnedThenable: true,
+    // Until it is called: a request- or transient-scoped factory (REQUEST, INQUIRER) is not called at start-up,
+    // and what Nest awaits then is nothing of its own.
+    returnedThenable: false,
   };
   return observed;
 }

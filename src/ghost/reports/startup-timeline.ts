@@ -98,6 +98,8 @@ export function toSpringStartup(t: StartupTimeline): SpringStartup {
   };
   // The process's whole start first (docs/startup.md): the container's steps go under its `nest.instantiate`.
   let containerParent: number | undefined;
+  /** `nest.instantiate`'s wall-clock bounds: the container's step is read around it, a reading apart. */
+  let within: { start: number; end: number } | undefined;
   const boot = t.boot;
   if (boot) {
     const wall = (ms: number): number => boot.timeOrigin + ms;
@@ -138,7 +140,10 @@ export function toSpringStartup(t: StartupTimeline): SpringStartup {
         emittedAncestor(step.parent),
       );
       ids.set(step.id, id);
-      if (step.name === STARTUP_STEPS.instantiatePhase && containerParent === undefined) containerParent = id;
+      if (step.name === STARTUP_STEPS.instantiatePhase && containerParent === undefined) {
+        containerParent = id;
+        within = { start: wall(step.start), end: wall(step.end) };
+      }
     }
     containerParent ??= rootId;
   }
@@ -146,8 +151,14 @@ export function toSpringStartup(t: StartupTimeline): SpringStartup {
   if (boot && t.beans.length === 0) return { timeline: { startTime: iso(boot.timeOrigin), events } };
   // With the process's timeline, the container's step stays inside `nest.instantiate`, and the analysis, which
   // runs after ready, is a root of its own; without it, the container's step holds the analysis as before.
-  const rootEnd = boot ? t.endTime : Math.max(t.endTime, t.analysis?.endTime ?? t.endTime);
-  const root = event(STARTUP_STEPS.container, t.startTime, rootEnd, { phase: 'bootstrap' }, containerParent);
+  // (The container's own readings are taken just outside the phase's, by the wrapper around it: clamped in.)
+  const rootStart = within ? Math.max(t.startTime, within.start) : t.startTime;
+  const rootEnd = within
+    ? Math.min(t.endTime, within.end)
+    : boot
+      ? t.endTime
+      : Math.max(t.endTime, t.analysis?.endTime ?? t.endTime);
+  const root = event(STARTUP_STEPS.container, rootStart, rootEnd, { phase: 'bootstrap' }, containerParent);
   const modules = new Map<string, TimelineBean[]>();
   for (const bean of [...t.beans].sort((a, b) => a.startTime - b.startTime)) {
     const key = bean.module ?? '';

@@ -266,8 +266,8 @@ describe("Spring Boot's shape: every step under one it was emitted with, the con
     });
     const t0 = profile.timeOrigin;
     const { timeline } = toSpringStartup({
-      startTime: t0 + 100.5,
-      endTime: t0 + 109,
+      startTime: t0 + 99,
+      endTime: t0 + 111,
       beans: [{ name: 'DATABASE', module: 'AppModule', scope: 'singleton', startTime: t0 + 101, endTime: t0 + 108 }],
       analysis: { startTime: t0 + 300, endTime: t0 + 340 },
       boot: profile,
@@ -281,6 +281,7 @@ describe("Spring Boot's shape: every step under one it was emitted with, the con
     const container = named('nest.container.startup');
     expect(container.startupStep.parentId).toBe(instantiate.startupStep.id);
     expect(Date.parse(container.endTime)).toBeLessThanOrEqual(Date.parse(instantiate.endTime));
+    expect(Date.parse(container.startTime)).toBeGreaterThanOrEqual(Date.parse(instantiate.startTime));
     expect(named('diag.ghost.analysis').startupStep.parentId).toBeUndefined();
   });
 });
