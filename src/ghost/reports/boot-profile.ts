@@ -42,6 +42,11 @@ export interface BootInput {
   readonly ownRoot: string;
   /** `require.cache`'s keys in insertion order, to list what loaded before the instrumentation. */
   readonly cachedFiles?: readonly string[];
+  /**
+   * The files whose code required `file` (`module.children` of the cache's modules): asked only of a load made
+   * from outside any module, a `require()` inside a function at run time, which the nesting of loads cannot place.
+   */
+  readonly requirersOf?: (file: string) => readonly string[];
   readonly beans?: readonly BeanCreation[];
   /** When the Phase 1 analysis ran (and wrote its report). */
   readonly analysis?: { readonly start: number; readonly end: number };
@@ -74,6 +79,8 @@ interface Interval {
   module?: string;
   files?: number;
   esm?: boolean;
+  /** A package loaded from inside a function that only packages required: the first of them (not top-level). */
+  requiredBy?: string;
   children: Interval[];
   self: number;
   critical?: boolean;
@@ -123,6 +130,22 @@ function ownerOf(filename: string, ownRoot: string): string {
  * happened in none) starts a step for its package; the package's further files loaded inside it are counted
  * in it, not stepped.
  */
+/**
+ * For a load from outside any module (TypeORM requiring `pg` inside its DataSource factory), the package that
+ * required it, when only packages did; undefined when the application (or a preload) required it too, or when
+ * no requirer is known: then it counts as the application's, as before.
+ */
+function packageRequirer(input: BootInput, file: string): string | undefined {
+  const by = input.requirersOf?.(file) ?? [];
+  let first: string | undefined;
+  for (const f of by) {
+    const owner = ownerOf(f, input.ownRoot);
+    if (owner === APPLICATION) return undefined;
+    first ??= owner;
+  }
+  return first;
+}
+
 function loadSteps(input: BootInput, to: number): Interval[] {
   const { loads, ownRoot } = input;
   const out: Interval[] = [];
@@ -142,9 +165,11 @@ function loadSteps(input: BootInput, to: number): Interval[] {
       continue;
     }
     const kind: BootStepKind = owner === OWN_PACKAGE ? 'diag' : owner === APPLICATION ? 'application' : 'package';
+    const requiredBy = kind === 'package' && depth === 0 ? packageRequirer(input, loads.files[i]!) : undefined;
     const step = interval(kind === 'package' ? 'package.load' : `${kind}.load`, kind, start, end, {
       files: 1,
       ...(kind === 'package' ? { package: owner } : {}),
+      ...(requiredBy !== undefined ? { requiredBy } : {}),
     });
     out.push(step);
     open[depth] = { owner, step };
@@ -389,6 +414,7 @@ function flatten(roots: readonly Interval[], out: BootStep[], parent?: number): 
       ...(i.module !== undefined ? { module: i.module } : {}),
       ...(i.files !== undefined ? { files: i.files } : {}),
       ...(i.esm ? { esm: true } : {}),
+      ...(i.requiredBy !== undefined ? { requiredBy: i.requiredBy } : {}),
     });
     flatten(i.children, out, id);
   }
@@ -419,7 +445,7 @@ function packages(steps: readonly BootStep[], versionOf: (name: string) => strin
     entry.loads += 1;
     entry.files += s.files ?? 0;
     const parent = s.parent !== undefined ? byId.get(s.parent) : undefined;
-    if (parent === undefined || parent.kind !== 'package') entry.top = true;
+    if ((parent === undefined || parent.kind !== 'package') && s.requiredBy === undefined) entry.top = true;
     if (s.esm) entry.esm = true;
   }
   return [...byName]

@@ -29,6 +29,7 @@ export function currentBootProfile(timeline?: StartupTimeline): BootProfile {
     ...(mainFile() !== undefined ? { mainFile: mainFile() } : {}),
     ownRoot: CODE_ROOT + path.sep,
     cachedFiles: Object.keys(require.cache),
+    requirersOf: requirers(),
     beans: (timeline?.beans ?? []).map((b) => ({
       name: b.name,
       ...(b.module !== undefined ? { module: b.module } : {}),
@@ -40,6 +41,28 @@ export function currentBootProfile(timeline?: StartupTimeline): BootProfile {
   });
   cached = { key, profile };
   return profile;
+}
+
+/**
+ * Who required each cached module, from `module.children` (every module that required it lists it), read once
+ * when first asked, after ready. (`module.parent` would say the first one only, and is deprecated.)
+ */
+function requirers(): (file: string) => readonly string[] {
+  let byChild: Map<string, string[]> | undefined;
+  return (file) => {
+    if (byChild === undefined) {
+      byChild = new Map();
+      for (const m of Object.values(require.cache)) {
+        if (m === undefined) continue;
+        for (const child of m.children ?? []) {
+          const list = byChild.get(child.filename);
+          if (list === undefined) byChild.set(child.filename, [m.filename]);
+          else list.push(m.filename);
+        }
+      }
+    }
+    return byChild.get(file) ?? [];
+  };
 }
 
 function mainFile(): string | undefined {

@@ -30,6 +30,11 @@ export interface BootStep {
   readonly files?: number;
   /** `package.load` from ES modules: evaluation only, estimated (docs/startup.md). */
   readonly esm?: boolean;
+  /**
+   * `package.load` from inside a function at run time (no load around it) that only packages required: the
+   * first of them. Such a package is not one the application loads itself (`topLevel` false).
+   */
+  readonly requiredBy?: string;
 }
 
 /** One package's loads, all entries into it added up. */

@@ -263,7 +263,11 @@ describe("Spring Boot's shape: every step under one it was emitted with, the con
         groups: add(base.steps.groups, ''),
       },
       beans: [{ name: 'DATABASE', module: 'AppModule', start: 101, end: 108, returned: 105 }],
+      // TypeORM required pg from inside the factory: no load around it, but not the application's own.
+      requirersOf: (file) => (file.includes('/pg/') ? ['/app/node_modules/typeorm/driver.js'] : []),
     });
+    expect(profile.packages.find((p) => p.name === 'pg')).toMatchObject({ topLevel: false });
+    expect(profile.steps.find((s) => s.package === 'pg')).toMatchObject({ requiredBy: 'typeorm' });
     const t0 = profile.timeOrigin;
     const { timeline } = toSpringStartup({
       startTime: t0 + 99,
@@ -283,5 +287,46 @@ describe("Spring Boot's shape: every step under one it was emitted with, the con
     expect(Date.parse(container.endTime)).toBeLessThanOrEqual(Date.parse(instantiate.endTime));
     expect(Date.parse(container.startTime)).toBeGreaterThanOrEqual(Date.parse(instantiate.startTime));
     expect(named('diag.ghost.analysis').startupStep.parentId).toBeUndefined();
+  });
+});
+
+describe('a package required at run time, outside any load', () => {
+  const base = input();
+  const withPg = (requirers: string[]) =>
+    buildBootProfile({
+      ...base,
+      ...record(
+        [
+          ...Array.from({ length: base.loads.count }, (_, i): LoadRow => [
+            base.loads.files[i]!,
+            base.loads.starts[i]!,
+            base.loads.ends[i]!,
+            base.loads.depths[i]!,
+          ]),
+          ['/app/node_modules/pg/index.js', 150, 152, 0],
+        ],
+        Array.from({ length: base.steps.count }, (_, i): StepRow => [
+          base.steps.kinds[i]!,
+          base.steps.names[i]!,
+          base.steps.starts[i]!,
+          base.steps.returns[i]!,
+          base.steps.ends[i]!,
+          base.steps.subjects[i]!,
+          base.steps.groups[i]!,
+        ]),
+      ),
+      requirersOf: (file) => (file.includes('/pg/') ? requirers : []),
+    });
+
+  it("is the application's when the application required it too, or when nobody is known to have", () => {
+    for (const requirers of [['/app/db.js', '/app/node_modules/typeorm/driver.js'], []]) {
+      expect(withPg(requirers).packages.find((p) => p.name === 'pg')).toMatchObject({ topLevel: true });
+    }
+  });
+
+  it('is the library’s when only libraries required it', () => {
+    expect(withPg(['/app/node_modules/typeorm/driver.js']).packages.find((p) => p.name === 'pg')).toMatchObject({
+      topLevel: false,
+    });
   });
 });

@@ -162,9 +162,21 @@ export function bootWaterfall(
     return top;
   };
   const nested = new Map<string, Map<string, number>>();
+  // Each package's outermost package where it first loaded (itself when the application loaded it).
+  const outermostOf = new Map<string, string>();
+  for (const s of boot.steps) {
+    if (s.kind === 'package' && s.package !== undefined && !outermostOf.has(s.package)) {
+      outermostOf.set(s.package, topPackageOf(s) ?? s.package);
+    }
+  }
   for (const s of boot.steps) {
     if (s.kind !== 'package' || s.package === undefined) continue;
-    const top = topPackageOf(s);
+    // A package a library required at run time (TypeORM's pg, in a factory) goes where that library is listed.
+    const outermost = topPackageOf(s);
+    const top =
+      outermost === s.package && s.requiredBy !== undefined
+        ? (outermostOf.get(s.requiredBy) ?? s.requiredBy)
+        : outermost;
     if (top === undefined || top === s.package) continue;
     let inner = nested.get(top);
     if (!inner) nested.set(top, (inner = new Map()));
