@@ -40,9 +40,13 @@ export const HOOK_PHASES = {
 export type LifecycleHook = keyof typeof HOOK_PHASES;
 
 /**
- * Times a method of Nest from its call to the settling of what it returns: two clock readings and, for a
- * promise, one reaction registered beside the caller's (the caller gets Nest's very promise). `then` runs after
+ * Times a method of Nest from its call to the settling of what it returns: two clock readings. `then` runs after
  * it settled, with whether it failed.
+ *
+ * A promise is passed on as a promise of the same outcome, not as Nest's own: a reaction registered on Nest's
+ * promise would mark its rejection handled, and an application that does not await `app.listen()` (or calls
+ * `app.close()` from a signal handler) would no longer crash on its failure, but run on, or end with 0. The
+ * caller's promise rejects as Nest's did, handled or not as the caller makes it.
  */
 export function timed(name: string, original: Method, then?: (self: unknown, failed: boolean) => void): Method {
   return function phase(this: unknown, ...args: unknown[]) {
@@ -56,14 +60,16 @@ export function timed(name: string, original: Method, then?: (self: unknown, fai
       throw err;
     }
     if (result instanceof Promise) {
-      result.then(
-        () => {
+      return result.then(
+        (value: unknown) => {
           stepEnded(step);
           if (then) guard(() => then(this, false));
+          return value;
         },
-        () => {
+        (err: unknown) => {
           stepEnded(step);
           if (then) guard(() => then(this, true));
+          throw err;
         },
       );
     } else {
@@ -99,18 +105,18 @@ const COLLECTIONS = ['providers', 'controllers', 'injectables', 'middlewares'] a
  * by its `this`; the phase's end puts the same method back by assignment.
  *
  * Nothing is added to or deleted from an instance: deleting a property turns a V8 object into a dictionary for
- * good, and every later property read of the bean would take the slow path. (The first version did add and
- * delete one; the 1.2–1.5× that `bench:check`'s event-listener shape read then turned out to be the benchmark's
- * 2 ms windows catching a scavenge or not, see docs/tracking.md, but a dictionary-mode bean is a real cost we
- * need not pay.) A Proxy (whose traps are the application's), a frozen method or an accessor is left alone: its
- * time stays in the phase's.
+ * good, and every later property read of the bean would take the slow path. A Proxy (whose traps are the
+ * application's), a frozen method or an accessor is left alone: its time stays in the phase's.
  */
 function shadowHooks(container: NestContainer | undefined, hook: LifecycleHook): Shadowed[] {
   const shadowed: Shadowed[] = [];
   if (container === undefined || typeof container.getModules !== 'function') return shadowed;
   const seen = new Set<object>();
-  /** Which bean each instance is, for the timers of the prototypes they share. */
-  const beans = new WeakMap<object, { bean: string; module: string }>();
+  /**
+   * Per owner, which bean each instance whose hook is defined there is: a `Derived` bean's hook that calls
+   * `super.onModuleInit()` reaches `Base.prototype`'s timer with the same `this`, which must not time it again.
+   */
+  const beans = new Map<object, WeakMap<object, { bean: string; module: string }>>();
   const owners = new Map<object, Shadowed>();
   for (const module of container.getModules().values()) {
     for (const key of COLLECTIONS) {
@@ -125,12 +131,16 @@ function shadowHooks(container: NestContainer | undefined, hook: LifecycleHook):
         // have no hook, and a plain read costs less than walking the prototypes' descriptors (one app context of
         // 1,000 beans goes through here twice at start).
         const method = (instance as Record<string, unknown>)[hook];
-        if (typeof method !== 'function') continue;
+        // Another phase's timer (two applications initialising at once, sharing a class): that phase puts it
+        // back; this one leaves the owner alone, and its instances' time stays in its phase.
+        if (typeof method !== 'function' || HOOK_TIMERS.has(method)) continue;
         const owner = ownerOf(instance, hook);
         if (owner === undefined) continue;
-        beans.set(instance, { bean: nestTokenName(wrapper.token ?? wrapper.name), module: module.name ?? '' });
+        let ownBeans = beans.get(owner);
+        if (ownBeans === undefined) beans.set(owner, (ownBeans = new WeakMap()));
+        ownBeans.set(instance, { bean: nestTokenName(wrapper.token ?? wrapper.name), module: module.name ?? '' });
         if (owners.has(owner)) continue;
-        const timer = hookTimer(hook, method as Method, (self) => beans.get(self as object));
+        const timer = hookTimer(hook, method as Method, (self) => ownBeans.get(self as object));
         owners.set(owner, { owner: owner as Record<string, unknown>, original: method as Method, timer });
       }
     }
@@ -149,6 +159,8 @@ function ownerOf(instance: object, hook: string): object | undefined {
     o !== null && o !== Object.prototype;
     o = Object.getPrototypeOf(o) as object | null
   ) {
+    // A Proxy in the chain: its traps are the application's code, never run by us.
+    if (types.isProxy(o)) return undefined;
     const d = Object.getOwnPropertyDescriptor(o, hook);
     if (d === undefined) continue;
     return typeof d.value === 'function' && d.writable === true && !Object.isFrozen(o) ? o : undefined;
@@ -164,13 +176,16 @@ const SHUTDOWN_HOOKS: ReadonlySet<LifecycleHook> = new Set([
   'onApplicationShutdown',
 ]);
 
+/** Every timer a phase has put in place, to tell them from the application's methods. */
+const HOOK_TIMERS = new WeakSet<Function>();
+
 function hookTimer(
   hook: LifecycleHook,
   method: Method,
   beanOf: (self: unknown) => { bean: string; module: string } | undefined,
 ): Method {
   const shutdown = SHUTDOWN_HOOKS.has(hook);
-  return function lifecycleHook(this: unknown, ...args: unknown[]) {
+  const timer = function lifecycleHook(this: unknown, ...args: unknown[]) {
     const who = beanOf(this);
     // Another instance of the class, or a subclass's `super.onModuleInit()`: called as it was, untimed.
     if (who === undefined) return Reflect.apply(method, this, args);
@@ -188,14 +203,25 @@ function hookTimer(
       throw err;
     }
     if (result instanceof Promise) {
-      // What follows is the hook's awaited time (a connection, a cache warm-up): recorded as a wait.
+      // What follows is the hook's awaited time (a connection, a cache warm-up): recorded as a wait. Passed on
+      // as a promise of the same outcome, so that no rejection is marked handled by us (see `timed`).
       stepReturned(step);
-      result.then(ended, ended);
-    } else {
-      ended();
+      return result.then(
+        (value: unknown) => {
+          ended();
+          return value;
+        },
+        (err: unknown) => {
+          ended();
+          throw err;
+        },
+      );
     }
+    ended();
     return result;
   };
+  HOOK_TIMERS.add(timer);
+  return timer;
 }
 
 /** How often a close that is still waiting on hooks says which (a pod killed at its grace period writes nothing). */

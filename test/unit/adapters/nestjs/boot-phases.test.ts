@@ -1,7 +1,11 @@
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
 import { types } from 'node:util';
 import { SHUTDOWN_REPORT_MS, timedHookPhase } from '../../../../src/adapters/nestjs/boot-phases';
 import { setLogger } from '../../../../src/shared/logger';
 import { bootRecord, STEP_KIND } from '../../../../src/shared/boot-clock';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 
 class Warmer {
   warmed = 0;
@@ -118,5 +122,73 @@ describe('a close still waiting on a shutdown hook', () => {
     await closing;
     jest.advanceTimersByTime(SHUTDOWN_REPORT_MS * 2);
     expect(warnings).toHaveLength(1);
+  });
+});
+
+describe('what the timers leave as it was', () => {
+  const containerOf = (beans: Record<string, object>) => ({
+    getModules: () =>
+      new Map([
+        [
+          'M',
+          {
+            name: 'M',
+            providers: new Map(Object.entries(beans).map(([token, instance]) => [token, { token, instance }])),
+          },
+        ],
+      ]),
+  });
+
+  it("leaves a failed phase's rejection unhandled where the caller leaves it (an un-awaited listen)", () => {
+    // In a process of its own: Jest keeps unhandled rejections from a test's listeners. The built module, as an
+    // application gets it; the process must crash as it would without the timer.
+    const script = `
+      const { timed } = require(${JSON.stringify(path.join(ROOT, 'dist', 'adapters', 'nestjs', 'boot-phases.js'))});
+      const listen = timed('nest.listen', async () => { throw new Error('EADDRINUSE'); });
+      void listen.call({});
+      setTimeout(() => console.log('still running'), 50);
+    `;
+    const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
+    expect(run.stdout).not.toContain('still running');
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('EADDRINUSE');
+  });
+
+  it('puts every method back when two phases over one class overlap (two applications initialising at once)', async () => {
+    class Shared {
+      async onModuleInit(): Promise<void> {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    }
+    const original = Shared.prototype.onModuleInit;
+    const first = timedHookPhase('onModuleInit', callInitHook as never).call({
+      container: containerOf({ A: new Shared() }),
+    });
+    const second = timedHookPhase('onModuleInit', callInitHook as never).call({
+      container: containerOf({ B: new Shared() }),
+    });
+    await Promise.all([first, second]);
+    expect(Shared.prototype.onModuleInit).toBe(original);
+  });
+
+  it("times a subclass's hook once, not again for its super.onModuleInit()", async () => {
+    class Base {
+      onModuleInit(): void {
+        /* the base's own start */
+      }
+    }
+    class Derived extends Base {
+      override onModuleInit(): void {
+        super.onModuleInit();
+      }
+    }
+    const before = bootRecord().steps.count;
+    await timedHookPhase('onModuleInit', callInitHook as never).call({
+      container: containerOf({ Base: new Base(), Derived: new Derived() }),
+    });
+    const { steps } = bootRecord();
+    const hooks: string[] = [];
+    for (let i = before; i < steps.count; i++) if (steps.kinds[i] === STEP_KIND.hook) hooks.push(steps.subjects[i]!);
+    expect(hooks.sort()).toEqual(['Base', 'Derived']);
   });
 });
