@@ -140,7 +140,13 @@ export function toSpringStartup(t: StartupTimeline): SpringStartup {
         emittedAncestor(step.parent),
       );
       ids.set(step.id, id);
-      if (step.name === STARTUP_STEPS.instantiatePhase && containerParent === undefined) {
+      // The container's step goes under the `nest.instantiate` it happened in (the process may have had
+      // others: a short-lived context for migrations before the application, say).
+      if (
+        step.name === STARTUP_STEPS.instantiatePhase &&
+        wall(step.start) <= t.endTime &&
+        wall(step.end) >= t.startTime
+      ) {
         containerParent = id;
         within = { start: wall(step.start), end: wall(step.end) };
       }

@@ -252,15 +252,16 @@ describe("Spring Boot's shape: every step under one it was emitted with, the con
         ends: Float64Array.from(add(base.loads.ends, 104)),
         depths: Int32Array.from(add(base.loads.depths, 0)),
       },
+      // Two contexts: a short-lived one (migrations, say) at 50-60, then the application's at 100.5-109.
       steps: {
-        count: base.steps.count + 1,
-        kinds: Int32Array.from(add(base.steps.kinds, STEP_KIND.phase)),
-        names: add(base.steps.names, 'nest.instantiate'),
-        starts: Float64Array.from(add(base.steps.starts, 100.5)),
-        returns: Float64Array.from(add(base.steps.returns, 109)),
-        ends: Float64Array.from(add(base.steps.ends, 109)),
-        subjects: add(base.steps.subjects, ''),
-        groups: add(base.steps.groups, ''),
+        count: base.steps.count + 2,
+        kinds: Int32Array.from([...add(base.steps.kinds, STEP_KIND.phase), STEP_KIND.phase]),
+        names: [...add(base.steps.names, 'nest.instantiate'), 'nest.instantiate'],
+        starts: Float64Array.from([...add(base.steps.starts, 100.5), 50]),
+        returns: Float64Array.from([...add(base.steps.returns, 109), 60]),
+        ends: Float64Array.from([...add(base.steps.ends, 109), 60]),
+        subjects: [...add(base.steps.subjects, ''), ''],
+        groups: [...add(base.steps.groups, ''), ''],
       },
       beans: [{ name: 'DATABASE', module: 'AppModule', start: 101, end: 108, returned: 105 }],
       // TypeORM required pg from inside the factory: no load around it, but not the application's own.
@@ -280,7 +281,9 @@ describe("Spring Boot's shape: every step under one it was emitted with, the con
       timeline.events.find(
         (e) => e.startupStep.name === name && (!tag || e.startupStep.tags.some((t) => t.value === tag)),
       )!;
-    const instantiate = named('nest.instantiate');
+    const instantiate = timeline.events.find(
+      (e) => e.startupStep.name === 'nest.instantiate' && Date.parse(e.startTime) > t0 + 100,
+    )!;
     expect(named('package.load', 'pg').startupStep.parentId).toBe(instantiate.startupStep.id);
     const container = named('nest.container.startup');
     expect(container.startupStep.parentId).toBe(instantiate.startupStep.id);
