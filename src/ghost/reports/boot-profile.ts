@@ -636,17 +636,44 @@ export function buildBootProfile(input: BootInput): BootProfile {
   };
 }
 
+/** The first phase of a close: `app.close()`'s, or on the signal path of `enableShutdownHooks()` the first hook phase. */
+const CLOSE_STARTS: ReadonlySet<string> = new Set(['nest.close', 'nest.on_module_destroy']);
+
+/**
+ * The last close: a process that closes several applications (a test suite, a worker per job) records the
+ * shutdown steps of each, and each close is reported once, when it has finished. The last close starts at the
+ * last root step that begins one, or at an earlier one still running then (two applications closing at once).
+ */
 function shutdownProfile(input: BootInput): BootProfile['shutdown'] {
   const recorded = recordedSteps(input, Infinity, true);
   if (recorded.length === 0) return undefined;
-  const roots = nest(recorded);
-  computeSelf(recorded, Infinity);
-  markCritical(roots);
-  const steps: BootStep[] = [];
-  flatten(roots, steps);
-  return {
-    start: Math.min(...steps.map((s) => s.start)),
-    end: Math.max(...steps.map((s) => s.end)),
-    steps,
+  const roots = [...nest(recorded)].sort((a, b) => a.start - b.start);
+  let first = 0;
+  for (let i = roots.length - 1; i >= 0; i--) {
+    if (CLOSE_STARTS.has(roots[i]!.name)) {
+      first = i;
+      break;
+    }
+  }
+  while (first > 0 && roots[first - 1]!.end > roots[first]!.start) first--;
+  const close = roots.slice(first);
+  const within: Interval[] = [];
+  const collect = (xs: readonly Interval[]): void => {
+    for (const x of xs) {
+      within.push(x);
+      collect(x.children);
+    }
   };
+  collect(close);
+  computeSelf(within, Infinity);
+  markCritical(close);
+  const steps: BootStep[] = [];
+  flatten(close, steps);
+  let start = Infinity;
+  let end = -Infinity;
+  for (const s of steps) {
+    start = Math.min(start, s.start);
+    end = Math.max(end, s.end);
+  }
+  return { start, end, steps };
 }

@@ -333,3 +333,35 @@ describe('a package required at run time, outside any load', () => {
     });
   });
 });
+
+describe('the close, when a process closes more than one application', () => {
+  it('reports the last close only, once it has finished', () => {
+    const base = input();
+    const close = (at: number, bean: string): StepRow[] => [
+      [STEP_KIND.phase, 'nest.on_module_destroy', at, at + 10, at + 10, '', ''],
+      [STEP_KIND.hook, 'onModuleDestroy', at + 1, at + 9, at + 9, bean, 'AppModule'],
+      [STEP_KIND.phase, 'nest.on_application_shutdown', at + 11, at + 12, at + 12, '', ''],
+    ];
+    const profile = buildBootProfile({
+      ...base,
+      ...record(
+        [],
+        [
+          ...Array.from({ length: base.steps.count }, (_, i): StepRow => [
+            base.steps.kinds[i]!,
+            base.steps.names[i]!,
+            base.steps.starts[i]!,
+            base.steps.returns[i]!,
+            base.steps.ends[i]!,
+            base.steps.subjects[i]!,
+            base.steps.groups[i]!,
+          ]),
+          ...close(300, 'FirstQueue'),
+          ...close(400, 'SecondQueue'),
+        ],
+      ),
+    });
+    expect(profile.shutdown).toMatchObject({ start: 400, end: 412 });
+    expect(profile.shutdown!.steps.filter((s) => s.kind === 'hook').map((s) => s.bean)).toEqual(['SecondQueue']);
+  });
+});
