@@ -33,7 +33,7 @@ interface Run {
 }
 
 /** Starts the app, reads the timeline once it is published, closes it with SIGTERM and reads what followed. */
-async function run(loading: LoadingCase, preload?: string): Promise<Run> {
+async function run(loading: LoadingCase, preload?: string, env: Record<string, string> = {}): Promise<Run> {
   const spansFile = path.join(tempDir('spans'), 'spans.jsonl');
   const app = await startApp(loading, {
     app: 'boot-app',
@@ -42,6 +42,7 @@ async function run(loading: LoadingCase, preload?: string): Promise<Run> {
       MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'startup',
       MANAGEMENT_SERVER_PORT: '0',
       SPANS_FILE: spansFile,
+      ...env,
     },
   });
   try {
@@ -237,6 +238,16 @@ describe('the start-up timeline of a NestJS 11 app (CommonJS, the instrumentatio
     expect(r.startup.diag.analysisMs).toBe(0);
     expect(r.startup.phases.map((p: any) => p.name)).not.toContain('diag.analysis');
   });
+});
+
+describe('an HTTP application that initialises itself before it listens', () => {
+  it('is ready at its listen, not at its init, with what it did between on the timeline', async () => {
+    const r = await run('nest11-cjs', undefined, { INIT_FIRST_MS: '300' });
+    expect(r.startup.readyCause).toBe('listen');
+    const phase = (name: string) => r.startup.phases.find((p: any) => p.name === name);
+    expect(phase('nest.listen')).toBeDefined();
+    expect(phase('nest.listen').startMs - phase('nest.init').endMs).toBeGreaterThanOrEqual(299);
+  }, 60_000);
 });
 
 describe('the start-up timeline of a NestJS 12 app (ES modules through the loader hook)', () => {

@@ -224,6 +224,9 @@ function hookTimer(
   return timer;
 }
 
+/** How long an HTTP application's `init()` waits for a `listen()` to follow before it counts as ready. */
+export const LISTEN_GRACE_MS = 1_000;
+
 /** How often a close that is still waiting on hooks says which (a pod killed at its grace period writes nothing). */
 export const SHUTDOWN_REPORT_MS = 5_000;
 let closingToken = 0;
@@ -313,15 +316,28 @@ export class NestReady {
     };
   }
 
-  init(original: Method): Method {
+  /**
+   * `listenGraceMs`: for an HTTP application's own `init()`, how long a `listen()` may take to follow before the
+   * init is taken as ready. Applications often do `await app.init(); await app.startAllMicroservices(); await
+   * app.listen()`, or read configuration in between; a serverless handler never listens. An application context
+   * (a worker, a CLI) is ready on the next turn after its init.
+   */
+  init(original: Method, listenGraceMs = 0): Method {
     return timed(NEST_PHASES.init, original, (_self, failed) => {
       if (failed || this.listening > 0 || !Number.isNaN(BOOT_MARKS.ready)) return;
       const at = performance.now();
-      // A listen() called right after init() (Nest's own, or the application's next line) is the readier.
-      // (Not unref'd: a CLI that ends right after its init still gets its timeline, one turn later.)
-      setImmediate(() => {
+      const decide = (): void => {
+        process.off('beforeExit', decide);
         if (this.listening === 0 && markReady('init', at)) this.fire();
-      });
+      };
+      if (listenGraceMs <= 0) {
+        // (Not unref'd: a CLI that ends right after its init still gets its timeline, one turn later.)
+        setImmediate(decide);
+        return;
+      }
+      // Unref'd, so that it never keeps a process alive; a process that is about to end decides at once.
+      setTimeout(decide, listenGraceMs).unref();
+      process.once('beforeExit', decide);
     });
   }
 

@@ -8,7 +8,7 @@ import { safeLog } from '../../shared/logger';
 import type { ClassOriginIndex } from '../../ghost/origins/class-origin';
 import type { NestContainerObserver } from './container-observer';
 import { wrapModuleDecorator } from './module-decorator';
-import { NEST_PHASES, NestReady, timed, timedHookPhase } from './boot-phases';
+import { LISTEN_GRACE_MS, NEST_PHASES, NestReady, timed, timedHookPhase } from './boot-phases';
 
 /** `@nestjs/core` majors the hooks are written and tested for. */
 export const SUPPORTED_NEST_VERSIONS = ['>=10.0.0 <13'];
@@ -151,7 +151,7 @@ const FILE_PATCHES: readonly FilePatch[] = [
     file: 'nest-application.js',
     className: 'NestApplication',
     method: 'init',
-    wrapper: (_p, ready) => (original: Method) => ready.init(original),
+    wrapper: (_p, ready) => (original: Method) => ready.init(original, LISTEN_GRACE_MS),
   },
   {
     file: 'nest-application.js',
