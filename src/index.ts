@@ -10,8 +10,13 @@
 // First, so that its evaluation marks the start of the package's own load on the start-up timeline; and from
 // there every module load is timed (docs/startup.md: require this package before the OpenTelemetry SDK).
 import { BOOT_MARKS } from './shared/boot-clock';
-import { timeModuleLoads } from './patching/module-hooks';
+import { stopTimingModuleLoads, timeModuleLoads } from './patching/module-hooks';
 timeModuleLoads();
+// A process that imports the package without building an instrumentation on the same turn (a script reading
+// reports, a test) gets `Module.prototype.load` back and records nothing.
+setImmediate(() => {
+  if (Number.isNaN(BOOT_MARKS.diagEnableStart)) stopTimingModuleLoads();
+}).unref();
 export { DiagInstrumentation } from './instrumentation/instrumentation';
 export type { DiagInstrumentationConfig } from './instrumentation/types';
 export type { DiagOptions } from './config/properties';

@@ -14,7 +14,7 @@ import { BOOT_MARKS } from '../shared/boot-clock';
 import { DiagTelemetry } from '../telemetry';
 import { configureSketchRegistry, existingSketchRegistry } from '../sketch/registry-settings';
 import { watchEsmLibraries } from '../ghost/origins/esm-libraries';
-import { ModuleHooks } from '../patching/module-hooks';
+import { ModuleHooks, stopTimingModuleLoads, timeModuleLoads } from '../patching/module-hooks';
 import { unwrapMethod, wrapMethod } from '../patching/wrap';
 import { packageVersionAt } from '../patching/package-version';
 import { PACKAGE_ROOT } from '../shared/package-root';
@@ -95,7 +95,14 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
     this.state.telemetry.updateMetricInstruments(this.meter);
     this.definitions = this.moduleDefinitions();
     this.hooks = new ModuleHooks(this.definitions);
-    if (this.config.enabled !== false) this.enable();
+    if (this.config.enabled !== false) {
+      // Built later than the package's import turn: module loads are timed again from here.
+      timeModuleLoads();
+      this.enable();
+    } else {
+      // `enabled: false` means no patch at all, the load timer's included (until `enable()`).
+      stopTimingModuleLoads();
+    }
     // The first instrumentation's construction is the start-up timeline's `diag.instrumentation.enable`.
     if (Number.isNaN(BOOT_MARKS.diagEnableStart)) {
       BOOT_MARKS.diagEnableStart = constructed;

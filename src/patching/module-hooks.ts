@@ -1,7 +1,16 @@
 import Module = require('node:module');
 import path from 'node:path';
 import type { InstrumentationModuleDefinition } from '@opentelemetry/instrumentation';
-import { BOOT_MARKS, loadEnded, loadStarted, STEP_KIND, stepEnded, stepStarted } from '../shared/boot-clock';
+import {
+  BOOT_MARKS,
+  loadEnded,
+  loadStarted,
+  resumeRecordingLoads,
+  STEP_KIND,
+  stepEnded,
+  stepStarted,
+  stopRecordingLoads,
+} from '../shared/boot-clock';
 import { safeLog } from '../shared/logger';
 import { importInTheMiddle } from './import-in-the-middle';
 import { packageVersionAt } from './package-version';
@@ -55,7 +64,18 @@ function listen(listener: LoadListener): void {
  * before the OpenTelemetry SDK sees the SDK's packages load too. The patch is the one the module hooks use.
  */
 export function timeModuleLoads(): void {
+  resumeRecordingLoads();
   install();
+}
+
+/**
+ * Stops timing module loads, and takes the patch off when no instrumentation listens: imported by a process
+ * that builds no instrumentation in its first turn (a script reading reports) or builds one with
+ * `enabled: false`, the package leaves `Module.prototype.load` as it found it.
+ */
+export function stopTimingModuleLoads(): void {
+  stopRecordingLoads();
+  if (listeners.length === 0) uninstall();
 }
 
 function install(): void {
@@ -89,7 +109,11 @@ function install(): void {
 
 function unlisten(listener: LoadListener): void {
   listeners = listeners.filter((l) => l !== listener);
-  if (listeners.length > 0 || installedLoad === undefined) return;
+  if (listeners.length === 0) uninstall();
+}
+
+function uninstall(): void {
+  if (installedLoad === undefined) return;
   const proto = moduleProto();
   // Someone wrapped it after us: ours stays as a pass-through (with no listener) rather than cutting theirs off.
   if (proto.load !== installedLoad) return;

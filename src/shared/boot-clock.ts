@@ -104,6 +104,11 @@ export function stopRecordingLoads(): void {
   recordingLoads = false;
 }
 
+/** Times loads again after {@link stopRecordingLoads}, unless the process is ready or the record is full. */
+export function resumeRecordingLoads(): void {
+  if (Number.isNaN(BOOT_MARKS.ready) && loadCount < MAX_LOADS) recordingLoads = true;
+}
+
 export function isRecordingLoads(): boolean {
   return recordingLoads;
 }

@@ -128,3 +128,31 @@ NestFactory.createApplicationContext(AppModule, { logger: false }).then(async (a
   });
   expect(result).toEqual(['Unused']);
 }, 40_000);
+
+it('leaves Module.prototype.load as it found it when no instrumentation is built, or one with enabled: false', () => {
+  const dir = tempDir('module-hooks-off');
+  const script = `
+    const Module = require('node:module');
+    const original = Module.prototype.load;
+    const pkg = require(${JSON.stringify(root)});
+    const afterImport = Module.prototype.load === original;
+    const mode = process.env.CASE;
+    if (mode === 'disabled') new pkg.DiagInstrumentation({ enabled: false });
+    if (mode === 'enabled') new pkg.DiagInstrumentation();
+    const sameTurn = Module.prototype.load === original;
+    setImmediate(() => setImmediate(() => {
+      console.log('RESULT ' + JSON.stringify({ afterImport, sameTurn, nextTurn: Module.prototype.load === original }));
+    }));
+  `;
+  const run = (mode: string) =>
+    scriptResult<{ afterImport: boolean; sameTurn: boolean; nextTurn: boolean }>(['-e', script], dir, {
+      ...quietOtelEnv(),
+      CASE: mode,
+      DIAG_REPORT_DIR: dir,
+      DIAG_LOG_LEVEL: 'warn',
+    }).result;
+  // Imported: timing from the first line, in case an instrumentation follows (docs/startup.md).
+  expect(run('none')).toEqual({ afterImport: false, sameTurn: false, nextTurn: true });
+  expect(run('disabled')).toEqual({ afterImport: false, sameTurn: true, nextTurn: true });
+  expect(run('enabled')).toEqual({ afterImport: false, sameTurn: false, nextTurn: false });
+});
