@@ -82,7 +82,8 @@ export const CONTAINER_ADAPTERS: readonly ContainerAdapter[] = [
         setNestVersion: (version) => {
           nestVersion = version;
         },
-        // Published 100 ms after ready; the analysis runs on the turn after ready (setImmediate), before it.
+        // Published 100 ms after ready; the analysis runs on the turn after ready, usually before it (when it
+        // takes longer, the section is added to its report once the analysis has run).
         startupReady: () => detector.startupReady(),
         shutdownFinished: () => detector.shutdownFinished(),
       });

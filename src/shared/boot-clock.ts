@@ -59,7 +59,7 @@ export interface LoadRecord {
   readonly count: number;
   readonly files: readonly string[];
   readonly starts: Float64Array;
-  /** NaN while the load is under way (or when it threw before ending). */
+  /** NaN while the load is under way (a load that throws is ended too: the module hook ends it in `finally`). */
   readonly ends: Float64Array;
   /** How many loads were under way when this one started (0: a load from outside any module). */
   readonly depths: Int32Array;

@@ -48,8 +48,6 @@ export interface BootInput {
    */
   readonly requirersOf?: (file: string) => readonly string[];
   readonly beans?: readonly BeanCreation[];
-  /** When the Phase 1 analysis ran (and wrote its report). */
-  readonly analysis?: { readonly start: number; readonly end: number };
   /** Now, for a process not ready yet. */
   readonly now: number;
 }
@@ -249,7 +247,9 @@ function recordedSteps(input: BootInput, to: number, shutdown: boolean): Interva
     if (isShutdown !== shutdown) continue;
     const start = steps.starts[i]!;
     if (!shutdown && start > to) continue;
-    const end = Number.isNaN(steps.ends[i]!) ? Math.max(start, to) : steps.ends[i]!;
+    // A start-up step still open at ready (another context's hook phase, say) ends there on the timeline.
+    const recordedEnd = Number.isNaN(steps.ends[i]!) ? Math.max(start, to) : steps.ends[i]!;
+    const end = shutdown ? recordedEnd : Math.min(recordedEnd, to);
     const returned = Number.isNaN(steps.returns[i]!) ? end : steps.returns[i]!;
     if (kind === STEP_KIND.hook) {
       out.push(
@@ -546,9 +546,6 @@ export function buildBootProfile(input: BootInput): BootProfile {
         ...(b.returned !== undefined ? { returned: b.returned } : {}),
       }),
     );
-  if (input.analysis && input.analysis.start <= end) {
-    recorded.push(interval('diag.analysis', 'diag', input.analysis.start, Math.min(input.analysis.end, end)));
-  }
   // Against every other step, the preload's and our own construction's included: the first module after one
   // of those follows the loader's work, not another module.
   const esm = esmSteps(input, [...all, ...loads, ...recorded], end);

@@ -98,7 +98,7 @@ export function bootWaterfall(
     'Your beans from 0.5 ms, the framework’s from 5 ms (theirs in grey); hatched: awaited. The box above shows every one.',
   );
   const origin = boot.timeOrigin;
-  const rows: Array<{ start: number; make: () => HTMLElement }> = [];
+  const rows: Array<{ start: number; weight: number; make: () => HTMLElement }> = [];
   for (const b of startup.beans) {
     const start = b.startTime - origin;
     const end = b.endTime - origin;
@@ -106,6 +106,7 @@ export function bootWaterfall(
     const framework = !isApplication(b.name, b.module);
     rows.push({
       start,
+      weight: end - start,
       make: () =>
         row(scale, b.name, `${b.module ?? ''} ${b.name}: created`, start, end, {
           kind: 'bean',
@@ -119,6 +120,7 @@ export function bootWaterfall(
     const framework = !isApplication(h.bean ?? '', h.module);
     rows.push({
       start: h.start,
+      weight: h.critical ? Infinity : h.end - h.start,
       make: () =>
         row(scale, `${h.bean} · ${h.name}`, `${h.module ?? ''} ${h.bean}.${h.name}()`, h.start, h.end, {
           kind: 'hook',
@@ -129,8 +131,11 @@ export function bootWaterfall(
         }),
     });
   }
-  rows.sort((a, b) => a.start - b.start);
-  for (const r of rows.slice(0, ROW_LIMIT * 2)) own.append(r.make());
+  // Beyond the limit, the critical and the longest are kept; shown in start order.
+  const kept =
+    rows.length > ROW_LIMIT * 2 ? [...rows].sort((a, b) => b.weight - a.weight).slice(0, ROW_LIMIT * 2) : rows;
+  kept.sort((a, b) => a.start - b.start);
+  for (const r of kept) own.append(r.make());
   section.append(own);
 
   // 2. The phases, the critical path marked.
