@@ -63,8 +63,11 @@ function valgrindVersion() {
   }
 }
 
-/** Instructions from process start to ready, one process of `side` of `app`. */
-function count(app, side) {
+/**
+ * Instructions from process start to ready, one process of `side` of `app`; `env` adds to its environment
+ * (bench/startup/timeline-share.js names another copy of the package with DIAG_PACKAGE).
+ */
+function count(app, side, env = {}) {
   const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-bench-'));
   const args = [
     '--tool=callgrind',
@@ -77,14 +80,16 @@ function count(app, side) {
   ];
   // Under valgrind a start lasts 30-60 s of wall time: the ghost report's 30 s rewrite would fall inside it,
   // which it never does in a real start.
-  const env = {
+  const processEnv = {
     ...sideEnv(side, reportDir),
     ...APPS[app].env,
+    ...env,
     DIAG_BENCH_EXIT_AT_READY: '1',
     DIAG_REPORT_FLUSH_INTERVAL_MS: '0',
   };
   return new Promise((resolve, reject) => {
-    execFile('valgrind', args, { env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+    const options = { env: processEnv, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 };
+    execFile('valgrind', args, options, (err, stdout, stderr) => {
       fs.rmSync(reportDir, { recursive: true, force: true });
       const collected = /Collected : (\d+)/.exec(stderr);
       if (err || !collected || !/TOTAL_MS/.test(stdout)) {
@@ -155,7 +160,7 @@ async function main() {
   if (process.argv.includes('--json')) console.log(JSON.stringify(results));
 }
 
-module.exports = { APPS, measureInstructions, valgrindVersion };
+module.exports = { APPS, count, twoAtATime, measureInstructions, valgrindVersion };
 
 if (require.main === module) {
   main().catch((err) => {

@@ -8,26 +8,19 @@
 // someone reads it (off the start-up path: `{base}/startup`, the report's section, the spans).
 //   npm run build && node bench/startup/timeline-share.js [--apps nest,awilix] [--runs 1] [--json]
 // About 40 s per process under valgrind, two at a time: with the defaults, 2 apps × 3 processes × 2 sides.
-const { execFile, execFileSync } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
 const { arg, median } = require('../sketch/workload');
 const { sideEnv } = require('./run');
-const { APPS } = require('./instructions');
+const { APPS, count: countInstructions, twoAtATime } = require('./instructions');
 
 const root = path.resolve(__dirname, '..', '..');
 const RUNS = arg('runs', 1);
 const appsArg = process.argv.indexOf('--apps');
 const selectedApps = appsArg > 0 ? process.argv[appsArg + 1].split(',') : ['nest', 'awilix'];
-const NODE_FLAGS = [
-  '--predictable',
-  '--no-incremental-marking',
-  '--no-memory-reducer',
-  '--hash-seed=1',
-  '--random-seed=1',
-];
 
 /**
  * The cut: each replacement must match exactly once in the built code, or the script stops (a renamed function
@@ -73,50 +66,6 @@ function copies() {
   return dir;
 }
 
-function count(app, side, pkg) {
-  const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-bench-'));
-  const args = [
-    '--tool=callgrind',
-    '--callgrind-out-file=/dev/null',
-    process.execPath,
-    ...NODE_FLAGS,
-    '--require',
-    path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs'),
-    path.join(__dirname, APPS[app].script),
-  ];
-  const env = {
-    ...sideEnv(side, reportDir),
-    ...APPS[app].env,
-    DIAG_PACKAGE: pkg,
-    DIAG_BENCH_EXIT_AT_READY: '1',
-    DIAG_REPORT_FLUSH_INTERVAL_MS: '0',
-  };
-  return new Promise((resolve, reject) => {
-    execFile('valgrind', args, { env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      fs.rmSync(reportDir, { recursive: true, force: true });
-      const collected = /Collected : (\d+)/.exec(stderr);
-      if (err || !collected || !/TOTAL_MS/.test(stdout)) {
-        reject(new Error(`${app} ${side}: ${err?.message ?? 'no instruction count'}\n${stderr.slice(-2000)}`));
-        return;
-      }
-      resolve(Number(collected[1]));
-    });
-  });
-}
-
-async function twoAtATime(jobs) {
-  const results = new Array(jobs.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < jobs.length) {
-      const i = next++;
-      results[i] = await jobs[i]();
-    }
-  };
-  await Promise.all([worker(), worker()]);
-  return results;
-}
-
 /** Per app and side: instructions with and without the timeline, and NodeSDK alone. */
 async function measureShare({ apps = selectedApps, runs = RUNS } = {}) {
   const dir = copies();
@@ -133,7 +82,7 @@ async function measureShare({ apps = selectedApps, runs = RUNS } = {}) {
       jobs.map(
         ({ app, side, variant }) =>
           () =>
-            count(app, side, path.join(dir, variant)),
+            countInstructions(app, side, { DIAG_PACKAGE: path.join(dir, variant) }),
       ),
     );
     const results = {};
