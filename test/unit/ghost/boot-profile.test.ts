@@ -37,22 +37,24 @@ function record(loads: LoadRow[], steps: StepRow[]): Pick<BootInput, 'loads' | '
   };
 }
 
-/** A record as the hooks would have written it: loads and steps in start order, ms since process start. */
+/** The record's loads and steps, in start order, ms since process start. */
+const LOADS: LoadRow[] = [
+  ['/app/main.js', 10, 100, 0],
+  ['/app/node_modules/a/index.js', 20, 60, 1],
+  ['/app/node_modules/a/x.js', 25, 30, 2],
+  ['/app/node_modules/b/index.js', 40, 55, 2],
+  ['/app/node_modules/a/late.js', 70, 80, 1],
+];
+const STEPS: StepRow[] = [
+  [STEP_KIND.phase, 'nest.init', 110, 200, 200, '', ''],
+  [STEP_KIND.phase, 'nest.on_module_init', 120, 190, 190, '', ''],
+  [STEP_KIND.hook, 'onModuleInit', 121, 122, 180, 'Warmer', 'AppModule'],
+  [STEP_KIND.hook, 'onModuleInit', 122.5, 150, 150, 'Compiler', 'AppModule'],
+  [STEP_KIND.diag, 'diag.analysis', 151, 160, 160, '', ''],
+];
+
+/** A record as the hooks would have written it. */
 function input(): BootInput {
-  const loads: LoadRow[] = [
-    ['/app/main.js', 10, 100, 0],
-    ['/app/node_modules/a/index.js', 20, 60, 1],
-    ['/app/node_modules/a/x.js', 25, 30, 2],
-    ['/app/node_modules/b/index.js', 40, 55, 2],
-    ['/app/node_modules/a/late.js', 70, 80, 1],
-  ];
-  const steps: StepRow[] = [
-    [STEP_KIND.phase, 'nest.init', 110, 200, 200, '', ''],
-    [STEP_KIND.phase, 'nest.on_module_init', 120, 190, 190, '', ''],
-    [STEP_KIND.hook, 'onModuleInit', 121, 122, 180, 'Warmer', 'AppModule'],
-    [STEP_KIND.hook, 'onModuleInit', 122.5, 150, 150, 'Compiler', 'AppModule'],
-    [STEP_KIND.diag, 'diag.analysis', 151, 160, 160, '', ''],
-  ];
   const marks: BootMarks = {
     diagLoadStart: 2,
     diagLoadEnd: 4,
@@ -63,7 +65,7 @@ function input(): BootInput {
     readyCause: 'listen',
   };
   return {
-    ...record(loads, steps),
+    ...record(LOADS, STEPS),
     marks,
     timeOrigin: Date.UTC(2026, 10, 25, 8, 0, 0),
     nodeEnvironment: 1,
@@ -217,21 +219,9 @@ describe('an ES module application: what the loader did before its graph ran is 
 
 describe('the critical path when the main module calls bootstrap() from its top level', () => {
   it('marks the main module and nest.create, which starts inside it and outlasts it', () => {
-    const base = input();
-    const steps = base.steps;
     const profile = buildBootProfile({
-      ...base,
-      steps: {
-        ...steps,
-        count: steps.count + 1,
-        kinds: Int32Array.from([...steps.kinds, STEP_KIND.phase]),
-        names: [...steps.names, 'nest.create'],
-        starts: Float64Array.from([...steps.starts, 95]),
-        returns: Float64Array.from([...steps.returns, 200]),
-        ends: Float64Array.from([...steps.ends, 200]),
-        subjects: [...steps.subjects, ''],
-        groups: [...steps.groups, ''],
-      },
+      ...input(),
+      ...record(LOADS, [...STEPS, [STEP_KIND.phase, 'nest.create', 95, 200, 200, '', '']]),
     });
     const step = (name: string) => profile.steps.find((s) => s.name === name)!;
     expect(step('nest.create')).toMatchObject({ start: 95, critical: true });
@@ -242,27 +232,17 @@ describe('the critical path when the main module calls bootstrap() from its top 
 describe("Spring Boot's shape: every step under one it was emitted with, the container inside its phase", () => {
   it('puts a package an async factory loads under nest.instantiate, and the analysis after ready apart', () => {
     const base = input();
-    const add = <T>(xs: ArrayLike<T>, x: T): T[] => [...Array.from(xs), x];
     const profile = buildBootProfile({
       ...base,
-      loads: {
-        count: base.loads.count + 1,
-        files: add(base.loads.files, '/app/node_modules/pg/index.js'),
-        starts: Float64Array.from(add(base.loads.starts, 103)),
-        ends: Float64Array.from(add(base.loads.ends, 104)),
-        depths: Int32Array.from(add(base.loads.depths, 0)),
-      },
       // Two contexts: a short-lived one (migrations, say) at 50-60, then the application's at 100.5-109.
-      steps: {
-        count: base.steps.count + 2,
-        kinds: Int32Array.from([...add(base.steps.kinds, STEP_KIND.phase), STEP_KIND.phase]),
-        names: [...add(base.steps.names, 'nest.instantiate'), 'nest.instantiate'],
-        starts: Float64Array.from([...add(base.steps.starts, 100.5), 50]),
-        returns: Float64Array.from([...add(base.steps.returns, 109), 60]),
-        ends: Float64Array.from([...add(base.steps.ends, 109), 60]),
-        subjects: [...add(base.steps.subjects, ''), ''],
-        groups: [...add(base.steps.groups, ''), ''],
-      },
+      ...record(
+        [...LOADS, ['/app/node_modules/pg/index.js', 103, 104, 0]],
+        [
+          ...STEPS,
+          [STEP_KIND.phase, 'nest.instantiate', 100.5, 109, 109, '', ''],
+          [STEP_KIND.phase, 'nest.instantiate', 50, 60, 60, '', ''],
+        ],
+      ),
       beans: [{ name: 'DATABASE', module: 'AppModule', start: 101, end: 108, returned: 105 }],
       // TypeORM required pg from inside the factory: no load around it, but not the application's own.
       requirersOf: (file) => (file.includes('/pg/') ? ['/app/node_modules/typeorm/driver.js'] : []),
@@ -298,26 +278,7 @@ describe('a package required at run time, outside any load', () => {
   const withPg = (requirers: string[]) =>
     buildBootProfile({
       ...base,
-      ...record(
-        [
-          ...Array.from({ length: base.loads.count }, (_, i): LoadRow => [
-            base.loads.files[i]!,
-            base.loads.starts[i]!,
-            base.loads.ends[i]!,
-            base.loads.depths[i]!,
-          ]),
-          ['/app/node_modules/pg/index.js', 150, 152, 0],
-        ],
-        Array.from({ length: base.steps.count }, (_, i): StepRow => [
-          base.steps.kinds[i]!,
-          base.steps.names[i]!,
-          base.steps.starts[i]!,
-          base.steps.returns[i]!,
-          base.steps.ends[i]!,
-          base.steps.subjects[i]!,
-          base.steps.groups[i]!,
-        ]),
-      ),
+      ...record([...LOADS, ['/app/node_modules/pg/index.js', 150, 152, 0]], STEPS),
       requirersOf: (file) => (file.includes('/pg/') ? requirers : []),
     });
 
@@ -344,22 +305,7 @@ describe('the close, when a process closes more than one application', () => {
     ];
     const profile = buildBootProfile({
       ...base,
-      ...record(
-        [],
-        [
-          ...Array.from({ length: base.steps.count }, (_, i): StepRow => [
-            base.steps.kinds[i]!,
-            base.steps.names[i]!,
-            base.steps.starts[i]!,
-            base.steps.returns[i]!,
-            base.steps.ends[i]!,
-            base.steps.subjects[i]!,
-            base.steps.groups[i]!,
-          ]),
-          ...close(300, 'FirstQueue'),
-          ...close(400, 'SecondQueue'),
-        ],
-      ),
+      ...record([], [...STEPS, ...close(300, 'FirstQueue'), ...close(400, 'SecondQueue')]),
     });
     expect(profile.shutdown).toMatchObject({ start: 400, end: 412 });
     expect(profile.shutdown!.steps.filter((s) => s.kind === 'hook').map((s) => s.bean)).toEqual(['SecondQueue']);
