@@ -5,7 +5,15 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LOADING_CASES, getJson, runToExit, startApp, tempDir, waitFor, type RunningApp } from './support/app-process';
+import {
+  LOADING_CASES,
+  getJson,
+  publishedStartup,
+  runToExit,
+  startApp,
+  tempDir,
+  type RunningApp,
+} from './support/app-process';
 
 const EXPECTED_CANDIDATES = [
   'BillingModule/Helper',
@@ -101,8 +109,7 @@ describe.each(LOADING_CASES)('Phase 1 on the shop app (%s)', (loading) => {
   // Here because every matrix cell runs this file: Nest 10, 11 and 12, CommonJS and ES modules, Node 20-24. The
   // start-up timeline's own suite (startup-timeline.test.ts) goes deeper on one of them.
   it("puts the start-up on one timeline, Nest's phases in order and the application's hook under its phase", async () => {
-    let startup: any;
-    await waitFor(async () => (startup = app.readReport().startup) !== undefined, 10_000);
+    const startup = await publishedStartup(app);
     expect(startup.readyCause).toBe('listen');
     expect(startup.coverage.share).toBeGreaterThanOrEqual(0.95);
     const order = startup.phases.map((p: any) => p.name);

@@ -7,7 +7,15 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { actuatorPort, getJson, startApp, tempDir, waitFor, type LoadingCase } from './support/app-process';
+import {
+  actuatorPort,
+  getJson,
+  publishedStartup,
+  startApp,
+  tempDir,
+  waitFor,
+  type LoadingCase,
+} from './support/app-process';
 
 interface AppHook {
   bean: string;
@@ -46,11 +54,7 @@ async function run(loading: LoadingCase, preload?: string, env: Record<string, s
     },
   });
   try {
-    let startup: any;
-    await waitFor(async () => {
-      startup = fs.existsSync(path.join(app.reportDir, 'diag-report.json')) ? app.readReport().startup : undefined;
-      return startup !== undefined;
-    }, 10_000);
+    const startup = await publishedStartup(app);
     const spring = (await getJson(actuatorPort(app), '/actuator/startup')).body;
     expect(await app.stop('SIGTERM')).not.toBeUndefined();
     const shutdown = app.readReport().startup.shutdown;
@@ -283,11 +287,7 @@ describe('the start-up timeline of a lazy container (the awilix example on Expre
       env: { MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'startup', MANAGEMENT_SERVER_PORT: '0' },
     });
     try {
-      let startup: any;
-      await waitFor(async () => {
-        startup = fs.existsSync(path.join(app.reportDir, 'diag-report.json')) ? app.readReport().startup : undefined;
-        return startup !== undefined;
-      }, 10_000);
+      const startup = await publishedStartup(app);
       expect(startup.readyCause).toBe('listening');
       expect(startup.coverage.share).toBeGreaterThanOrEqual(0.95);
       expect(startup.packages.map((p: any) => p.name)).toEqual(expect.arrayContaining(['awilix', 'express']));

@@ -104,6 +104,16 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): 
   }
 }
 
+/** The `startup` section of the app's diag-report.json, once published (100 ms after ready, docs/startup.md). */
+export async function publishedStartup(app: RunningApp, timeoutMs = 10_000): Promise<any> {
+  let startup: any;
+  await waitFor(async () => {
+    startup = fs.existsSync(path.join(app.reportDir, 'diag-report.json')) ? app.readReport().startup : undefined;
+    return startup !== undefined;
+  }, timeoutMs);
+  return startup;
+}
+
 async function waitForFile(file: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!fs.existsSync(file) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
