@@ -8,7 +8,7 @@ import { safeLog } from '../../shared/logger';
 import type { ClassOriginIndex } from '../../ghost/origins/class-origin';
 import type { NestContainerObserver } from './container-observer';
 import { wrapModuleDecorator } from './module-decorator';
-import { LISTEN_GRACE_MS, NEST_PHASES, NestReady, timed, timedHookPhase } from './boot-phases';
+import { LISTEN_GRACE_MS, NEST_PHASES, NestReady, timed, timedHookPhase, type LifecycleHook } from './boot-phases';
 
 /** `@nestjs/core` majors the hooks are written and tested for. */
 export const SUPPORTED_NEST_VERSIONS = ['>=10.0.0 <13'];
@@ -83,6 +83,16 @@ interface FilePatch {
 /** A method timed as one phase of the start-up timeline (src/adapters/nestjs/boot-phases.ts). */
 function phase(file: string, className: string, method: string, name: string): FilePatch {
   return { file, className, method, wrapper: () => (original: Method) => timed(name, original) };
+}
+
+/** A `call…Hook` method of the application context: its phase timed, and each bean's hook within it. */
+function hookPhase(method: string, hook: LifecycleHook): FilePatch {
+  return {
+    file: 'nest-application-context.js',
+    className: 'NestApplicationContext',
+    method,
+    wrapper: () => (original: Method) => timedHookPhase(hook, original),
+  };
 }
 
 const FILE_PATCHES: readonly FilePatch[] = [
@@ -166,30 +176,10 @@ const FILE_PATCHES: readonly FilePatch[] = [
     wrapper: (_p, ready) => (original: Method) => ready.init(original),
   },
   phase('nest-application-context.js', 'NestApplicationContext', 'close', NEST_PHASES.close),
-  {
-    file: 'nest-application-context.js',
-    className: 'NestApplicationContext',
-    method: 'callInitHook',
-    wrapper: () => (original: Method) => timedHookPhase('onModuleInit', original),
-  },
-  {
-    file: 'nest-application-context.js',
-    className: 'NestApplicationContext',
-    method: 'callBootstrapHook',
-    wrapper: () => (original: Method) => timedHookPhase('onApplicationBootstrap', original),
-  },
-  {
-    file: 'nest-application-context.js',
-    className: 'NestApplicationContext',
-    method: 'callDestroyHook',
-    wrapper: () => (original: Method) => timedHookPhase('onModuleDestroy', original),
-  },
-  {
-    file: 'nest-application-context.js',
-    className: 'NestApplicationContext',
-    method: 'callBeforeShutdownHook',
-    wrapper: () => (original: Method) => timedHookPhase('beforeApplicationShutdown', original),
-  },
+  hookPhase('callInitHook', 'onModuleInit'),
+  hookPhase('callBootstrapHook', 'onApplicationBootstrap'),
+  hookPhase('callDestroyHook', 'onModuleDestroy'),
+  hookPhase('callBeforeShutdownHook', 'beforeApplicationShutdown'),
 ];
 
 function applyPatch(p: NestPatcher, patch: FilePatch, exports: unknown, ready: NestReady): void {
