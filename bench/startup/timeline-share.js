@@ -114,25 +114,26 @@ async function measureShare({ apps = selectedApps, runs = RUNS } = {}) {
  * started once with the built package, then `currentBootProfile()` built 21 times from its record.
  */
 function measureBuild() {
-  const out = execFileSync(
-    process.execPath,
-    [
-      '--require',
-      path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs'),
-      '--require',
-      path.join(__dirname, 'timeline-build-probe.cjs'),
-      path.join(__dirname, 'app.js'),
-    ],
-    {
-      encoding: 'utf8',
-      env: {
-        ...sideEnv('phase1', fs.mkdtempSync(path.join(os.tmpdir(), 'diag-bench-'))),
-        PROVIDERS: '1000',
-        DIAG_BENCH_EXIT_AT_READY: '1',
+  const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-bench-'));
+  try {
+    const out = execFileSync(
+      process.execPath,
+      [
+        '--require',
+        path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs'),
+        '--require',
+        path.join(__dirname, 'timeline-build-probe.cjs'),
+        path.join(__dirname, 'app.js'),
+      ],
+      {
+        encoding: 'utf8',
+        env: { ...sideEnv('phase1', reportDir), PROVIDERS: '1000', DIAG_BENCH_EXIT_AT_READY: '1' },
       },
-    },
-  );
-  return JSON.parse(/^BUILD (.*)$/m.exec(out)[1]);
+    );
+    return JSON.parse(/^BUILD (.*)$/m.exec(out)[1]);
+  } finally {
+    fs.rmSync(reportDir, { recursive: true, force: true });
+  }
 }
 
 async function main() {
