@@ -92,7 +92,7 @@ export interface DiagReport {
   };
   /**
    * Every entry point the framework calls, tied to its handler bean and method, sorted by kind and route
-   * (docs/reports.md#endpoints). Absent when the container's adapter cannot read them (the lazy containers).
+   * (docs/reports.md, "Entry points"). Absent when the container's adapter cannot read them (the lazy containers).
    */
   endpoints?: EndpointRecord[];
   /**
