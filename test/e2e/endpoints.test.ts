@@ -35,7 +35,8 @@ async function inventory(app: RunningApp): Promise<{ endpoints: Endpoint[]; gene
 
 /** Calls one HTTP endpoint of the inventory as a client would: `:id` filled in, its version header if it says one. */
 async function call(port: number, endpoint: Endpoint): Promise<{ status: number; handler: unknown }> {
-  const m = /^(\w+) (\S+)(?: \(header ([\w-]+): (\w+)\))?$/.exec(endpoint.route);
+  // (several versions: the last one named)
+  const m = /^(\w+) (\S+)(?: \(header ([\w-]+): (?:\w+ or )*(\w+)\))?$/.exec(endpoint.route);
   if (!m) throw new Error(`unexpected route ${endpoint.route}`);
   const [, verb, path, header, version] = m;
   const res = await fetch(`http://127.0.0.1:${port}${path!.replace(':id', '7')}`, {
@@ -84,9 +85,11 @@ describe('endpoint inventory on Express (nest11-cjs): every kind, routes as serv
       { kind: 'http', route: 'GET /api/admin/users', bean: 'AdminUsersController', method: 'list' },
       { kind: 'http', route: 'GET /api/items/legacy', bean: 'ItemsController', method: 'legacy' },
       { kind: 'http', route: 'GET /api/v1/items/:id', bean: 'ItemsController', method: 'findOne' },
+      { kind: 'http', route: 'GET /api/v1/items/batch', bean: 'ItemsController', method: 'batch' },
       { kind: 'http', route: 'GET /api/v1/items/find', bean: 'ItemsController', method: 'search' },
       { kind: 'http', route: 'GET /api/v1/items/search', bean: 'ItemsController', method: 'search' },
       { kind: 'http', route: 'GET /api/v2/items/:id', bean: 'ItemsController', method: 'findOneV2' },
+      { kind: 'http', route: 'GET /api/v3/items/batch', bean: 'ItemsController', method: 'batch' },
       { kind: 'http', route: 'GET /health', bean: 'HealthController', method: 'check' },
       { kind: 'http', route: 'POST /api/v1/items/import', bean: 'ItemsController', method: 'importItems' },
       { kind: 'graphql', route: 'Item.owner', bean: 'ItemResolver', method: 'owner' },
@@ -206,6 +209,12 @@ describe('endpoint inventory on Fastify (nest11-cjs): header versioning said in 
         route: 'GET /api/items/:id (header X-API-Version: 2)',
         bean: 'ItemsController',
         method: 'findOneV2',
+      },
+      {
+        kind: 'http',
+        route: 'GET /api/items/batch (header X-API-Version: 1 or 3)',
+        bean: 'ItemsController',
+        method: 'batch',
       },
       {
         kind: 'http',

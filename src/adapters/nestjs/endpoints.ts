@@ -66,6 +66,12 @@ interface HandlerClass {
   readonly host: NestModule;
   /** Method name → the function on the prototype chain (the nearest one), in declaration order. */
   readonly methods: ReadonlyMap<string, Function>;
+  /**
+   * The methods that carry metadata of their own: the only ones a decorator made a handler. Asked once per
+   * method, so that the dozen keys are read only where a decorator wrote something (on 1,000 providers of a
+   * few methods each, most have none).
+   */
+  readonly decorated: ReadonlyMap<string, Function>;
 }
 
 interface InventoryContext {
@@ -86,7 +92,7 @@ export function readEndpoints(
   beanNames: ReadonlyMap<NestInstanceWrapper, string>,
   now = new Date(),
 ): EndpointRecord[] {
-  const classes = handlerClasses(container, beanNames);
+  const classes = handlerClasses(container, meta, beanNames);
   const ctx: InventoryContext = {
     meta,
     http: httpSettings(container),
@@ -127,7 +133,11 @@ export function readEndpoints(
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Controllers and class providers of every module, each wrapper once, with their methods. */
-function handlerClasses(container: NestContainer, beanNames: ReadonlyMap<NestInstanceWrapper, string>): HandlerClass[] {
+function handlerClasses(
+  container: NestContainer,
+  meta: MetadataApi,
+  beanNames: ReadonlyMap<NestInstanceWrapper, string>,
+): HandlerClass[] {
   const out: HandlerClass[] = [];
   const seen = new Set<NestInstanceWrapper>();
   for (const mod of container.getModules().values()) {
@@ -144,7 +154,9 @@ function handlerClasses(container: NestContainer, beanNames: ReadonlyMap<NestIns
         const cls = wrapper.metatype;
         // A factory's or a value's metatype is no class whose methods the framework calls.
         if (bean === undefined || typeof cls !== 'function' || wrapper.inject != null || !inspectable(cls)) continue;
-        out.push({ bean, cls, role, host: wrapper.host ?? mod, methods: methodsOf(cls) });
+        const methods = methodsOf(cls);
+        const decorated = new Map([...methods].filter(([, fn]) => meta.getOwnMetadataKeys(fn).length > 0));
+        out.push({ bean, cls, role, host: wrapper.host ?? mod, methods, decorated });
       }
     }
   }
@@ -176,7 +188,7 @@ function httpEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
   if (ctx.http === undefined) return;
   const routing = controllerRouting(ctx.meta, ctx.http, h.cls, modulePath(ctx.meta, ctx.http, h.host));
   if (routing === undefined) return;
-  for (const [method, fn] of h.methods) {
+  for (const [method, fn] of h.decorated) {
     for (const route of methodRoutes(ctx.meta, ctx.http, routing, fn))
       add({ kind: 'http', route, bean: h.bean, method });
   }
@@ -189,7 +201,9 @@ function httpEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
  */
 function graphqlEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
   const classType = ctx.meta.getMetadata(RESOLVER_TYPE, h.cls);
-  for (const [method, fn] of h.methods) {
+  // On a resolver class every method counts (a plain one on `@Resolver('Query')` resolves a field); elsewhere only
+  // a decorated one can.
+  for (const [method, fn] of classType !== undefined ? h.methods : h.decorated) {
     const type = ctx.meta.getMetadata(RESOLVER_TYPE, fn) || classType;
     if (typeof type !== 'string') continue;
     const reference = !!ctx.meta.getMetadata(RESOLVER_REFERENCE, fn);
@@ -202,7 +216,7 @@ function graphqlEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): voi
 
 /** `@MessagePattern` and `@EventPattern`: the pattern, an object one as the JSON Nest routes by (keys sorted). */
 function rpcEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
-  for (const [method, fn] of h.methods) {
+  for (const [method, fn] of h.decorated) {
     const patterns = ctx.meta.getMetadata(PATTERN, fn);
     if (!Array.isArray(patterns)) continue;
     for (const pattern of patterns) add({ kind: 'rpc', route: patternRoute(pattern), bean: h.bean, method });
@@ -225,7 +239,7 @@ function patternRoute(pattern: unknown): string {
 /** `@SubscribeMessage('chat')` on a `@WebSocketGateway()`: the message. */
 function wsEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
   if (!ctx.meta.getMetadata(GATEWAY, h.cls)) return;
-  for (const [method, fn] of h.methods) {
+  for (const [method, fn] of h.decorated) {
     if (!ctx.meta.getMetadata(MESSAGE_MAPPING, fn)) continue;
     add({ kind: 'ws', route: eventName(ctx.meta.getMetadata(MESSAGE, fn)), bean: h.bean, method });
   }
@@ -233,7 +247,7 @@ function wsEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
 
 /** `@OnEvent('order.created')`: the event; a namespaced one (`['order', 'created']`) joined with dots. */
 function eventEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
-  for (const [method, fn] of h.methods) {
+  for (const [method, fn] of h.decorated) {
     const listeners = ctx.meta.getMetadata(EVENT_LISTENER, fn);
     if (!Array.isArray(listeners)) continue;
     for (const listener of listeners) {
@@ -254,7 +268,7 @@ function eventName(event: unknown): string {
  * cron expression and when it next fires, or the interval.
  */
 function jobEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
-  for (const [method, fn] of h.methods) {
+  for (const [method, fn] of h.decorated) {
     const type = ctx.meta.getMetadata(SCHEDULER_TYPE, fn);
     if (type !== 1 && type !== 2 && type !== 3) continue;
     const named = ctx.meta.getMetadata(SCHEDULER_NAME, fn);
@@ -353,7 +367,7 @@ function queueEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void 
   }
   const queue = ctx.meta.getMetadata(BULL_QUEUE, h.cls);
   if (queue === undefined) return;
-  for (const [method, fn] of h.methods) {
+  for (const [method, fn] of h.decorated) {
     const process = ctx.meta.getMetadata(BULL_PROCESS, fn);
     if (process === undefined) continue;
     const job = (process as { name?: unknown } | null)?.name;
