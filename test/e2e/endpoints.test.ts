@@ -122,6 +122,10 @@ describe('endpoint inventory on Express (nest11-cjs): every kind, routes as serv
         schedule: { everyMs: 3_600_000 },
       },
       { kind: 'timeout', route: 'JobsService.warmUp', bean: 'JobsService', method: 'warmUp' },
+      { kind: 'cqrs', route: 'CreateItemCommand', bean: 'CreateItemHandler', method: 'execute' },
+      { kind: 'cqrs', route: 'GetItemQuery', bean: 'GetItemHandler', method: 'execute' },
+      { kind: 'cqrs', route: 'ItemCreatedEvent', bean: 'ItemEventsHandler', method: 'handle' },
+      { kind: 'cqrs', route: 'ItemImportedEvent', bean: 'ItemEventsHandler', method: 'handle' },
     ]);
     // every handler is a bean of the report, under the report's name
     const beans = new Set(app.readReport().graph.nodes.map((n: { name: string }) => n.name));
