@@ -2,7 +2,7 @@ import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microse
 import { firstValueFrom } from 'rxjs';
 import { io } from 'socket.io-client';
 import { freePort } from '../support/ports';
-import { startApp, waitFor, type RunningApp } from './support/app-process';
+import { LOADING_CASES, startApp, waitFor, type RunningApp } from './support/app-process';
 
 /**
  * The inventory of entry points in diag-report.json (`endpoints`), on real NestJS applications started as
@@ -276,5 +276,39 @@ describe('endpoint inventory of a schema-first GraphQL API (nest11-cjs, sketch-g
       { kind: 'graphql', route: 'Query.quota', bean: 'QuotaResolver', method: 'quota' },
       { kind: 'graphql', route: 'Query.search', bean: 'QuotaResolver', method: 'search' },
     ]);
+  });
+});
+
+describe.each(LOADING_CASES)('endpoint inventory of the example shop (%s)', (loading) => {
+  let app: RunningApp;
+
+  beforeAll(async () => {
+    app = await startApp(loading);
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('is the same on every NestJS and module format: routes, an inherited @Cron, an @Interval, an @OnEvent', async () => {
+    const { endpoints, generatedAt } = await inventory(app);
+    const nightly = nextLocal(new Date(generatedAt), (d) => d.getHours() === 3 && d.getMinutes() === 0);
+    expect(endpoints).toEqual([
+      { kind: 'http', route: 'GET /billing', bean: 'BillingController', method: 'bill' },
+      { kind: 'http', route: 'GET /users', bean: 'UsersController', method: 'list' },
+      { kind: 'http', route: 'GET /users/lookup', bean: 'UsersController', method: 'lookup' },
+      { kind: 'http', route: 'GET /users/order', bean: 'UsersController', method: 'order' },
+      { kind: 'http', route: 'POST /users/login', bean: 'UsersController', method: 'login' },
+      { kind: 'event', route: 'order.created', bean: 'AuditListener', method: 'onOrder' },
+      {
+        kind: 'cron',
+        route: 'NightlyJob.nightly',
+        bean: 'NightlyJob',
+        method: 'nightly',
+        schedule: { cron: '0 0 3 * * *', nextAt: nightly },
+      },
+      { kind: 'interval', route: 'HeartbeatJob.beat', bean: 'HeartbeatJob', method: 'beat', schedule: { everyMs: 50 } },
+    ]);
+    expect((await fetch(`http://127.0.0.1:${app.port}/users`)).status).toBe(200);
   });
 });
