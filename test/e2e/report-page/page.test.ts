@@ -212,7 +212,7 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
         '0 0 1 1 *, next 2027-01-01T00:00:00.000Z',
       ],
     ]);
-    await page.click('#show-endpoints-in-use');
+    await page.click('#show-endpoints');
     expect((await rows()).map((r) => r[2])).toEqual(['GET /users/export', evil, 'yearly-report', 'GET /users']);
 
     // then each bean's methods nobody called, the bean with the most first; a bean with none is not listed
@@ -300,6 +300,9 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
         summary: { ...diag.summary, beans: 3000, applicationBeans: 2000, frameworkBeans: 1000 },
         ghostCandidates: { ...diag.ghostCandidates, count: 0, beans: [] },
         graph: { nodes, edges },
+        endpoints: nodes
+          .slice(0, 300)
+          .map((n, i) => ({ kind: 'http' as const, route: `GET /route/${i}`, bean: n.name, method: 'handle' })),
       },
     };
     const file = path.join(tempDir('page'), 'large.html');
@@ -307,6 +310,10 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     const { page, errors } = await open(`file://${file}`);
     expect(errors).toEqual([]);
     expect(await countOf(page, 'beans')).toBe(3000);
+    // the inventory without verdicts: its first rows, the rest on request, so that the beans stay in sight
+    expect(await page.locator('#endpoints tbody tr:not(.hidden)').count()).toBe(20);
+    await page.click('#show-endpoints');
+    expect(await page.locator('#endpoints tbody tr:not(.hidden)').count()).toBe(300);
     expect(await page.locator('details.module').count()).toBe(60);
     await page.check('#show-framework');
     await page.fill('#search', 'Bean2999');

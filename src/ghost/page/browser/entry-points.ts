@@ -19,6 +19,9 @@ export const VERDICT_LABELS: Record<string, string> = {
   retired: 'retired',
 };
 
+/** Without verdicts, the inventory's first rows: the rest on request, so that the beans stay in sight. */
+const INVENTORY_ROWS_SHOWN = 20;
+
 type Endpoint = NonNullable<PageData['report']['endpoints']>[number];
 type Select = (bean: string) => void;
 
@@ -118,7 +121,7 @@ export function endpointsView(data: PageData, select: Select): HTMLElement | und
   thead.append(head);
   table.append(thead);
   const body = el('tbody');
-  const inUse: HTMLTableRowElement[] = [];
+  const folded: HTMLTableRowElement[] = [];
   const rows = judged ? [...judged].sort((a, b) => rank(a.verdict) - rank(b.verdict)) : endpoints;
   for (const e of rows) {
     const verdict = (e as Partial<JudgedEndpoint>).verdict;
@@ -131,22 +134,23 @@ export function endpointsView(data: PageData, select: Select): HTMLElement | und
     tr.append(el('td', { class: 'kind' }, e.kind), el('td', { class: 'route' }, e.route), handlerCell(e, select));
     if (verdict !== undefined) tr.append(el('td', { class: 'file' }, where((e as JudgedEndpoint).source)));
     tr.append(el('td', { class: 'schedule' }, scheduleText(e)));
-    if (verdict === 'in-use') {
+    // Folded: the endpoints in use, or, with no verdicts, the inventory past its first rows (Vendure has hundreds).
+    if (verdict === 'in-use' || (verdict === undefined && body.childElementCount >= INVENTORY_ROWS_SHOWN)) {
       tr.classList.add('hidden');
-      inUse.push(tr);
+      folded.push(tr);
     }
     body.append(tr);
   }
   table.append(body);
   section.append(table);
-  if (inUse.length > 0) {
+  if (folded.length > 0) {
     const more = el(
       'button',
-      { type: 'button', class: 'more', id: 'show-endpoints-in-use' },
-      `show the ${inUse.length} endpoints in use`,
+      { type: 'button', class: 'more', id: 'show-endpoints' },
+      judged ? `show the ${folded.length} endpoints in use` : `show the other ${folded.length} endpoints`,
     );
     more.addEventListener('click', () => {
-      for (const tr of inUse) tr.classList.remove('hidden');
+      for (const tr of folded) tr.classList.remove('hidden');
       more.remove();
     });
     section.append(more);
