@@ -17,6 +17,9 @@ import {
   type VersioningOptions,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { Parent, Query, ResolveField, ResolveReference, Resolver } from '@nestjs/graphql';
+import { MessagePattern } from '@nestjs/microservices';
+import { SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import { readEndpoints } from '../../../../src/adapters/nestjs/endpoints';
 import type { NestContainer, NestInstanceWrapper } from '../../../../src/adapters/nestjs/nest-types';
 import { metadataApi } from '../../../../src/shared/reflect-metadata';
@@ -152,5 +155,90 @@ describe('the inventory of HTTP routes, as served', () => {
     const app = await NestFactory.createApplicationContext(ContextModule, { logger: false });
     apps.push(app);
     expect(inventory(app)).toEqual([]);
+  });
+});
+
+/** Schema first: a plain method of a root type's resolver resolves a field too, as @nestjs/graphql has it. */
+@Resolver('Query')
+class RootResolver {
+  @Query('renamed')
+  named(): string {
+    return 'n';
+  }
+
+  plain(): string {
+    return 'p';
+  }
+}
+
+@Resolver('User')
+class UserResolver {
+  @ResolveField('posts')
+  postsOf(@Parent() _user: unknown): string[] {
+    return [];
+  }
+
+  @ResolveReference()
+  resolveReference(): unknown {
+    return {};
+  }
+
+  // not a field: User is no root type
+  helper(): void {}
+}
+
+@WebSocketGateway()
+class Gateway {
+  @SubscribeMessage('ping')
+  ping(): string {
+    return 'pong';
+  }
+}
+
+@Injectable()
+class NotAController {
+  // patterns are bound on controllers only: Nest never calls this one
+  @MessagePattern('ignored')
+  ignored(): void {}
+}
+
+@Controller()
+class RpcController {
+  @MessagePattern({ z: { b: 1, a: 2 }, cmd: 'nested' })
+  nested(): void {}
+}
+
+/** `@Processor('emails')` of @nestjs/bullmq and `@Processor('mail')` / `@Process('send')` of @nestjs/bull write these. */
+@Injectable()
+class EmailsProcessor {
+  process(): void {}
+}
+Reflect.defineMetadata('bullmq:processor_metadata', { name: 'emails' }, EmailsProcessor);
+@Injectable()
+class MailProcessor {
+  send(): void {}
+}
+Reflect.defineMetadata('bull:module_queue', { name: 'mail' }, MailProcessor);
+Reflect.defineMetadata('bull:module_queue_process', { name: 'send' }, MailProcessor.prototype.send);
+
+describe('the inventory of the other handlers, by the rules of the library that calls them', () => {
+  it('GraphQL fields, gateway messages, message patterns on controllers only, queue processors', async () => {
+    @Module({
+      controllers: [RpcController],
+      providers: [RootResolver, UserResolver, Gateway, NotAController, EmailsProcessor, MailProcessor],
+    })
+    class HandlersModule {}
+    const app = await NestFactory.createApplicationContext(HandlersModule, { logger: false });
+    apps.push(app);
+    expect(inventory(app).map((e) => `${e.kind} ${e.route} → ${e.bean}.${e.method}`)).toEqual([
+      'graphql Query.plain → RootResolver.plain',
+      'graphql Query.renamed → RootResolver.named',
+      'graphql User.__resolveReference → UserResolver.resolveReference',
+      'graphql User.posts → UserResolver.postsOf',
+      'rpc {"cmd":"nested","z":{"a":2,"b":1}} → RpcController.nested',
+      'ws ping → Gateway.ping',
+      'queue emails → EmailsProcessor.process',
+      'queue mail:send → MailProcessor.send',
+    ]);
   });
 });
