@@ -15,7 +15,7 @@ import { nestTokenName } from './names';
 import { PassportStrategies } from './passport';
 import { TokenLookups, type ApplicationBeans } from './token-lookups';
 import { nestEntryPoints } from './entry-points';
-import { readEndpoints } from './endpoints';
+import type * as EndpointsModule from './endpoints';
 import type { EndpointRecord } from '../../ghost/analysis/bean-graph';
 import { metadataApi } from '../../shared/reflect-metadata';
 import {
@@ -563,6 +563,10 @@ export class NestContainerObserver {
     try {
       const meta = metadataApi();
       if (meta === undefined) return undefined;
+      // Required here, on the analysis's turn: an application does not compile the inventory's modules while it
+      // starts (issue 46: every module loaded before ready is start-up cost).
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { readEndpoints } = require('./endpoints') as typeof EndpointsModule;
       const names = new Map<NestInstanceWrapper, string>();
       for (const [id, wrapper] of snapshot.wrappers) names.set(wrapper, snapshot.graph.bean(id).name);
       return readEndpoints(container, meta, names);
