@@ -81,6 +81,7 @@ describe('endpoint inventory on Express (nest11-cjs): every kind, routes as serv
       (d) => d.getMonth() === 0 && d.getDate() === 1 && d.getHours() === 0 && d.getMinutes() === 0,
     );
     const weekly = nextLocal(at, (d) => d.getDay() === 1 && d.getHours() === 4 && d.getMinutes() === 30);
+    const tokyo = nextLocal(at, (d) => d.getUTCHours() === 0 && d.getUTCMinutes() === 0);
     expect(endpoints).toEqual([
       { kind: 'http', route: 'GET /api/admin/users', bean: 'AdminUsersController', method: 'list' },
       { kind: 'http', route: 'GET /api/items/legacy', bean: 'ItemsController', method: 'legacy' },
@@ -106,6 +107,13 @@ describe('endpoint inventory on Express (nest11-cjs): every kind, routes as serv
         bean: 'JobsService',
         method: 'weeklyCleanup',
         schedule: { cron: '0 30 4 * * 1', nextAt: weekly },
+      },
+      {
+        kind: 'cron',
+        route: 'tokyo-morning',
+        bean: 'JobsService',
+        method: 'tokyoMorning',
+        schedule: { cron: '0 0 9 * * *', nextAt: tokyo },
       },
       {
         kind: 'cron',
