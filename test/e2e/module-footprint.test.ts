@@ -54,6 +54,10 @@ describe("the package's modules loaded by start-up", () => {
       expect.arrayContaining(['index.js', 'adapters/nestjs/container-observer.js', 'adapters/nestjs/passport.js']),
     );
     expect(loaded).not.toContain('ghost/tracking/first-touch.js');
+    // the inventory of endpoints is read after ready, and loaded then
+    expect(loaded).not.toContain('adapters/nestjs/endpoints.js');
+    expect(loaded).not.toContain('adapters/nestjs/http-routes.js');
+    expect(loaded).not.toContain('ghost/analysis/cron.js');
   });
 
   it('Phase 2 loads it', () => {

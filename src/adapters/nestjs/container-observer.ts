@@ -15,6 +15,9 @@ import { nestTokenName } from './names';
 import { PassportStrategies } from './passport';
 import { TokenLookups, type ApplicationBeans } from './token-lookups';
 import { nestEntryPoints } from './entry-points';
+import type * as EndpointsModule from './endpoints';
+import type { EndpointRecord } from '../../ghost/analysis/bean-graph';
+import { metadataApi } from '../../shared/reflect-metadata';
 import {
   NEST_SCOPE,
   NEST_STATIC_CONTEXT_ID,
@@ -497,6 +500,7 @@ export class NestContainerObserver {
       origins.scanRequireCache();
       const instantiations = this.instantiations(state);
       const snapshot = readContainer(container, instantiations, origins);
+      snapshot.graph.endpoints = this.endpoints(container, snapshot);
       const tracker = this.detector.tracker;
       if (tracker) {
         // What instantiateClass never saw: useValue providers, and non-singletons (reported, not wrapped).
@@ -545,6 +549,31 @@ export class NestContainerObserver {
     state.beans.clear();
     this.safe(() => this.beans.bootstrapFinished?.(container, undefined, beans));
     stepEnded(step);
+  }
+
+  /**
+   * The inventory of entry points, read here on the analysis's turn after ready (routes exist from `init()`, the
+   * global prefix and versioning are set by then): nothing of it is on the boot path. A failure leaves the
+   * report without it, said once.
+   */
+  private endpoints(
+    container: NestContainer,
+    snapshot: ReturnType<typeof readContainer>,
+  ): readonly EndpointRecord[] | undefined {
+    try {
+      const meta = metadataApi();
+      if (meta === undefined) return undefined;
+      // Required here, on the analysis's turn: an application does not compile the inventory's modules while it
+      // starts (issue 46: every module loaded before ready is start-up cost).
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { readEndpoints } = require('./endpoints') as typeof EndpointsModule;
+      const names = new Map<NestInstanceWrapper, string>();
+      for (const [id, wrapper] of snapshot.wrappers) names.set(wrapper, snapshot.graph.bean(id).name);
+      return readEndpoints(container, meta, names);
+    } catch (err) {
+      safeLog('warn', `the inventory of endpoints could not be read, the report goes without it: ${errorMessage(err)}`);
+      return undefined;
+    }
   }
 
   /** Each wrapper under the report's bean name and module. */

@@ -43,8 +43,65 @@ export interface NestInjector {
 }
 
 export interface NestContainer {
-  getModules(): Map<string, NestModule>;
+  /** A `ModulesContainer` (a Map) whose `applicationId` keys the RouterModule's path metadata (Nest 8+). */
+  getModules(): Map<string, NestModule> & { readonly applicationId?: string };
+  /** The application's settings: global prefix, versioning (read by the endpoint inventory). */
+  readonly applicationConfig?: NestApplicationConfig;
+  /** The HTTP adapter of an HTTP application; undefined for an application context or a pure microservice. */
+  getHttpAdapterRef?(): unknown;
 }
+
+/**
+ * `ApplicationConfig` of `@nestjs/core`: what `app.setGlobalPrefix()` and `app.enableVersioning()` stored, read
+ * after ready to say every route as served.
+ */
+export interface NestApplicationConfig {
+  getGlobalPrefix?(): string;
+  /** `exclude`: each excluded route compiled by Nest (`pathRegex`) with its `requestMethod`. */
+  getGlobalPrefixOptions?(): { exclude?: ReadonlyArray<NestExcludedRoute> };
+  getVersioning?(): NestVersioningOptions | undefined;
+}
+
+export interface NestExcludedRoute {
+  readonly path?: string;
+  readonly requestMethod?: number;
+  readonly pathRegex?: RegExp;
+}
+
+/** `VersioningOptions` of `@nestjs/common`; `type` is the `VersioningType` enum: 0 URI, 1 HEADER, 2 MEDIA_TYPE, 3 CUSTOM. */
+export interface NestVersioningOptions {
+  readonly type?: number;
+  readonly prefix?: string | false;
+  readonly header?: string;
+  readonly key?: string;
+  readonly defaultVersion?: unknown;
+}
+
+/** `VersioningType` values of `@nestjs/common`. */
+export const NEST_VERSIONING = { URI: 0, HEADER: 1, MEDIA_TYPE: 2, CUSTOM: 3 } as const;
+
+/** `RequestMethod` of `@nestjs/common` (Nest 11 added the WebDAV verbs and QUERY; Nest 10 stops at SEARCH). */
+export const NEST_REQUEST_METHODS: readonly string[] = [
+  'GET',
+  'POST',
+  'PUT',
+  'DELETE',
+  'PATCH',
+  'ALL',
+  'OPTIONS',
+  'HEAD',
+  'SEARCH',
+  'PROPFIND',
+  'PROPPATCH',
+  'MKCOL',
+  'COPY',
+  'MOVE',
+  'LOCK',
+  'UNLOCK',
+  'QUERY',
+];
+/** `RequestMethod.ALL`: an exclusion for every verb. */
+export const NEST_REQUEST_METHOD_ALL = 5;
 
 /** `Scope` values of `@nestjs/common`. */
 export const NEST_SCOPE = { DEFAULT: 0, TRANSIENT: 1, REQUEST: 2 } as const;

@@ -42,6 +42,20 @@ export interface BeanInput {
   readonly resolved?: boolean;
 }
 
+/** An entry point the framework calls, tied to its handler: the bean and the method the framework invokes. */
+export interface EndpointRecord {
+  /** What calls it. */
+  readonly kind: 'http' | 'graphql' | 'rpc' | 'event' | 'ws' | 'cron' | 'interval' | 'timeout' | 'cqrs' | 'queue';
+  /** As the user knows it: 'GET /api/v1/items/:id', 'Query.items', the event name, the job's name, the pattern. */
+  readonly route: string;
+  /** The handler bean's name, exactly as the report names beans (BeanGraph node name). */
+  readonly bean: string;
+  /** The handler's method name on the bean's class (a key of its prototype chain). */
+  readonly method: string;
+  /** Jobs only: how often it fires, to judge silence fairly (a yearly cron is never judged within a 14-day window). */
+  readonly schedule?: { readonly everyMs?: number; readonly cron?: string; readonly nextAt?: string };
+}
+
 /** A bean in the graph: its input plus the unique name the reports use. */
 export interface Bean extends BeanInput {
   readonly id: number;
@@ -65,6 +79,11 @@ export class BeanGraph {
   private readonly inDegrees: number[] = [];
   private readonly outgoing: number[][] = [];
   private namesAssigned = false;
+  /**
+   * Every entry point the framework calls, each tied to its handler bean and method, when the adapter can read
+   * them (NestJS: at the end of bootstrap, after ready, off the boot path). Undefined when it cannot.
+   */
+  endpoints?: readonly EndpointRecord[];
 
   /** Adds a bean and returns its id. */
   addBean(input: BeanInput): number {

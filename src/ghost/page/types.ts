@@ -1,3 +1,4 @@
+import type { EndpointRecord } from '../analysis/bean-graph';
 import type { DiagReport } from '../reports/diag-report';
 import type { GhostReport } from '../tracking/types';
 import type { StartupTimeline } from '../reports/startup-timeline';
@@ -18,4 +19,37 @@ export interface PageData {
   readonly verdicts?: LedgerAnswer;
   /** Served live by the actuator (true) or written beside the report (false). */
   readonly live: boolean;
+}
+
+/** Where a method is defined: the TypeScript source through the app's source map, else the compiled file. */
+export interface SourceLine {
+  readonly file: string;
+  readonly line: number;
+}
+
+/** A tracked bean's method and its verdict (`methods[]` of each bean in the ghost report and the ledger answer). */
+export interface JudgedMethod {
+  readonly name: string;
+  readonly verdict: string;
+  readonly source?: SourceLine;
+}
+
+/** An entry point and the verdict of its handler method (`endpoints[]` beside the beans' verdicts). */
+export interface JudgedEndpoint extends EndpointRecord {
+  readonly verdict: string;
+  readonly source?: SourceLine;
+}
+
+/**
+ * What the page reads of the method and endpoint verdicts, wherever they come from (the ledger answer first,
+ * else the ghost report): the fields are optional, as a report written before them has none.
+ */
+export interface JudgedEntryPoints {
+  readonly endpoints?: readonly JudgedEndpoint[];
+  readonly beans?: ReadonlyArray<{
+    readonly name: string;
+    readonly module?: string;
+    readonly source?: string;
+    readonly methods?: readonly JudgedMethod[];
+  }>;
 }

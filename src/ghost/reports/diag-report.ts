@@ -1,4 +1,4 @@
-import type { BeanGraph } from '../analysis/bean-graph';
+import type { BeanGraph, EndpointRecord } from '../analysis/bean-graph';
 import type { Phase1Result, OrphanVerdict } from '../analysis/candidates';
 import type { StartupSection } from './boot-types';
 
@@ -49,6 +49,10 @@ export const REPORT_LEGEND = {
   ghostCandidates:
     'The orphans no rule explains (created at start-up, no entry point, not looked up since): LOW confidence, ' +
     'confirm with Phase 2 (diag-ghost-report.json) before deleting anything.',
+  endpoints:
+    'Every entry point the framework calls (HTTP routes as served, GraphQL fields, message patterns, WebSocket ' +
+    'messages, event listeners, jobs, CQRS and queue handlers), each with its handler bean and method. The ' +
+    'inventory, not a verdict: which ones were never called is in diag-ghost-report.json.',
   'graph.nodes[].verdict':
     'Why an orphan is or is not a candidate: candidate, entry-point, not-instantiated, looked-up, ' +
     'classification-failed. A bean with dependents has none.',
@@ -86,6 +90,11 @@ export interface DiagReport {
     nodes: ReportNode[];
     edges: Array<{ from: string; to: string; kind: string }>;
   };
+  /**
+   * Every entry point the framework calls, tied to its handler bean and method, sorted by kind and route
+   * (docs/reports.md, "Entry points"). Absent when the container's adapter cannot read them (the lazy containers).
+   */
+  endpoints?: EndpointRecord[];
   /**
    * Where the process's start went, from process start to ready (docs/startup.md): added when the process is
    * ready, so absent from the first write.
@@ -162,6 +171,7 @@ export function buildDiagReport(input: DiagReportInput): DiagReport {
       nodes,
       edges: graph.edges().map((e) => ({ from: graph.bean(e.from).name, to: graph.bean(e.to).name, kind: e.kind })),
     },
+    ...(graph.endpoints !== undefined ? { endpoints: [...graph.endpoints] } : {}),
   };
 }
 

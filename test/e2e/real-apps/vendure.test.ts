@@ -36,7 +36,11 @@ function describeWithVendure(title: string, body: () => void): void {
 }
 
 describeWithVendure('Vendure 3 with a plugin of its own and one of the application', () => {
-  let report: { ghostCandidates: { beans: string[] }; graph: { nodes: Node[] } };
+  let report: {
+    ghostCandidates: { beans: string[] };
+    graph: { nodes: Node[] };
+    endpoints: Array<{ kind: string; route: string; bean: string; method: string }>;
+  };
   let ghost: { touched: string[]; untouched: string[]; untrackable: Record<string, string>; frameworkSkipped: number };
   let greeting: unknown;
 
@@ -101,6 +105,22 @@ describeWithVendure('Vendure 3 with a plugin of its own and one of the applicati
       'LegacyExportService',
     ]);
     expect(report.graph.nodes.find((n) => n.name === 'LegacyExportService')?.source).toMatch(/greeting\.plugin\.js$/);
+  });
+
+  it("lists every GraphQL field of its shop and admin APIs among the endpoints, the plugin's query with its resolver", () => {
+    expect(report.endpoints.filter((e) => e.bean === 'GreetingResolver')).toEqual([
+      { kind: 'graphql', route: 'Query.greeting', bean: 'GreetingResolver', method: 'greeting' },
+    ]);
+    // Vendure's own resolvers, one bean per API module that hosts them (2026-11-27: 519 fields, 102 queries)
+    expect(report.endpoints.filter((e) => e.route.startsWith('Query.')).length).toBeGreaterThan(90);
+    expect(report.endpoints).toContainEqual({
+      kind: 'http',
+      route: 'GET /health',
+      bean: 'HealthController',
+      method: 'check',
+    });
+    const beans = new Set(report.graph.nodes.map((n) => n.name));
+    expect(report.endpoints.filter((e) => !beans.has(e.bean))).toEqual([]);
   });
 
   it("lists the application's unused provider as the one ghost candidate", () => {

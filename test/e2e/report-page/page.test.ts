@@ -82,6 +82,17 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     expect(await countOf(page, 'touched')).toBe(ghosts.touchedCount);
     expect(await countOf(page, 'untouched')).toBe(ghosts.untouchedCount);
 
+    // The inventory of entry points, above the beans: every endpoint of the report, each with its handler.
+    expect(report.endpoints.length).toBeGreaterThan(0);
+    const routes = await page
+      .locator('#endpoints tr[data-endpoint-route]')
+      .evaluateAll((rows) =>
+        rows.map((r) => `${r.getAttribute('data-endpoint-kind')} ${r.getAttribute('data-endpoint-route')}`),
+      );
+    expect(routes.sort()).toEqual(report.endpoints.map((e: any) => `${e.kind} ${e.route}`).sort());
+    const order = await page.locator('body > *').evaluateAll((es) => es.map((e) => e.id || e.tagName.toLowerCase()));
+    expect(order.indexOf('endpoints')).toBeLessThan(order.indexOf('main'));
+
     await page.fill('#search', 'legacy');
     const visible = await page.locator('#modules li:not(.hidden) button.bean').allTextContents();
     expect(visible.map((t) => t.replace(/^\S+\s/, ''))).toEqual(['LegacyReportService']);
@@ -109,6 +120,121 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     expect(fs.statSync(shot).size).toBeGreaterThan(20_000);
     if (process.env.DIAG_UPDATE_SCREENSHOT === '1')
       fs.copyFileSync(shot, path.resolve(__dirname, '..', '..', '..', 'docs', 'report-page.png'));
+    await page.close();
+  }, 60_000);
+
+  it('leads with the endpoints nobody calls, then the dead methods per bean, from the verdicts (ledger answer shape)', async () => {
+    const evil = '<img src=x onerror="window.__xss=3">';
+    const endpoint = (kind: string, route: string, bean: string, method: string, verdict: string, extra = {}) => ({
+      kind,
+      route,
+      bean,
+      method,
+      verdict,
+      source: { file: `src/${bean}.ts`, line: 10 },
+      ...extra,
+    });
+    const bean = (name: string, verdict: string, methods: Array<[string, string, number]>) => ({
+      name,
+      verdict,
+      module: 'ShopModule',
+      source: `src/${name}.ts`,
+      ghostCandidate: false,
+      why: verdict,
+      firstSeen: '2026-11-01T00:00:00.000Z',
+      processHours: 900,
+      methods: methods.map(([m, v, line]) => ({ name: m, verdict: v, source: { file: `src/${name}.ts`, line } })),
+    });
+    const verdicts = {
+      service: 'shop',
+      generatedAt: '2026-11-27T12:00:00.000Z',
+      thresholds: { minDays: 14, minProcessHours: 336 },
+      provenance: {
+        source: 'redis',
+        ledger: '127.0.0.1:6379',
+        since: '2026-11-01T00:00:00.000Z',
+        processes: 3,
+        liveProcesses: 2,
+        processHours: 900,
+        versions: 1,
+        lastWriteAgoMs: 1000,
+        reset: false,
+        silent: false,
+      },
+      counts: { 'never-touched': 0, 'insufficient-evidence': 0, untrackable: 0, retired: 0, 'in-use': 3 },
+      beans: [
+        bean('UsersController', 'in-use', [
+          ['list', 'in-use', 12],
+          ['exportAll', 'never-touched', 30],
+        ]),
+        bean('ReportsService', 'in-use', [
+          ['daily', 'in-use', 5],
+          ['legacyCsv', 'never-touched', 40],
+          [evil, 'never-touched', 50],
+          ['yearly', 'insufficient-evidence', 60],
+        ]),
+        bean('HealthService', 'in-use', [['check', 'in-use', 3]]),
+      ],
+      endpoints: [
+        endpoint('http', 'GET /users', 'UsersController', 'list', 'in-use'),
+        endpoint('http', 'GET /users/export', 'UsersController', 'exportAll', 'never-touched'),
+        endpoint('event', evil, 'ReportsService', 'legacyCsv', 'never-touched'),
+        endpoint('cron', 'yearly-report', 'ReportsService', 'yearly', 'insufficient-evidence', {
+          schedule: { cron: '0 0 1 1 *', nextAt: '2027-01-01T00:00:00.000Z' },
+        }),
+      ],
+    };
+    const data = { live: false, report: diag, verdicts } as unknown as PageData;
+    const file = path.join(tempDir('page'), 'judged.html');
+    fs.writeFileSync(file, reportPageHtml(data));
+    const { page, errors, dialogs } = await open(`file://${file}`);
+    expect(errors).toEqual([]);
+    expect(dialogs).toEqual([]);
+    expect(await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss)).toBeUndefined();
+
+    // first the endpoints, most likely dead first; the one in use folded away until asked for
+    const ids = await page.locator('body > section').evaluateAll((s) => s.map((e) => e.id));
+    expect(ids.slice(0, 3)).toEqual(['endpoints', 'dead-methods', 'verdicts']);
+    expect(await page.locator('#endpoints h2').textContent()).toBe('Endpoints nobody calls: 2 of 4');
+    const rows = () =>
+      page
+        .locator('#endpoints tbody tr:not(.hidden)')
+        .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    expect(await rows()).toEqual([
+      ['never touched', 'http', 'GET /users/export', 'UsersController.exportAll()', 'src/UsersController.ts:10', ''],
+      ['never touched', 'event', evil, 'ReportsService.legacyCsv()', 'src/ReportsService.ts:10', ''],
+      [
+        'not enough evidence yet',
+        'cron',
+        'yearly-report',
+        'ReportsService.yearly()',
+        'src/ReportsService.ts:10',
+        '0 0 1 1 *, next 2027-01-01T00:00:00.000Z',
+      ],
+    ]);
+    await page.click('#show-endpoints');
+    expect((await rows()).map((r) => r[2])).toEqual(['GET /users/export', evil, 'yearly-report', 'GET /users']);
+
+    // then each bean's methods nobody called, the bean with the most first; a bean with none is not listed
+    expect(await page.locator('#dead-methods h2').textContent()).toBe('Dead methods: 3 never called, in 2 beans');
+    const dead = await page.locator('#dead-methods .dead-bean').evaluateAll((boxes) =>
+      boxes.map((b) => ({
+        bean: b.getAttribute('data-dead-bean'),
+        methods: [...b.querySelectorAll('li')].map((li) => li.textContent),
+      })),
+    );
+    expect(dead).toEqual([
+      {
+        bean: 'ReportsService',
+        methods: [
+          'legacyCsv() never touched src/ReportsService.ts:40',
+          `${evil}() never touched src/ReportsService.ts:50`,
+          'yearly() not enough evidence yet src/ReportsService.ts:60',
+        ],
+      },
+      { bean: 'UsersController', methods: ['exportAll() never touched src/UsersController.ts:30'] },
+    ]);
+    expect(await page.locator('img').count()).toBe(0);
     await page.close();
   }, 60_000);
 
@@ -174,6 +300,9 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
         summary: { ...diag.summary, beans: 3000, applicationBeans: 2000, frameworkBeans: 1000 },
         ghostCandidates: { ...diag.ghostCandidates, count: 0, beans: [] },
         graph: { nodes, edges },
+        endpoints: nodes
+          .slice(0, 300)
+          .map((n, i) => ({ kind: 'http' as const, route: `GET /route/${i}`, bean: n.name, method: 'handle' })),
       },
     };
     const file = path.join(tempDir('page'), 'large.html');
@@ -181,6 +310,10 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     const { page, errors } = await open(`file://${file}`);
     expect(errors).toEqual([]);
     expect(await countOf(page, 'beans')).toBe(3000);
+    // the inventory without verdicts: its first rows, the rest on request, so that the beans stay in sight
+    expect(await page.locator('#endpoints tbody tr:not(.hidden)').count()).toBe(20);
+    await page.click('#show-endpoints');
+    expect(await page.locator('#endpoints tbody tr:not(.hidden)').count()).toBe(300);
     expect(await page.locator('details.module').count()).toBe(60);
     await page.check('#show-framework');
     await page.fill('#search', 'Bean2999');

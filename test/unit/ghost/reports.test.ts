@@ -54,7 +54,34 @@ describe('diag-report.json', () => {
     });
     expect(Object.keys(report).slice(0, 2)).toEqual(['reportVersion', 'legend']);
     expect(report.legend.orphans).toMatch(/entry points are here too\. Not a list of dead code/);
-    expect(Object.keys(report.legend)).toEqual(['orphans', 'ghostCandidates', 'graph.nodes[].verdict']);
+    expect(Object.keys(report.legend)).toEqual(['orphans', 'ghostCandidates', 'endpoints', 'graph.nodes[].verdict']);
+    expect(report.legend.endpoints).toMatch(/The inventory, not a verdict/);
+  });
+
+  it("carries the adapter's inventory of endpoints as `endpoints`, and none when the adapter read none", () => {
+    const build = (g: BeanGraph) =>
+      buildDiagReport({
+        graph: g,
+        phase1: findGhostCandidates(g, () => []),
+        framework: 'nestjs',
+        container: { name: 'test' },
+        analysisMs: 1,
+      });
+    const g = new BeanGraph();
+    g.addBean({
+      token: 'ItemsController',
+      kind: 'class',
+      scope: 'singleton',
+      role: 'controller',
+      framework: false,
+      eager: true,
+    });
+    expect(build(g)).not.toHaveProperty('endpoints');
+    g.endpoints = [
+      { kind: 'http', route: 'GET /api/v1/items/:id', bean: 'ItemsController', method: 'findOne' },
+      { kind: 'cron', route: 'yearly', bean: 'ItemsController', method: 'y', schedule: { cron: '0 0 1 1 *' } },
+    ];
+    expect(build(g).endpoints).toEqual(g.endpoints);
   });
 });
 

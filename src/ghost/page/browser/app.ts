@@ -8,6 +8,7 @@ import cytoscape from 'cytoscape';
 import type { PageData } from '../types';
 import { bootWaterfall } from './boot-waterfall';
 import { el } from './dom';
+import { deadMethodsView, endpointsView, VERDICT_LABELS } from './entry-points';
 
 type Category = 'dead' | 'candidate' | 'untouched' | 'touched' | 'untrackable' | 'framework' | 'application';
 
@@ -144,6 +145,10 @@ function main(): void {
   const layout = el('main');
   layout.append(side, graph, detailsPanel);
   document.body.append(header);
+  // At a glance, in this order: the endpoints nobody calls, the dead methods of each bean, then the beans.
+  for (const view of [endpointsView(data, select), deadMethodsView(data, select)]) {
+    if (view) document.body.append(view);
+  }
   if (data.verdicts) document.body.append(verdictTable(data.verdicts, (name) => select(name)));
   // Below the verdicts, what this one process saw: say so, where the table above is the fleet's.
   if (data.verdicts?.provenance.source === 'redis') {
@@ -331,14 +336,6 @@ function main(): void {
     return box;
   }
 }
-
-const VERDICT_LABELS: Record<string, string> = {
-  'never-touched': 'never touched',
-  'insufficient-evidence': 'not enough evidence yet',
-  untrackable: 'untrackable',
-  'in-use': 'in use',
-  retired: 'retired',
-};
 
 function ago(ms: number): string {
   if (ms < 60_000) return `${Math.round(ms / 1000)} s`;

@@ -1,0 +1,387 @@
+/**
+ * The inventory of every entry point of a NestJS application, each tied to its handler (the bean and the method
+ * the framework invokes): HTTP routes as served, GraphQL fields, microservice patterns, WebSocket messages,
+ * `@OnEvent` listeners, `@Cron` / `@Interval` / `@Timeout` jobs, CQRS and queue handlers. Read after ready with
+ * the analysis, never on the boot path, from the metadata each library itself reads to wire its handlers: the
+ * keys are written out here, so that none of those packages is loaded (or needed) to read them. A library that
+ * is not installed simply has no metadata to find.
+ */
+import type { EndpointRecord } from '../../ghost/analysis/bean-graph';
+import { nextCronTime } from '../../ghost/analysis/cron';
+import type { MetadataApi } from '../../shared/reflect-metadata';
+import { controllerRouting, httpSettings, methodRoutes, modulePath, type HttpSettings } from './http-routes';
+import { dataProperty, inspectable } from './inert-read';
+import { className } from './names';
+import type { NestContainer, NestInstanceWrapper, NestModule } from './nest-types';
+
+// @nestjs/graphql
+const RESOLVER_TYPE = 'graphql:resolver_type';
+const RESOLVER_NAME = 'graphql:resolver_name';
+const RESOLVER_PROPERTY = 'graphql:resolve_property';
+const RESOLVER_REFERENCE = 'graphql:resolve_reference';
+const GRAPHQL_ROOT_TYPES: ReadonlySet<unknown> = new Set(['Query', 'Mutation', 'Subscription']);
+// @nestjs/microservices
+const PATTERN = 'microservices:pattern';
+// @nestjs/websockets
+const GATEWAY = 'websockets:is_gateway';
+const MESSAGE_MAPPING = 'websockets:message_mapping';
+const MESSAGE = 'message';
+// @nestjs/event-emitter
+const EVENT_LISTENER = 'EVENT_LISTENER_METADATA';
+// @nestjs/schedule: SchedulerType 1 CRON, 2 TIMEOUT, 3 INTERVAL
+const SCHEDULER_TYPE = 'SCHEDULER_TYPE';
+const SCHEDULER_NAME = 'SCHEDULER_NAME';
+const CRON_OPTIONS = 'SCHEDULE_CRON_OPTIONS';
+const INTERVAL_OPTIONS = 'SCHEDULE_INTERVAL_OPTIONS';
+// @nestjs/cqrs: the handler's class carries what it handles; Nest calls `execute` (commands, queries) or `handle`.
+const CQRS_HANDLERS: ReadonlyArray<readonly [key: string, method: string]> = [
+  ['__commandHandler__', 'execute'],
+  ['__queryHandler__', 'execute'],
+  ['__eventsHandler__', 'handle'],
+];
+// @nestjs/bullmq: a `WorkerHost` whose `process` the worker calls; @nestjs/bull: `@Process()` methods.
+const BULLMQ_PROCESSOR = 'bullmq:processor_metadata';
+const BULL_QUEUE = 'bull:module_queue';
+const BULL_PROCESS = 'bull:module_queue_process';
+
+/** The order the inventory lists kinds in: what a person reads first. */
+const KIND_ORDER: readonly EndpointRecord['kind'][] = [
+  'http',
+  'graphql',
+  'rpc',
+  'ws',
+  'event',
+  'cron',
+  'interval',
+  'timeout',
+  'cqrs',
+  'queue',
+];
+
+/** A bean's class and its methods, as one reader sees them. */
+interface HandlerClass {
+  readonly bean: string;
+  readonly cls: Function;
+  readonly role: 'controller' | 'provider';
+  readonly host: NestModule;
+  /** Method name → the function on the prototype chain (the nearest one), in declaration order. */
+  readonly methods: ReadonlyMap<string, Function>;
+  /**
+   * The methods that carry metadata of their own: the only ones a decorator made a handler. Asked once per
+   * method, so that the dozen keys are read only where a decorator wrote something (on 1,000 providers of a
+   * few methods each, most have none).
+   */
+  readonly decorated: ReadonlyMap<string, Function>;
+}
+
+interface InventoryContext {
+  readonly meta: MetadataApi;
+  readonly http: HttpSettings | undefined;
+  /** A cron job's next fire time as `@nestjs/schedule` planned it, by job name, when its registry is readable. */
+  readonly plannedCron: (name: string) => string | undefined;
+  readonly now: Date;
+}
+
+/**
+ * Every entry point of the container, sorted by kind, route, bean and method. `beanNames` gives the report's
+ * name of each wrapper (a wrapper without one is not in the report and is skipped).
+ */
+export function readEndpoints(
+  container: NestContainer,
+  meta: MetadataApi,
+  beanNames: ReadonlyMap<NestInstanceWrapper, string>,
+  now = new Date(),
+): EndpointRecord[] {
+  const classes = handlerClasses(container, meta, beanNames);
+  const ctx: InventoryContext = {
+    meta,
+    http: httpSettings(container),
+    plannedCron: cronRegistry(container),
+    now,
+  };
+  const out: EndpointRecord[] = [];
+  const seen = new Set<string>();
+  const add = (record: EndpointRecord): void => {
+    const key = `${record.kind}\u0000${record.route}\u0000${record.bean}\u0000${record.method}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push(record);
+  };
+  for (const handler of classes) {
+    if (handler.role === 'controller') {
+      httpEndpoints(ctx, handler, add);
+      rpcEndpoints(ctx, handler, add);
+    }
+    graphqlEndpoints(ctx, handler, add);
+    if (handler.role === 'provider') wsEndpoints(ctx, handler, add);
+    eventEndpoints(ctx, handler, add);
+    jobEndpoints(ctx, handler, add);
+    if (handler.role === 'provider') {
+      cqrsEndpoints(ctx, handler, add);
+      queueEndpoints(ctx, handler, add);
+    }
+  }
+  return out.sort(
+    (a, b) =>
+      KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) ||
+      compare(a.route, b.route) ||
+      compare(a.bean, b.bean) ||
+      compare(a.method, b.method),
+  );
+}
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Controllers and class providers of every module, each wrapper once, with their methods. */
+function handlerClasses(
+  container: NestContainer,
+  meta: MetadataApi,
+  beanNames: ReadonlyMap<NestInstanceWrapper, string>,
+): HandlerClass[] {
+  const out: HandlerClass[] = [];
+  const seen = new Set<NestInstanceWrapper>();
+  for (const mod of container.getModules().values()) {
+    for (const [collection, role] of [
+      ['controllers', 'controller'],
+      ['providers', 'provider'],
+    ] as const) {
+      const map = mod[collection];
+      if (!(map instanceof Map)) continue;
+      for (const wrapper of map.values()) {
+        if (!wrapper || seen.has(wrapper)) continue;
+        seen.add(wrapper);
+        const bean = beanNames.get(wrapper);
+        const cls = wrapper.metatype;
+        // A factory's or a value's metatype is no class whose methods the framework calls.
+        if (bean === undefined || typeof cls !== 'function' || wrapper.inject != null || !inspectable(cls)) continue;
+        const methods = methodsOf(cls);
+        const decorated = new Map([...methods].filter(([, fn]) => meta.getOwnMetadataKeys(fn).length > 0));
+        out.push({ bean, cls, role, host: wrapper.host ?? mod, methods, decorated });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The methods of a class's prototype chain, as the libraries scan them (Nest's `MetadataScanner`): data
+ * properties holding functions, the nearest one of each name, the constructor left out. No getter is run.
+ */
+function methodsOf(cls: Function): Map<string, Function> {
+  const methods = new Map<string, Function>();
+  let proto = dataProperty(cls, 'prototype');
+  for (; inspectable(proto) && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      if (name === 'constructor' || methods.has(name)) continue;
+      const d = Object.getOwnPropertyDescriptor(proto, name);
+      if (d && 'value' in d && typeof d.value === 'function' && inspectable(d.value)) {
+        methods.set(name, d.value as Function);
+      }
+    }
+  }
+  return methods;
+}
+
+type Add = (record: EndpointRecord) => void;
+
+function httpEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
+  if (ctx.http === undefined) return;
+  const routing = controllerRouting(ctx.meta, ctx.http, h.cls, modulePath(ctx.meta, ctx.http, h.host));
+  if (routing === undefined) return;
+  for (const [method, fn] of h.decorated) {
+    for (const route of methodRoutes(ctx.meta, ctx.http, routing, fn))
+      add({ kind: 'http', route, bean: h.bean, method });
+  }
+}
+
+/**
+ * `Type.field` as the schema names it, by the rules of `@nestjs/graphql`'s resolver explorer: the method's
+ * type or else the class's (`@Resolver('Item')`, `@Resolver(() => Item)`), the decorator's name or else the
+ * method's; a plain method counts on a root type (`Query`, `Mutation`, `Subscription`) only.
+ */
+function graphqlEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
+  const classType = ctx.meta.getMetadata(RESOLVER_TYPE, h.cls);
+  // On a resolver class every method counts (a plain one on `@Resolver('Query')` resolves a field); elsewhere only
+  // a decorated one can.
+  for (const [method, fn] of classType !== undefined ? h.methods : h.decorated) {
+    const type = ctx.meta.getMetadata(RESOLVER_TYPE, fn) || classType;
+    if (typeof type !== 'string') continue;
+    const reference = !!ctx.meta.getMetadata(RESOLVER_REFERENCE, fn);
+    const property = !!ctx.meta.getMetadata(RESOLVER_PROPERTY, fn);
+    if (!reference && !property && !GRAPHQL_ROOT_TYPES.has(type)) continue;
+    const name = reference ? '__resolveReference' : ctx.meta.getMetadata(RESOLVER_NAME, fn) || method;
+    add({ kind: 'graphql', route: `${type}.${String(name)}`, bean: h.bean, method });
+  }
+}
+
+/** `@MessagePattern` and `@EventPattern`: the pattern, an object one as the JSON Nest routes by (keys sorted). */
+function rpcEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
+  for (const [method, fn] of h.decorated) {
+    const patterns = ctx.meta.getMetadata(PATTERN, fn);
+    if (!Array.isArray(patterns)) continue;
+    for (const pattern of patterns) add({ kind: 'rpc', route: patternRoute(pattern), bean: h.bean, method });
+  }
+}
+
+function patternRoute(pattern: unknown): string {
+  if (typeof pattern === 'string' || typeof pattern === 'number') return String(pattern);
+  try {
+    return JSON.stringify(pattern, (_key, value: unknown) =>
+      value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => compare(a, b)))
+        : value,
+    );
+  } catch {
+    return String(pattern);
+  }
+}
+
+/** `@SubscribeMessage('chat')` on a `@WebSocketGateway()`: the message. */
+function wsEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
+  if (!ctx.meta.getMetadata(GATEWAY, h.cls)) return;
+  for (const [method, fn] of h.decorated) {
+    if (!ctx.meta.getMetadata(MESSAGE_MAPPING, fn)) continue;
+    add({ kind: 'ws', route: eventName(ctx.meta.getMetadata(MESSAGE, fn)), bean: h.bean, method });
+  }
+}
+
+/** `@OnEvent('order.created')`: the event; a namespaced one (`['order', 'created']`) joined with dots. */
+function eventEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
+  for (const [method, fn] of h.decorated) {
+    const listeners = ctx.meta.getMetadata(EVENT_LISTENER, fn);
+    if (!Array.isArray(listeners)) continue;
+    for (const listener of listeners) {
+      const event = (listener as { event?: unknown } | null)?.event;
+      const events = Array.isArray(event) ? [event.map(eventName).join('.')] : [eventName(event)];
+      for (const route of events) add({ kind: 'event', route, bean: h.bean, method });
+    }
+  }
+}
+
+function eventName(event: unknown): string {
+  if (typeof event === 'symbol') return event.description ?? 'Symbol()';
+  return String(event);
+}
+
+/**
+ * `@Cron`, `@Interval`, `@Timeout`: the job's name (`Class.method` when it has none), with its schedule: the
+ * cron expression and when it next fires, or the interval.
+ */
+function jobEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
+  for (const [method, fn] of h.decorated) {
+    const type = ctx.meta.getMetadata(SCHEDULER_TYPE, fn);
+    if (type !== 1 && type !== 2 && type !== 3) continue;
+    const named = ctx.meta.getMetadata(SCHEDULER_NAME, fn);
+    const route = typeof named === 'string' && named !== '' ? named : `${className(h.cls)}.${method}`;
+    if (type === 1) {
+      const cronTime = (ctx.meta.getMetadata(CRON_OPTIONS, fn) as { cronTime?: unknown } | undefined)?.cronTime;
+      add({ kind: 'cron', route, bean: h.bean, method, schedule: cronSchedule(ctx, named, cronTime) });
+    } else if (type === 3) {
+      const every = (ctx.meta.getMetadata(INTERVAL_OPTIONS, fn) as { timeout?: unknown } | undefined)?.timeout;
+      add({
+        kind: 'interval',
+        route,
+        bean: h.bean,
+        method,
+        ...(typeof every === 'number' ? { schedule: { everyMs: every } } : {}),
+      });
+    } else {
+      // A timeout fires once, its delay after start: no schedule to judge silence by (SCHEDULE_TIMEOUT_OPTIONS).
+      add({ kind: 'timeout', route, bean: h.bean, method });
+    }
+  }
+}
+
+/**
+ * A cron's expression and next fire time: as `@nestjs/schedule` planned it for a named job (its registry's
+ * `CronJob`, which knows the job's time zone), else from the expression in local time. A `Date` (a one-off
+ * job) fires at that date.
+ */
+function cronSchedule(ctx: InventoryContext, name: unknown, cronTime: unknown): EndpointRecord['schedule'] {
+  if (cronTime instanceof Date) return { nextAt: cronTime.toISOString() };
+  if (typeof cronTime !== 'string') return {};
+  const planned = typeof name === 'string' ? ctx.plannedCron(name) : undefined;
+  const next = planned ?? nextCronTime(cronTime, ctx.now)?.toISOString();
+  return { cron: cronTime, ...(next !== undefined ? { nextAt: next } : {}) };
+}
+
+/**
+ * `@nestjs/schedule`'s `SchedulerRegistry`, when the container has one: each named cron job's next date as its
+ * `CronJob` (the `cron` package) computes it. Only a job's own `nextDate()` is called, and nothing it throws
+ * goes further; a job not found (unnamed jobs are registered under a random id) is computed from its expression.
+ */
+function cronRegistry(container: NestContainer): (name: string) => string | undefined {
+  let jobs: unknown;
+  for (const mod of container.getModules().values()) {
+    for (const wrapper of mod.providers?.values() ?? []) {
+      const token = wrapper?.token;
+      if (typeof token !== 'function' || token.name !== 'SchedulerRegistry') continue;
+      const registry = wrapper.instance;
+      const getJobs = inspectable(registry) ? dataProperty(registry, 'getCronJobs') : undefined;
+      if (typeof getJobs === 'function') jobs = safely(() => getJobs.call(registry));
+    }
+  }
+  if (!(jobs instanceof Map)) return () => undefined;
+  const cronJobs = jobs;
+  return (name) =>
+    safely(() => {
+      const job: unknown = cronJobs.get(name);
+      const nextDate = inspectable(job) ? dataProperty(job, 'nextDate') : undefined;
+      if (typeof nextDate !== 'function') return undefined;
+      const next = (nextDate.call(job) as { toJSDate?: () => Date } | undefined)?.toJSDate?.();
+      return next instanceof Date && !Number.isNaN(next.getTime()) ? next.toISOString() : undefined;
+    });
+}
+
+function safely<T>(fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch {
+    return undefined;
+  }
+}
+
+/** `@CommandHandler(CreateItem)`, `@QueryHandler(…)`, `@EventsHandler(A, B)`: the message class's name. */
+function cqrsEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
+  for (const [key, method] of CQRS_HANDLERS) {
+    const handled = ctx.meta.getMetadata(key, h.cls);
+    if (handled === undefined || !h.methods.has(method)) continue;
+    for (const message of Array.isArray(handled) ? handled : [handled]) {
+      add({ kind: 'cqrs', route: messageName(message), bean: h.bean, method });
+    }
+  }
+}
+
+function messageName(message: unknown): string {
+  if (typeof message === 'function') return className(message);
+  if (typeof message === 'string') return message;
+  const id = (message as { id?: unknown } | null)?.id;
+  return typeof id === 'string' ? id : String(message);
+}
+
+/** `@Processor('emails')` (BullMQ: its `process`), `@Process('send')` (Bull): the queue, and the job's name. */
+function queueEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
+  const processor = ctx.meta.getMetadata(BULLMQ_PROCESSOR, h.cls);
+  if (processor !== undefined && h.methods.has('process')) {
+    add({ kind: 'queue', route: queueName(processor), bean: h.bean, method: 'process' });
+  }
+  const queue = ctx.meta.getMetadata(BULL_QUEUE, h.cls);
+  if (queue === undefined) return;
+  for (const [method, fn] of h.decorated) {
+    const process = ctx.meta.getMetadata(BULL_PROCESS, fn);
+    if (process === undefined) continue;
+    const job = (process as { name?: unknown } | null)?.name;
+    add({
+      kind: 'queue',
+      route: typeof job === 'string' ? `${queueName(queue)}:${job}` : queueName(queue),
+      bean: h.bean,
+      method,
+    });
+  }
+}
+
+function queueName(options: unknown): string {
+  if (typeof options === 'string') return options;
+  const name = (options as { name?: unknown } | null)?.name;
+  return typeof name === 'string' ? name : 'default';
+}
