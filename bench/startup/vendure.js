@@ -77,7 +77,7 @@ async function measureVendure({ runs = 7, sides = SIDES } = {}) {
   }
 }
 
-module.exports = { measureVendure };
+module.exports = { measureVendure, ensureInstalled };
 if (require.main !== module) return;
 
 const runs = arg('runs', 7);

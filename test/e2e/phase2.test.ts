@@ -90,6 +90,11 @@ describe.each(LOADING_CASES)('first-touch tracking on the tracking app (%s)', (l
     expect(report.touched).toEqual(expect.arrayContaining(['ConfigAtBoot', 'FactoryInput']));
   });
 
+  it('sees a call from a microtask the constructor queued: a class is tracked as soon as it exists', () => {
+    // tracked when instantiateClass returns, not in a reaction to Nest's promise, which runs after that microtask
+    expect(report.touched).toContain('WarmsAfterConstruction');
+  });
+
   it('leaves beans untouched when only a getter or a lifecycle hook ran, or nothing at all', () => {
     expect(report.untouched).toEqual(expect.arrayContaining(['GetterOnlyService', 'LifecycleOnly', 'LegacyService']));
   });

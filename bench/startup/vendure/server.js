@@ -3,6 +3,7 @@
 // the application's own (Vendure's hundreds of beans are a library's, so Phase 2 tracks only the plugin's).
 // Prints BOOT_MS around bootstrap(), TOTAL_MS from process start to listening, and MODULES.
 //   VENDURE_DB=<file> [VENDURE_SYNC=1 to create it] PORT=<port> node server.js
+// VENDURE_KEEP_LISTENING=1 keeps it serving until SIGTERM (bench/startup/first-answer.js asks it for an answer).
 const { Injectable } = require('@nestjs/common');
 const { bootstrap, PluginCommonModule, VendurePlugin, ProductService, ChannelService } = require('@vendure/core');
 const { vendureConfig } = require('./config');
@@ -40,7 +41,8 @@ bootstrap(config).then(
     console.log(`BOOT_MS ${(performance.now() - t0).toFixed(2)}`);
     console.log(`TOTAL_MS ${performance.now().toFixed(2)}`);
     console.log(`MODULES ${Object.keys(require.cache).length}`);
-    await app.close();
+    if (process.env.VENDURE_KEEP_LISTENING === '1') process.once('SIGTERM', () => app.close());
+    else await app.close();
   },
   (err) => {
     console.error(err);

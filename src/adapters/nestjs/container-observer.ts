@@ -241,13 +241,20 @@ export class NestContainerObserver {
         : undefined;
       if (creation !== undefined) state.created.push(creation);
       const awaitsEnd = creation !== undefined && Number.isNaN(creation.end);
-      if (tracker === undefined && !awaitsEnd) return result;
+      // A class is constructed (and decorated) before `instantiateClass` first awaits, so its instance is
+      // tracked now, before Nest's continuation hands it to any dependent; only a factory's value waits for
+      // Nest's promise. A reaction per bean (a closure and a promise job on each of 1,000 creations) was
+      // ~60 M instructions of Phase 2's start-up in an ablation (docs/benchmarks.md, issue #46).
+      if (tracker !== undefined && wrapper!.inject == null)
+        observer.trackConstructed(container!, state, wrapper!, args[3]);
+      const tracksValue = tracker !== undefined && wrapper!.inject != null;
+      if (!tracksValue && !awaitsEnd) return result;
       // Registered beside Nest's own await rather than in front of it: this reaction runs before Nest's
-      // continuation hands the instance to any dependent, and the caller gets Nest's very promise (no extra
+      // continuation hands the value to any dependent, and the caller gets Nest's very promise (no extra
       // promise and microtask per bean).
       const settled = (instance: unknown): void => {
         if (awaitsEnd) creation!.end = performance.now();
-        if (tracker !== undefined) observer.track(container!, state, wrapper!, args[3], instance);
+        if (tracksValue) observer.track(container!, state, wrapper!, args[3], instance);
       };
       if (result instanceof Promise) {
         result.then(settled, () => undefined);
@@ -365,6 +372,29 @@ export class NestContainerObserver {
     } catch (err) {
       safeLog('debug', `could not pre-read the container: ${errorMessage(err)}`);
     }
+  }
+
+  /**
+   * Phase 2, a class: Nest has stored the new (and decorated) instance on the wrapper by the time
+   * `instantiateClass` returns its promise. A constructor that threw leaves the prototype placeholder there,
+   * tracked like the instance would have been: the bootstrap fails with that error anyway, and first-touch
+   * wrappers change no behaviour.
+   */
+  private trackConstructed(
+    container: NestContainer,
+    state: ContainerState,
+    wrapper: NestInstanceWrapper,
+    context: unknown,
+  ): void {
+    if (!isStaticContext(context) || !isSingleton(wrapper)) return;
+    let instance: unknown;
+    try {
+      instance = wrapper.instance;
+    } catch (err) {
+      safeLog('debug', `instantiation of a bean not recorded: ${errorMessage(err)}`);
+      return;
+    }
+    this.track(container, state, wrapper, context, instance);
   }
 
   /**
