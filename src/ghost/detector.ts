@@ -545,7 +545,8 @@ export class GhostDetector implements GhostSnapshotSource {
         LEDGER_READ_TIMEOUT_MS,
         () =>
           new (ledger().LedgerReadError)(
-            `could not read the ghost ledger of ${writer.service} at ${writer.address}: no answer within ${LEDGER_READ_TIMEOUT_MS / 1000} s`,
+            `could not read the ghost ledger of ${writer.service}: Redis at ${writer.address} did not answer within ${LEDGER_READ_TIMEOUT_MS / 1000} s; ` +
+              "check that it runs and that the ledger's URL (DIAG_GHOST_TRACKING_LEDGER_URL) names it",
           ),
       );
       answer.then(
