@@ -225,7 +225,9 @@ describe('diag-instrumentation check', () => {
     expect(check.stdout).not.toContain('--min-days');
     const version = bin('--version');
     expect(version.status).toBe(0);
-    expect(version.stdout).toBe(`${JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', 'package.json'), 'utf8')).version}\n`);
+    expect(version.stdout).toBe(
+      `${JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', 'package.json'), 'utf8')).version}\n`,
+    );
     expect(bin('ledger', '--version').stdout).toBe(version.stdout);
   });
 

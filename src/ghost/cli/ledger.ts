@@ -59,7 +59,13 @@ function overrides(
 ): { values: Partial<EvidenceThresholds>; names: Partial<Record<keyof EvidenceThresholds, string>> } {
   const values: Record<string, number> = {};
   const names: Record<string, string> = {};
-  const take = (key: keyof EvidenceThresholds, flag: string, given: number | undefined, variable: string, max?: number) => {
+  const take = (
+    key: keyof EvidenceThresholds,
+    flag: string,
+    given: number | undefined,
+    variable: string,
+    max?: number,
+  ) => {
     const fromEnv = given === undefined ? number(env[variable], variable, max) : undefined;
     const value = given ?? fromEnv;
     if (value === undefined) return;

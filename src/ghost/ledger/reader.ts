@@ -65,9 +65,12 @@ async function exec(options: ReadLedgerOptions, commands: (string | number)[][])
 function unreadable(options: ReadLedgerOptions, err: unknown): LedgerReadError {
   const redact = options.redact ?? ((t: string) => t);
   const reason = redact(describeRedisFailure(err, options.connectionError?.(), 'read'));
-  return new LedgerReadError(`could not read the ghost ledger of ${options.service}: Redis at ${options.address} ${reason}`, {
-    cause: err,
-  });
+  return new LedgerReadError(
+    `could not read the ghost ledger of ${options.service}: Redis at ${options.address} ${reason}`,
+    {
+      cause: err,
+    },
+  );
 }
 
 const fromStated = (t: StatedThresholds): Required<EvidenceThresholds> => ({

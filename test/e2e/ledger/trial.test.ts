@@ -155,7 +155,9 @@ describeWithService('redis', 'the ledger tried end to end (issue #45)', (bin) =>
     expect(dormant.thresholds.source).toBe('override');
     // At the share the reader settles for, what was not seen is said with the verdict.
     expect(bean(dormant, 'ReportService')!.why).toContain('calls on the 1 untracked process are not seen');
-    expect(bean(dormant, 'OrderService')!.why).toMatch(/^used before, not within the last 6 seconds: last used \d+ seconds ago \(.*\) in version v1/);
+    expect(bean(dormant, 'OrderService')!.why).toMatch(
+      /^used before, not within the last 6 seconds: last used \d+ seconds ago \(.*\) in version v1/,
+    );
     const text = cli(redis.url, ['--min-tracked-share', '0.5']);
     expect(text.stdout).toMatch(/judged by --min-tracked-share 0\.5 \(given here, overriding the service's own\)/);
     // a use in this period is seen again: the replica re-armed its wrappers
@@ -181,7 +183,9 @@ describeWithService('redis', 'the ledger tried end to end (issue #45)', (bin) =>
       const r = await getJson(actuatorPort(tracked), '/actuator/diag/ledger');
       return r.status === 503 ? r : undefined;
     });
-    expect(refused.body.message).toMatch(/could not read the ghost ledger of shop: Redis at redis:\/\/127\.0\.0\.1:\d+ /);
+    expect(refused.body.message).toMatch(
+      /could not read the ghost ledger of shop: Redis at redis:\/\/127\.0\.0\.1:\d+ /,
+    );
     expect(refused.body.message).not.toMatch(/maxRetriesPerRequest|max retries/);
     expect(refused.text).not.toContain('trial-pw');
 

@@ -192,7 +192,9 @@ describe('the answer and its table', () => {
     expect(text).toMatch(/^ghost ledger of shop at redis:\/\/redis:6379\n/);
     expect(text).toContain('(24 days): 12 processes, 2 versions; 500 process-hours of tracking');
     expect(text).toContain('last write 12 s ago from 3 live processes');
-    expect(text).toContain("judged by the service's thresholds (the strictest its processes state): 14 days of evidence");
+    expect(text).toContain(
+      "judged by the service's thresholds (the strictest its processes state): 14 days of evidence",
+    );
     expect(text.indexOf('never-touched (1)')).toBeLessThan(text.indexOf('in-use (1)'));
     expect(text).toContain('  Dead (M, src/dead.ts) [also a ghost candidate: strongest signal]: never called');
     // every verdict line carries its own evidence, in plain units
@@ -200,7 +202,9 @@ describe('the answer and its table', () => {
     expect(text).toContain('a verdict needs 12 days more and 128 process-hours more of tracking');
     expect(text).toContain('1 bean used within the window (--all lists them)');
     expect(text).not.toMatch(/production|first touch|0\.00 days/);
-    expect(ledgerText(answer(), true)).toMatch(/ {2}Used: last used 1 day ago \(2026-11-24T00:00:00.000Z\); used in v1/);
+    expect(ledgerText(answer(), true)).toMatch(
+      / {2}Used: last used 1 day ago \(2026-11-24T00:00:00.000Z\); used in v1/,
+    );
     const silent = ledgerText(
       answer({ silent: true, liveProcesses: 0, reset: true, resetAt: '2026-11-20T00:00:00.000Z' }),
       false,

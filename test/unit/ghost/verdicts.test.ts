@@ -102,7 +102,11 @@ describe('a service partly tracked (issue #45)', () => {
   });
 
   it('may be never-touched at a share the team settles for (a canary), saying what it did not see', () => {
-    const v = verdictOf(bean({ processes: { total: 10, tracked: 1 } }), { ...DEFAULT_THRESHOLDS, minTrackedShare: 0.1 }, NOW);
+    const v = verdictOf(
+      bean({ processes: { total: 10, tracked: 1 } }),
+      { ...DEFAULT_THRESHOLDS, minTrackedShare: 0.1 },
+      NOW,
+    );
     expect(v.verdict).toBe('never-touched');
     expect(v.why).toMatch(/^never called on the 1 of 10 processes that tracked it \(10%\); calls on the 9 untracked/);
   });
