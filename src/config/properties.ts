@@ -11,6 +11,7 @@ import {
 import {
   BASE_PATH,
   BOOLEAN,
+  FRACTION,
   HOST,
   LIST,
   NON_NEGATIVE_INT,
@@ -18,6 +19,7 @@ import {
   PATH,
   PORT,
   POSITIVE_INT,
+  SECOND_OR_MORE_MS,
   someOf,
   STRING,
 } from '../shared/setting-types';
@@ -50,6 +52,19 @@ const GHOST_SETTINGS = {
       type: LIST,
       defaultValue: (): readonly string[] => [],
       description: 'Bean names never wrapped; reported as `excluded`',
+    }),
+    /**
+     * `diag.ghost-tracking.last-use-resolution-ms`: how finely a bean's last use is known. Once per period a
+     * long-running process re-arms the first-touch wrappers of the beans it saw touched, so that a use in each
+     * period says "still used" at the cost of one wrapped call per bean per period (docs/benchmarks.md). A day by
+     * default: the verdicts' window is days, and a finer period only costs more re-arms.
+     */
+    lastUseResolutionMs: setting({
+      property: 'diag.ghost-tracking.last-use-resolution-ms',
+      type: SECOND_OR_MORE_MS,
+      defaultValue: () => 86_400_000,
+      description:
+        'How finely last use is known: once per period the wrappers of touched beans are put back, so a use in each period says "still used" (one day by default; one second at least)',
     }),
   },
   /*
@@ -130,6 +145,18 @@ const GHOST_SETTINGS = {
       defaultValue: () => 168,
       description:
         'Process-hours of tracking a never-called bean needs before its verdict is `never-touched` (fractions allowed)',
+    }),
+    /**
+     * `diag.ghost-tracking.ledger.min-tracked-share`: the share of a bean's processes that must have tracked it
+     * (Phase 2 on) before "never called" may become `never-touched`: a call on an untracked process is unseen. 1
+     * by default (every process); a canary-only setup states its canary's share here (docs/ledger.md).
+     */
+    minTrackedShare: setting({
+      property: 'diag.ghost-tracking.ledger.min-tracked-share',
+      type: FRACTION,
+      defaultValue: () => 1,
+      description:
+        'Share (0 to 1) of the processes that had a bean which must have tracked it before its verdict may be `never-touched`; calls on untracked processes are unseen',
     }),
   },
   containers: {

@@ -22,6 +22,8 @@ import type * as LedgerInventoryModule from './ledger/inventory';
 import type * as LedgerIdentityModule from './ledger/identity';
 import type { LedgerAnswer, LedgerWriter, ServiceIdentity } from './ledger';
 import type { LedgerWriterStatus } from './ledger/writer';
+import type { EvidenceThresholds } from './verdicts';
+import type * as RedisModule from '../shared/redis';
 import type * as BootReportModule from './reports/boot-report';
 import type { BootProfile } from './reports/boot-report';
 import { STEP_KIND, stepEnded, stepStarted } from '../shared/boot-clock';
@@ -125,6 +127,8 @@ export class GhostDetector implements GhostSnapshotSource {
   private stopWritingAtEnd: (() => void) | undefined;
   /** The tracker's version at the last write attempt: see flushGhostReport. */
   private lastFlushedVersion = -1;
+  /** The process's uptime (s) at that attempt: the report's observed time is kept within a tenth of the truth. */
+  private lastFlushedUptime = 0;
   private runIdValue: string | undefined;
   /** Beans looked up by token after start-up, first lookup each, kept until (and after) the report has them. */
   private readonly lookups = new Map<string, BeanLookup>();
@@ -144,14 +148,20 @@ export class GhostDetector implements GhostSnapshotSource {
     private readonly host: DetectorHost = {},
   ) {
     this.tracker = config.ghostTracking.enabled
-      ? new GhostTracker({ exclude: config.ghostTracking.exclude })
+      ? new GhostTracker({
+          exclude: config.ghostTracking.exclude,
+          rearmEveryMs: config.ghostTracking.lastUseResolutionMs,
+        })
       : undefined;
     this.tracker?.onFirstTouch((name) => {
-      // One entry per touched bean, kept for the verdicts' lastTouched (a touched bean has given its wrappers back).
+      for (const l of this.listeners) this.guard(() => l.beanTouched?.(name));
+    });
+    this.tracker?.onUse((name) => {
+      // One entry per touched bean, its last use (to the last-use resolution: the tracker re-arms once per period),
+      // kept for the verdicts' lastTouched and the ledger's last use.
       const at = Date.now();
       this.touchedAt.set(name, at);
       this.ledgerWriter?.touched(name, at);
-      for (const l of this.listeners) this.guard(() => l.beanTouched?.(name));
     });
   }
 
@@ -230,6 +240,7 @@ export class GhostDetector implements GhostSnapshotSource {
     this.ledgerWriter = undefined;
     if (this.flushTimer) clearInterval(this.flushTimer);
     this.flushTimer = undefined;
+    this.tracker?.stopRearming();
     this.stopWritingAtEnd?.();
     this.stopWritingAtEnd = undefined;
   }
@@ -448,7 +459,12 @@ export class GhostDetector implements GhostSnapshotSource {
     try {
       if (this.ledgerWriter === undefined) {
         this.ledgerWriter =
-          ledger().startLedgerWriter(this.config.ledger, this.tracker !== undefined, this.host.resource?.()) ?? null;
+          ledger().startLedgerWriter(
+            this.config.ledger,
+            this.tracker !== undefined,
+            this.host.resource?.(),
+            this.thresholds(),
+          ) ?? null;
         for (const [name, at] of this.touchedAt) this.ledgerWriter?.touched(name, at);
       }
       this.ledgerWriter?.inventoryReady({
@@ -462,8 +478,26 @@ export class GhostDetector implements GhostSnapshotSource {
   }
 
   /** The evidence a verdict needs (never the ledger's URL: it may hold a password). */
-  private thresholds(): { minDays: number; minProcessHours: number } {
-    return { minDays: this.config.ledger.minDays, minProcessHours: this.config.ledger.minProcessHours };
+  private thresholds(): Required<EvidenceThresholds> {
+    return {
+      minDays: this.config.ledger.minDays,
+      minProcessHours: this.config.ledger.minProcessHours,
+      minTrackedShare: this.config.ledger.minTrackedShare,
+      lastUseResolutionMs: this.config.ghostTracking.lastUseResolutionMs,
+    };
+  }
+
+  /** The ledger this process writes to, by address only (never the URL: it may hold a password). */
+  private ledgerAddress(): string | undefined {
+    if (this.ledgerWriter) return this.ledgerWriter.address;
+    const url = this.config.ledger.url;
+    if (url === undefined) return undefined;
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- a URL's parser, only with a ledger
+      return (require('../shared/redis') as typeof RedisModule).parseRedisUrl(url).address;
+    } catch {
+      return undefined;
+    }
   }
 
   /** The verdicts on this run's evidence alone, in the ledger's shape. */
@@ -479,6 +513,7 @@ export class GhostDetector implements GhostSnapshotSource {
       now,
       Math.round(performance.timeOrigin),
       process.uptime() / 3600,
+      this.ledgerAddress(),
     );
   }
 
@@ -506,11 +541,12 @@ export class GhostDetector implements GhostSnapshotSource {
       maxAgeMs <= LEDGER_READ_TTL_MS && (writer.status().lastWriteAt ?? 0) > (this.ledgerRead?.at ?? 0);
     if (!this.ledgerRead || now - this.ledgerRead.at > maxAgeMs || wroteSince) {
       const answer = withTimeout(
-        writer.read(this.thresholds()),
+        writer.read(),
         LEDGER_READ_TIMEOUT_MS,
         () =>
           new (ledger().LedgerReadError)(
-            `could not read the ghost ledger of ${writer.service} at ${writer.address}: no answer within ${LEDGER_READ_TIMEOUT_MS / 1000} s`,
+            `could not read the ghost ledger of ${writer.service}: Redis at ${writer.address} did not answer within ${LEDGER_READ_TIMEOUT_MS / 1000} s; ` +
+              "check that it runs and that the ledger's URL (DIAG_GHOST_TRACKING_LEDGER_URL) names it",
           ),
       );
       answer.then(
@@ -572,8 +608,13 @@ export class GhostDetector implements GhostSnapshotSource {
     if (!tracker) return;
     try {
       const version = tracker.version;
-      if (skipUnchanged && version === this.lastFlushedVersion) return;
+      // The observed time in the verdicts is evidence too: the periodic rewrite also runs when it has grown by a
+      // tenth since the last one (a rewrite per interval at first, then rarer), never leaving "31 seconds" for hours.
+      const uptime = process.uptime();
+      const stale = reason === 'interval' && uptime > this.lastFlushedUptime * 1.1;
+      if (skipUnchanged && version === this.lastFlushedVersion && !stale) return;
       this.lastFlushedVersion = version;
+      this.lastFlushedUptime = uptime;
       const { writeGhostReport, defaultRunId } = ghostReportFile();
       writeGhostReport(
         this.ghostReportPath,

@@ -6,23 +6,52 @@
  */
 
 /** The verdict vocabulary; scripts and dashboards rely on these exact strings. */
-export type Verdict = 'in-use' | 'never-touched' | 'insufficient-evidence' | 'untrackable' | 'retired';
+export type Verdict = 'in-use' | 'dormant' | 'never-touched' | 'insufficient-evidence' | 'untrackable' | 'retired';
 
 /** The order a reader deciding what to delete wants: the verdict first, then what is still open. */
 export const VERDICT_ORDER: readonly Verdict[] = [
   'never-touched',
+  'dormant',
   'insufficient-evidence',
   'untrackable',
   'in-use',
   'retired',
 ];
 
-/** How much observation turns "untouched so far" into `never-touched`. */
+/** How much observation turns "untouched so far" into `never-touched`, and "used once" into `dormant`. */
 export interface EvidenceThresholds {
-  /** Days since the bean first appeared (`diag.ghost-tracking.ledger.min-days`). */
+  /**
+   * Days since the bean first appeared (`diag.ghost-tracking.ledger.min-days`); also the window a used bean must
+   * have been used within to stay `in-use`.
+   */
   readonly minDays: number;
   /** Process-hours of tracking that had the bean (`diag.ghost-tracking.ledger.min-process-hours`). */
   readonly minProcessHours: number;
+  /**
+   * The share of the processes that had the bean which must have tracked it
+   * (`diag.ghost-tracking.ledger.min-tracked-share`, default 1): a call on an untracked process is unseen.
+   */
+  readonly minTrackedShare?: number;
+  /** How finely last use is known (`diag.ghost-tracking.last-use-resolution-ms`, default one day). */
+  readonly lastUseResolutionMs?: number;
+}
+
+/** The settings' defaults, for a reader that has no service's word on them. */
+export const DEFAULT_THRESHOLDS: Required<EvidenceThresholds> = {
+  minDays: 14,
+  minProcessHours: 168,
+  minTrackedShare: 1,
+  lastUseResolutionMs: 86_400_000,
+};
+
+/** Every threshold, the defaults filling what is not given. */
+export function fullThresholds(t: EvidenceThresholds): Required<EvidenceThresholds> {
+  return {
+    minDays: t.minDays,
+    minProcessHours: t.minProcessHours,
+    minTrackedShare: t.minTrackedShare ?? DEFAULT_THRESHOLDS.minTrackedShare,
+    lastUseResolutionMs: t.lastUseResolutionMs ?? DEFAULT_THRESHOLDS.lastUseResolutionMs,
+  };
 }
 
 /** What is known of one bean. */
@@ -35,13 +64,24 @@ export interface BeanEvidence {
   /** Whether Phase 2 tracked it (in at least one process that had it); otherwise why not. */
   readonly tracked: boolean;
   readonly untrackableReason?: string;
-  /** When a tracked method of it was last first-touched, in any process (ms since the epoch). */
+  /**
+   * When a tracked method of it was last used, in any process (ms since the epoch), to the last-use resolution:
+   * a process re-arms its wrappers once per period, so a use in a period is seen, later ones in it are not.
+   */
   readonly lastTouched?: number;
+  /** The version of the process that made that use. */
+  readonly lastTouchedVersion?: string;
   /** When it first appeared, in any process (ms since the epoch). */
   readonly firstSeen: number;
   /** Hours of tracking, summed over the processes that had it. */
   readonly processHours: number;
-  /** Whether a live process has it. */
+  /** Hours of the processes that had it without tracking it (Phase 2 off): their calls are unseen. */
+  readonly untrackedProcessHours?: number;
+  /** The processes that had it, and how many of them tracked it. Absent: every one did. */
+  readonly processes?: { readonly total: number; readonly tracked: number };
+  /** The versions that had it. */
+  readonly versions?: readonly string[];
+  /** Whether a process of the service's current code has it (a live one, or the last seen when all stopped). */
   readonly live: boolean;
 }
 
@@ -52,12 +92,14 @@ export interface BeanVerdict {
   readonly module?: string;
   readonly source?: string;
   readonly ghostCandidate: boolean;
-  /** ISO time of the last first touch seen. */
+  /** ISO time of the last use seen (to the last-use resolution). */
   readonly lastTouched?: string;
-  /** One line a person reads. */
+  /** One line a person reads: the verdict in words. */
   readonly why: string;
-  /** For `insufficient-evidence`: the days and process-hours still missing. */
-  readonly needs?: { readonly days: number; readonly processHours: number };
+  /** The evidence it rests on, in words: since when, how many processes of which versions, tracked hours. */
+  readonly evidence: string;
+  /** For `insufficient-evidence`: the days, process-hours and tracked share still missing. */
+  readonly needs?: { readonly days: number; readonly processHours: number; readonly trackedShare?: number };
 }
 
 const DAY_MS = 86_400_000;
@@ -68,43 +110,115 @@ const round = (n: number): number =>
 /** A duration as a person says it: `23.2 days`, `5.1 hours`, `12 minutes`, `40 seconds`. */
 export function span(ms: number): string {
   const unit = (n: number, one: string) => `${n} ${n === 1 ? one : `${one}s`}`;
-  if (ms >= 2 * DAY_MS) return unit(Math.round((ms / DAY_MS) * 10) / 10, 'day');
+  if (ms >= 2 * DAY_MS || (ms >= DAY_MS && ms % DAY_MS === 0)) return unit(Math.round((ms / DAY_MS) * 10) / 10, 'day');
   if (ms >= 2 * 3_600_000) return unit(Math.round((ms / 3_600_000) * 10) / 10, 'hour');
   if (ms >= 2 * 60_000) return unit(Math.round(ms / 60_000), 'minute');
   return unit(Math.max(0, Math.round(ms / 1000)), 'second');
 }
 
+const percent = (share: number) => `${Math.floor(share * 1000) / 10}%`;
+
+/** How many processes tracked a bean, as a person says it: `1 of 2 processes tracked (50%)`. */
+export function trackedShareText(p: { total: number; tracked: number }): string {
+  return `${p.tracked} of ${p.total} ${p.total === 1 ? 'process' : 'processes'} tracked (${percent(p.tracked / p.total)})`;
+}
+
+/** Process-hours as a person reads them: `12.5`, `0.31`, `0.0021`. */
+export function hoursText(h: number): string {
+  return `${round(h)} process-${round(h) === 1 ? 'hour' : 'hours'}`;
+}
+
+/** A bean's evidence in one line: since when, how many processes of which versions, tracked process-hours. */
+export function evidenceText(bean: BeanEvidence, now: number): string {
+  const since = `since ${new Date(bean.firstSeen).toISOString()} (${span(now - bean.firstSeen)})`;
+  const p = bean.processes;
+  const processes =
+    p === undefined
+      ? ''
+      : p.tracked === p.total
+        ? `, ${p.total} ${p.total === 1 ? 'process' : 'processes'} (all tracked)`
+        : `, ${trackedShareText(p)}`;
+  const versions =
+    bean.versions && bean.versions.length > 0
+      ? ` of ${bean.versions.length === 1 ? 'version' : 'versions'} ${bean.versions.join(', ')}`
+      : '';
+  const untracked =
+    (bean.untrackedProcessHours ?? 0) > 0 ? ` (and ${hoursText(bean.untrackedProcessHours!)} untracked)` : '';
+  return `${since}${processes}${versions}; ${hoursText(bean.processHours)} of tracking${untracked}`;
+}
+
 /** The verdict of one bean at `now`. */
 export function verdictOf(bean: BeanEvidence, thresholds: EvidenceThresholds, now: number): BeanVerdict {
+  const t = fullThresholds(thresholds);
   const base = {
     name: bean.name,
     ...(bean.module !== undefined ? { module: bean.module } : {}),
     ...(bean.source !== undefined ? { source: bean.source } : {}),
     ghostCandidate: bean.ghostCandidate,
     ...(bean.lastTouched !== undefined ? { lastTouched: new Date(bean.lastTouched).toISOString() } : {}),
+    evidence: evidenceText(bean, now),
   };
   if (!bean.live)
-    return { ...base, verdict: 'retired', why: 'no live process has this bean any more (deleted or renamed code)' };
-  if (bean.lastTouched !== undefined) return { ...base, verdict: 'in-use', why: 'a tracked method was called' };
+    return {
+      ...base,
+      verdict: 'retired',
+      why: "the service's current code does not have this bean any more (deleted or renamed)",
+    };
+  const p = bean.processes ?? { total: 1, tracked: 1 };
+  const share = p.total === 0 ? 0 : p.tracked / p.total;
+  const partly = p.tracked < p.total;
+  const unseen = partly
+    ? `; calls on the ${p.total - p.tracked} untracked ${p.total - p.tracked === 1 ? 'process are' : 'processes are'} not seen`
+    : '';
+  if (bean.lastTouched !== undefined) {
+    const windowMs = t.minDays * DAY_MS;
+    const age = now - bean.lastTouched;
+    const inVersion = bean.lastTouchedVersion !== undefined ? ` in version ${bean.lastTouchedVersion}` : '';
+    const last = `last used ${span(Math.max(0, age))} ago (${base.lastTouched})${inVersion}`;
+    // Known to the resolution: a use up to one period after the last seen may have gone unseen, so the window is
+    // widened by one period; a window shorter than a period cannot tell "not used within it" at all.
+    if (windowMs >= t.lastUseResolutionMs && age > windowMs + t.lastUseResolutionMs && share >= t.minTrackedShare) {
+      return {
+        ...base,
+        verdict: 'dormant',
+        why: `used before, not within the last ${span(windowMs)}: ${last}${unseen}`,
+      };
+    }
+    return { ...base, verdict: 'in-use', why: `${last}${unseen}` };
+  }
   if (!bean.tracked) {
     return { ...base, verdict: 'untrackable', why: `Phase 2 cannot tell: ${bean.untrackableReason ?? 'not tracked'}` };
   }
   const days = (now - bean.firstSeen) / DAY_MS;
-  const missingDays = Math.max(0, thresholds.minDays - days);
-  const missingHours = Math.max(0, thresholds.minProcessHours - bean.processHours);
-  const observed = `observed ${span(now - bean.firstSeen)}, ${round(bean.processHours)} process-hours`;
-  if (missingDays === 0 && missingHours === 0) {
+  const missingDays = Math.max(0, t.minDays - days);
+  const missingHours = Math.max(0, t.minProcessHours - bean.processHours);
+  const missingShare = Math.max(0, t.minTrackedShare - share);
+  const never = partly
+    ? `never called on the ${p.tracked} of ${p.total} processes that tracked it (${percent(share)})${unseen}`
+    : bean.processes === undefined
+      ? 'never called on any process that had it'
+      : `never called on ${p.total === 1 ? 'the one process' : `any of the ${p.total} processes`} that had it`;
+  if (missingDays === 0 && missingHours === 0 && missingShare === 0) {
     return {
       ...base,
       verdict: 'never-touched',
-      why: `never called on any instance; ${observed}${bean.ghostCandidate ? '; nothing injects it either (strongest signal)' : ''}`,
+      why: `${never}${bean.ghostCandidate ? '; nothing injects it either (strongest signal)' : ''}`,
     };
   }
+  const wanted = [
+    missingDays > 0 ? `${span((t.minDays - days) * DAY_MS)} more` : '',
+    missingHours > 0 ? `${hoursText(missingHours)} more of tracking` : '',
+    missingShare > 0 ? `${percent(t.minTrackedShare)} of its processes tracked (min-tracked-share)` : '',
+  ].filter(Boolean);
   return {
     ...base,
     verdict: 'insufficient-evidence',
-    why: `never called so far; ${observed}, a verdict needs ${thresholds.minDays} days and ${thresholds.minProcessHours} process-hours`,
-    needs: { days: round(missingDays), processHours: round(missingHours) },
+    why: `${never} so far; a verdict needs ${wanted.join(' and ')}`,
+    needs: {
+      days: round(missingDays),
+      processHours: round(missingHours),
+      ...(missingShare > 0 ? { trackedShare: round(missingShare) } : {}),
+    },
   };
 }
 

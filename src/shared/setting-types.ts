@@ -91,6 +91,21 @@ export const NON_NEGATIVE_NUMBER: SettingType<number> = {
   },
 };
 
+/** A fraction from 0 to 1 (`0.25`): a share, such as the tracked share of a service's processes. */
+export const FRACTION: SettingType<number> = {
+  kind: 'fraction',
+  parse(raw) {
+    const n = NON_NEGATIVE_NUMBER.parse(raw);
+    if (typeof n === 'number' && n > 1) return new InvalidValue('expected a fraction from 0 to 1');
+    return n instanceof InvalidValue ? new InvalidValue('expected a fraction from 0 to 1') : n;
+  },
+};
+
+/** Milliseconds, one second at least: a period a timer runs at (shorter would cost the application's calls). */
+export const SECOND_OR_MORE_MS = wholeNumber('secondOrMoreMs', (n) =>
+  n < 1000 ? new InvalidValue('expected a whole number of milliseconds of at least 1000') : undefined,
+);
+
 export const HOST: SettingType<string> = {
   kind: 'host',
   parse(raw) {

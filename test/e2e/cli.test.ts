@@ -66,15 +66,16 @@ describe('diag-instrumentation check', () => {
     const baseline = path.join(dir, 'advice', 'baseline.json');
     const first = check(diagReport, '--baseline', baseline);
     expect(first.code).toBe(1);
-    const advice = first.stdout.split('\n').find((l) => l.startsWith('    diag-instrumentation check '))!;
-    const args = advice.trim().split(' ').slice(2); // what follows `diag-instrumentation check`
+    // complete as printed: `npx` included, the baseline named
+    const advice = first.stdout.split('\n').find((l) => l.startsWith('    npx diag-instrumentation check '))!;
+    const args = advice.trim().split(' ').slice(3); // what follows `npx diag-instrumentation check`
     expect(args).toEqual([diagReport, '--baseline', baseline, '--update-baseline']);
     expect(check(...args).code).toBe(0);
     expect(check(diagReport, '--baseline', baseline).code).toBe(0);
     // without a baseline, the advice names the one to create
     const bare = spawnSync(process.execPath, [BIN, 'check', diagReport], { encoding: 'utf8', cwd: dir });
     expect(bare.stdout).toContain(
-      `    diag-instrumentation check ${diagReport} --baseline diag-baseline.json --update-baseline`,
+      `    npx diag-instrumentation check ${diagReport} --baseline diag-baseline.json --update-baseline`,
     );
   });
 
@@ -113,13 +114,17 @@ describe('diag-instrumentation check', () => {
     const baseline = path.join(dir, 'untouched.json');
     const r = check(ghostReport, '--baseline', baseline);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/new untouched beans/);
+    // The gate is on this run, and says so: the same file calls these beans insufficient-evidence.
+    expect(r.stdout).toMatch(/new beans untouched in this run/);
+    expect(r.stdout).toContain('a gate on this run only: the report calls these beans insufficient-evidence, not dead');
+    const verdicts = JSON.parse(fs.readFileSync(ghostReport, 'utf8')).verdicts as { verdict: string }[];
+    expect(verdicts.some((v) => v.verdict === 'never-touched')).toBe(false);
     expect(check(ghostReport, '--baseline', baseline, '--update-baseline').code).toBe(0);
     expect(check(ghostReport, '--baseline', baseline).code).toBe(0);
     // A baseline of the other kind is bad input, not a silent pass.
     const wrong = check(diagReport, '--baseline', baseline);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain('lists untouched beans, the report lists ghost candidates');
+    expect(wrong.stderr).toContain('lists beans untouched in this run, the report lists ghost candidates');
   });
 
   it('prints SARIF 2.1.0 with the rule, every finding with its class and file, and which are new', () => {
@@ -194,5 +199,42 @@ describe('diag-instrumentation check', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--format must be text or sarif/);
     expect(check(diagReport, '--update-baseline').stderr).toMatch(/--update-baseline needs --baseline/);
+    expect(check(diagReport, '--bogus').stderr).toMatch(/Unknown option '--bogus'.*\n.*check --help/);
+  });
+
+  const bin = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: {} });
+
+  it('prints each command’s own help, with its environment variables and exit codes, on standard output', () => {
+    const ledger = bin('ledger', '--help');
+    expect(ledger.status).toBe(0);
+    expect(ledger.stdout).toMatch(/^usage: npx diag-instrumentation ledger/);
+    for (const variable of [
+      'DIAG_GHOST_TRACKING_LEDGER_URL',
+      'DIAG_GHOST_TRACKING_LEDGER_SERVICE',
+      'OTEL_SERVICE_NAME',
+      'DIAG_GHOST_TRACKING_LEDGER_MIN_DAYS',
+      'DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS',
+      'DIAG_GHOST_TRACKING_LEDGER_MIN_TRACKED_SHARE',
+    ]) {
+      expect(ledger.stdout).toContain(variable);
+    }
+    expect(ledger.stdout).toMatch(/Exit codes: 0 .*; 1 .*; 2 .*silent/s);
+    const check = bin('check', '--help');
+    expect(check.status).toBe(0);
+    expect(check.stdout).toMatch(/^usage: npx diag-instrumentation check/);
+    expect(check.stdout).not.toContain('--min-days');
+    const version = bin('--version');
+    expect(version.status).toBe(0);
+    expect(version.stdout).toBe(
+      `${JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', 'package.json'), 'utf8')).version}\n`,
+    );
+    expect(bin('ledger', '--version').stdout).toBe(version.stdout);
+  });
+
+  it('names both variables a service may come from when there is none', () => {
+    const r = bin('ledger', '--url', 'redis://127.0.0.1:1');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('DIAG_GHOST_TRACKING_LEDGER_SERVICE');
+    expect(r.stderr).toContain('OTEL_SERVICE_NAME');
   });
 });

@@ -175,6 +175,23 @@ const NOT_RUN: { match: RegExp; why: string; check: (command: string) => void }[
     },
   },
   {
+    match:
+      /^(git clone <this repository> diag-instrumentation && cd diag-instrumentation|npm ci && npm pack|cd \/path\/to\/your-app|npm install \/path\/to\/diag-instrumentation\/diag-instrumentation-\*\.tgz( [@\w/.-]+)+)$/,
+    why: 'installing from a clone before the package is published: test/e2e/packaging.test.ts packs the repository with npm pack and installs the tarball with npm',
+    check: (command) => {
+      const pkg = packageJson();
+      // npm pack builds dist/ first (prepack), and the tarball's install names the same peers as the one-line one
+      expect(pkg.scripts.prepack).toBeDefined();
+      if (command.startsWith('npm install ')) {
+        const optional = Object.keys(pkg.peerDependenciesMeta ?? {}).filter(
+          (p) => pkg.peerDependenciesMeta![p]!.optional,
+        );
+        const peers = Object.keys(pkg.peerDependencies).filter((p) => !optional.includes(p));
+        expect(command.split(' ').slice(3).sort()).toEqual([...peers, '@opentelemetry/sdk-node'].sort());
+      }
+    },
+  },
+  {
     match: /^npm run (lint|docs:settings|build)$/,
     why: 'it lints or rebuilds the whole repository: CI runs npm run lint, and a build would rewrite dist/ under the tests beside this one',
     check: (command) => expect(packageJson().scripts[command.split(' ')[2]!]).toBeDefined(),

@@ -6,6 +6,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { quietOtelEnv, tempDir } from './support/app-process';
+import { trackChild } from '../support/children';
 
 const root = path.resolve(__dirname, '..', '..');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -95,11 +96,13 @@ describe('the packed tarball', () => {
 
   it('runs a NestJS app under the installed instrumentation and writes the report', async () => {
     const reportDir = tempDir('packed-report');
-    const proc = spawn(process.execPath, ['--require', path.join(appDir, 'telemetry.cjs'), 'main.js'], {
-      cwd: path.join(appDir, 'app'),
-      env: { ...process.env, ...quietOtelEnv(), DIAG_PACKAGE: 'diag-instrumentation', DIAG_REPORT_DIR: reportDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const proc = trackChild(
+      spawn(process.execPath, ['--require', path.join(appDir, 'telemetry.cjs'), 'main.js'], {
+        cwd: path.join(appDir, 'app'),
+        env: { ...process.env, ...quietOtelEnv(), DIAG_PACKAGE: 'diag-instrumentation', DIAG_REPORT_DIR: reportDir },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
     let out = '';
     proc.stdout!.on('data', (d: Buffer) => (out += d));
     proc.stderr!.on('data', (d: Buffer) => (out += d));

@@ -9,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { launchSpec, quietOtelEnv, tempDir, waitFor } from './support/app-process';
+import { trackChild } from '../support/children';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -27,11 +28,13 @@ async function runShop(
   cwd: string,
 ): Promise<{ out: string; report: { ghostCandidates: { beans: string[] } } }> {
   const reportDir = tempDir('readme-report');
-  const proc = spawn(process.execPath, [...args, path.join(cwd, 'main.js')], {
-    cwd,
-    env: { ...process.env, ...quietOtelEnv(), DIAG_REPORT_DIR: reportDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const proc = trackChild(
+    spawn(process.execPath, [...args, path.join(cwd, 'main.js')], {
+      cwd,
+      env: { ...process.env, ...quietOtelEnv(), DIAG_REPORT_DIR: reportDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));

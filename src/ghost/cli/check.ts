@@ -44,21 +44,23 @@ const RULES: Record<FindingKind, { name: string; short: string; full: string; si
   },
   'untouched-bean': {
     name: 'UntouchedBean',
-    short: 'Tracked bean whose methods were never called during the run',
+    short: 'Tracked bean whose methods were never called during this run',
     full:
       'Phase 2 of diag-instrumentation: no tracked method of the bean was invoked during the recorded run. ' +
-      'Untouched is not unused: it speaks about this run only.',
-    singular: 'untouched bean',
-    plural: 'untouched beans',
+      'Untouched in this run is not unused, and no verdict: the report calls such a bean insufficient-evidence; ' +
+      'the ghost ledger (every replica, restart and deploy, for weeks) gives never-touched.',
+    singular: 'bean untouched in this run',
+    plural: 'beans untouched in this run',
   },
   'never-touched-bean': {
     name: 'NeverTouchedBean',
-    short: 'Bean never called on any instance of the service, observed long enough for a verdict',
+    short: 'Bean never called on the processes that tracked it, observed long enough for a verdict',
     full:
-      'The ghost ledger of diag-instrumentation: Phase 2 tracked the bean in every process that had it, across ' +
-      'replicas, restarts and deploys, and none ever called it, over at least the configured days and ' +
-      'process-hours. Evidence-based (HIGH confidence when it is also a ghost candidate); a path that runs ' +
-      'rarer than the observation window (a yearly job) is the one thing it cannot see.',
+      'The ghost ledger of diag-instrumentation: Phase 2 tracked the bean in at least the required share of the ' +
+      'processes that had it (all, by default), across replicas, restarts and deploys, and none of them ever called ' +
+      'it, over at least the configured days and process-hours. Evidence-based (HIGH confidence when it is also a ' +
+      'ghost candidate); a path that runs rarer than the observation window (a yearly job), or only on untracked ' +
+      'processes, is what it cannot see.',
     singular: 'never-touched bean',
     plural: 'never-touched beans',
   },
@@ -306,12 +308,20 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
     } else {
       const where = o.baseline ? `not in ${o.baseline}` : 'and no baseline given';
       out(`${count(fresh.length, kind, 'new ')} ${where}:\n`);
+      if (kind === 'untouched-bean') {
+        // The same file calls them insufficient-evidence: this gate is on one run, and says so.
+        out(
+          '(a gate on this run only: the report calls these beans insufficient-evidence, not dead; ' +
+            'the ghost ledger gives never-touched, see npx diag-instrumentation ledger --help)\n',
+        );
+      }
       for (const f of fresh) {
         const detail = [f.module, f.source].filter(Boolean).join(', ');
         out(`  ${f.bean}${detail ? ` (${detail})` : ''}\n`);
       }
       // A command that works as printed: the same report, the baseline given (or the one suggested).
       const accept = [
+        'npx',
         'diag-instrumentation',
         'check',
         o.report,

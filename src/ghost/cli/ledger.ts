@@ -2,7 +2,7 @@ import { parseRedisUrl, connectIORedis, RedisUrlError } from '../../shared/redis
 import { readLedger, LedgerReadError } from '../ledger/reader';
 import { ledgerIdentity } from '../ledger';
 import type { LedgerAnswer, LedgerBean } from '../ledger/answer';
-import { VERDICT_ORDER, type Verdict } from '../verdicts';
+import { span, hoursText, VERDICT_ORDER, type EvidenceThresholds, type Verdict } from '../verdicts';
 import {
   CheckInputError,
   count,
@@ -27,6 +27,7 @@ export interface LedgerCliOptions {
   readonly service?: string;
   readonly minDays?: number;
   readonly minProcessHours?: number;
+  readonly minTrackedShare?: number;
   readonly format: 'text' | 'json' | 'sarif';
   readonly baseline?: string;
   readonly updateBaseline: boolean;
@@ -38,12 +39,43 @@ export interface LedgerCliOptions {
 
 const KIND = 'never-touched-bean';
 
-function number(raw: string | undefined, name: string, fallback: number): number {
-  if (raw === undefined || raw === '') return fallback;
+function number(raw: string | undefined, name: string, max = Infinity): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0)
-    throw new CheckInputError(`${name} must be a number ≥ 0 (fractions allowed), got ${raw}`);
+  if (!Number.isFinite(n) || n < 0 || n > max)
+    throw new CheckInputError(
+      `${name} must be a number ${max === 1 ? 'from 0 to 1' : '≥ 0 (fractions allowed)'}, got ${raw}`,
+    );
   return n;
+}
+
+/**
+ * The reader's overrides of the service's thresholds, and how each was given: a flag, else its environment
+ * variable (the settings' own, so that a CI job sharing the application's environment judges as it does).
+ */
+function overrides(
+  o: LedgerCliOptions,
+  env: NodeJS.ProcessEnv,
+): { values: Partial<EvidenceThresholds>; names: Partial<Record<keyof EvidenceThresholds, string>> } {
+  const values: Record<string, number> = {};
+  const names: Record<string, string> = {};
+  const take = (
+    key: keyof EvidenceThresholds,
+    flag: string,
+    given: number | undefined,
+    variable: string,
+    max?: number,
+  ) => {
+    const fromEnv = given === undefined ? number(env[variable], variable, max) : undefined;
+    const value = given ?? fromEnv;
+    if (value === undefined) return;
+    values[key] = value;
+    names[key] = given !== undefined ? `${flag} ${value}` : `${variable}=${value}`;
+  };
+  take('minDays', '--min-days', o.minDays, 'DIAG_GHOST_TRACKING_LEDGER_MIN_DAYS');
+  take('minProcessHours', '--min-process-hours', o.minProcessHours, 'DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS');
+  take('minTrackedShare', '--min-tracked-share', o.minTrackedShare, 'DIAG_GHOST_TRACKING_LEDGER_MIN_TRACKED_SHARE', 1);
+  return { values, names };
 }
 
 function ago(ms: number): string {
@@ -55,26 +87,51 @@ function ago(ms: number): string {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
+const pct = (share: number) => `${Math.floor(share * 1000) / 10}%`;
+
+/** The thresholds in words: `14 days, 168 process-hours and 100% of a bean's processes tracked`. */
+function thresholdsText(t: Required<EvidenceThresholds>): string {
+  return (
+    `${span(t.minDays * 86_400_000)} of evidence, ${hoursText(t.minProcessHours)} and ${pct(t.minTrackedShare)} of a bean's processes tracked ` +
+    `for never-touched; used within the last ${span(t.minDays * 86_400_000)} for in-use (last use known to ${span(t.lastUseResolutionMs)})`
+  );
+}
+
 /** The table a person reads: provenance first (can this evidence be trusted?), then the verdicts. */
 export function ledgerText(answer: LedgerAnswer, all: boolean): string {
   const p = answer.provenance;
+  const t = answer.thresholds;
   const lines: string[] = [];
-  const days = p.since ? (Date.parse(answer.generatedAt) - Date.parse(p.since)) / 86_400_000 : 0;
+  const observed = p.since ? Date.parse(answer.generatedAt) - Date.parse(p.since) : 0;
   lines.push(`ghost ledger of ${answer.service}${p.ledger ? ` at ${p.ledger}` : ''}`);
+  const untracked = p.processes - p.trackedProcesses;
   lines.push(
-    `  observed since ${p.since ?? 'never'} (${days.toFixed(days < 1 ? 2 : 1)} days): ${plural(p.processes, 'process', 'processes')}, ` +
-      `${plural(p.versions, 'version')}, ${p.processHours} process-hours of tracking`,
+    `  observed since ${p.since ?? 'never'} (${span(observed)}): ${plural(p.processes, 'process', 'processes')}` +
+      `${untracked > 0 ? ` (${p.trackedProcesses} tracked, ${untracked} with Phase 2 off: their calls are not seen)` : ''}, ` +
+      `${plural(p.versions, 'version')}; ${hoursText(p.processHours)} of tracking` +
+      `${p.untrackedProcessHours > 0 ? ` and ${hoursText(p.untrackedProcessHours)} untracked` : ''}`,
   );
   lines.push(
     `  last write ${p.lastWriteAgoMs === null ? 'never' : `${ago(p.lastWriteAgoMs)} ago`} from ${plural(p.liveProcesses, 'live process', 'live processes')}`,
   );
-  lines.push(
-    `  a verdict needs ${answer.thresholds.minDays} days and ${answer.thresholds.minProcessHours} process-hours`,
-  );
+  if (t.source === 'override') {
+    lines.push(
+      `  judged by ${t.overridden!.join(', ')} (given here, overriding the service's own): ${thresholdsText(t)}`,
+      `  the service's own: ${thresholdsText(t.service!)}`,
+    );
+  } else {
+    const whose =
+      t.source === 'service'
+        ? "the service's thresholds (the strictest its processes state)"
+        : t.source === 'defaults'
+          ? 'the default thresholds (no process of the service states its own)'
+          : "this process's thresholds";
+    lines.push(`  judged by ${whose}: ${thresholdsText(t)}`);
+  }
   if (p.silent) {
     lines.push(
       `  WARNING: the service has gone silent (${p.liveProcesses === 0 ? 'no live process' : 'no recent write'}): ` +
-        'is diag.ghost-tracking.ledger.url still set where it runs? Beans of versions no process runs read as retired.',
+        'the verdicts are those of its code as last seen running; is diag.ghost-tracking.ledger.url still set where it runs?',
     );
   }
   if (p.reset) lines.push(`  NOTE: the ledger was found emptied at ${p.resetAt}; its evidence starts over from then`);
@@ -83,10 +140,10 @@ export function ledgerText(answer: LedgerAnswer, all: boolean): string {
     if (beans.length === 0) continue;
     lines.push('', `${verdict} (${beans.length})`);
     if (verdict === 'in-use' && !all) {
-      lines.push(`  ${plural(beans.length, 'bean')} called in production (--all lists them)`);
+      lines.push(`  ${plural(beans.length, 'bean')} used within the window (--all lists them)`);
       continue;
     }
-    for (const b of beans) lines.push(`  ${describeBean(b)}`);
+    for (const b of beans) lines.push(`  ${describeBean(b)}`, `      evidence: ${b.evidence}`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -95,19 +152,8 @@ function describeBean(b: LedgerBean): string {
   const where = [b.module, b.source].filter(Boolean).join(', ');
   const strongest =
     b.verdict === 'never-touched' && b.ghostCandidate ? ' [also a ghost candidate: strongest signal]' : '';
-  const needs =
-    b.needs !== undefined
-      ? ` (needs ${[b.needs.days > 0 ? `${b.needs.days} more days` : '', b.needs.processHours > 0 ? `${b.needs.processHours} more process-hours` : ''].filter(Boolean).join(' and ')})`
-      : '';
-  const touched =
-    b.verdict === 'in-use' && b.lastTouched
-      ? `: last first touch ${b.lastTouched}${b.lastTouchedBy ? ` by a process of version ${b.lastTouchedBy.version} started ${b.lastTouchedBy.processStartedAt}` : ''}` +
-        (b.touchedIn && b.touchedIn.length > 0 ? `; touched in ${b.touchedIn.join(', ')}` : '')
-      : b.verdict === 'in-use'
-        ? ''
-        : // The header gives the thresholds; what is missing follows in `needs`.
-          `: ${b.verdict === 'insufficient-evidence' && b.needs ? b.why.replace(/, a verdict needs .*$/, '') : b.why}`;
-  return `${b.name}${where ? ` (${where})` : ''}${strongest}${touched}${needs}`;
+  const touched = b.touchedIn && b.touchedIn.length > 0 ? `; used in ${b.touchedIn.join(', ')}` : '';
+  return `${b.name}${where ? ` (${where})` : ''}${strongest}: ${b.why}${b.verdict === 'in-use' || b.verdict === 'dormant' ? touched : ''}`;
 }
 
 /** Reads the ledger and prints it; returns the exit code. Never throws. */
@@ -125,14 +171,11 @@ export async function runLedger(
     }
     const service = o.service ?? ledgerIdentity(env.DIAG_GHOST_TRACKING_LEDGER_SERVICE, undefined, env).serviceName;
     if (service === undefined) {
-      throw new CheckInputError('no service: give --service <name> (or set OTEL_SERVICE_NAME)');
+      throw new CheckInputError(
+        'no service: give --service <name> (or set DIAG_GHOST_TRACKING_LEDGER_SERVICE or OTEL_SERVICE_NAME)',
+      );
     }
-    const thresholds = {
-      minDays: o.minDays ?? number(env.DIAG_GHOST_TRACKING_LEDGER_MIN_DAYS, 'DIAG_GHOST_TRACKING_LEDGER_MIN_DAYS', 14),
-      minProcessHours:
-        o.minProcessHours ??
-        number(env.DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS, 'DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS', 168),
-    };
+    const judge = overrides(o, env);
     const target = parseRedisUrl(url);
     // The socket's own error (ECONNREFUSED, WRONGPASS) says more than the client's "max retries" that follows it.
     let connectionError: Error | undefined;
@@ -141,22 +184,19 @@ export async function runLedger(
     const answer = await readLedger({
       client,
       service,
-      thresholds,
+      overrides: judge.values,
+      overrideNames: judge.names,
       address: target.address,
       redact: target.redact,
-    }).catch((e: unknown) => {
-      throw connectionError && e instanceof LedgerReadError
-        ? new LedgerReadError(
-            `could not read the ghost ledger of ${service} at ${target.address}: ${target.redact(connectionError.message)}`,
-          )
-        : e;
+      connectionError: () => connectionError,
     });
     if (answer.provenance.silent && answer.provenance.since !== null) {
-      // No live process: every bean would read retired, and a gate would pass with nothing judged.
-      out(ledgerText(answer, o.all));
+      // No live process: the verdicts are those of the code last seen running, and a gate must not pass on them.
+      // The answer is printed as asked all the same (a script reads `provenance.silent`), then exit 2.
+      out(o.format === 'json' ? `${JSON.stringify(answer, null, 2)}\n` : ledgerText(answer, o.all));
       throw new CheckInputError(
         `the service ${service} has gone silent (${answer.provenance.liveProcesses === 0 ? 'no live process' : 'no recent write'}): ` +
-          'a verdict needs processes writing to the ledger; check that they run with diag.ghost-tracking.ledger.url set',
+          'silent is not deleted, and a gate needs processes writing to the ledger; check that they run with diag.ghost-tracking.ledger.url set',
       );
     }
     if (answer.provenance.since === null) {
@@ -199,6 +239,7 @@ export async function runLedger(
           service,
           ...(o.minDays !== undefined ? ['--min-days', String(o.minDays)] : []),
           ...(o.minProcessHours !== undefined ? ['--min-process-hours', String(o.minProcessHours)] : []),
+          ...(o.minTrackedShare !== undefined ? ['--min-tracked-share', String(o.minTrackedShare)] : []),
           '--baseline',
           o.baseline ?? DEFAULT_BASELINES[KIND],
           '--update-baseline',

@@ -1,5 +1,6 @@
 import type { InventoryBean } from './inventory';
 import {
+  fullThresholds,
   VERDICT_ORDER,
   verdicts,
   type BeanEvidence,
@@ -22,6 +23,10 @@ export interface LedgerProvenance {
   readonly liveProcesses: number;
   /** Process-hours observed with Phase 2 on, all versions together. */
   readonly processHours: number;
+  /** Of `processes`, those that ran with Phase 2 on: calls on the others are unseen. */
+  readonly trackedProcesses: number;
+  /** Process-hours of processes with Phase 2 off, beside the tracked `processHours`. */
+  readonly untrackedProcessHours: number;
   /** Code versions the ledger holds (`service.version`, or a digest of the inventory). */
   readonly versions: number;
   /** How long ago the last process wrote; null when none has. */
@@ -60,6 +65,12 @@ export interface LedgerBean extends BeanVerdict {
   readonly firstSeen: string;
   /** Process-hours of tracking that had it. */
   readonly processHours: number;
+  /** Process-hours of processes that had it without tracking it. */
+  readonly untrackedProcessHours?: number;
+  /** The processes that had it, and how many of them tracked it. */
+  readonly processes?: { readonly total: number; readonly tracked: number };
+  /** The versions that had it. */
+  readonly versions?: readonly string[];
   /** The versions in which it was touched. */
   readonly touchedIn?: readonly string[];
   /** The process that made the latest first touch: when it started, which version it ran. */
@@ -73,11 +84,45 @@ export interface LedgerBean extends BeanVerdict {
 export interface LedgerAnswer {
   readonly service: string;
   readonly generatedAt: string;
-  readonly thresholds: EvidenceThresholds;
+  /** What the verdicts were judged by, and whose word that is. */
+  readonly thresholds: JudgedThresholds;
   readonly provenance: LedgerProvenance;
   /** How many beans have each verdict. */
   readonly counts: Readonly<Record<Verdict, number>>;
   readonly beans: readonly LedgerBean[];
+}
+
+/**
+ * The thresholds an answer was judged by. They belong to the service: its processes state theirs in the ledger
+ * and a reader judges by the strictest of them (`service`), so that the CLI, the actuator, the page and the
+ * metrics agree; a reader's override (`--min-days`, an environment variable) says so (`override`, and the
+ * service's own beside it).
+ */
+export interface JudgedThresholds extends Required<EvidenceThresholds> {
+  /**
+   * `service`: stated by the service's processes; `this-process`: this process's settings (no ledger);
+   * `override`: some given by the reader (`overridden` names them); `defaults`: no process stated any.
+   */
+  readonly source: 'service' | 'this-process' | 'override' | 'defaults';
+  /** With `override`: which were overridden, as the reader gave them (`--min-days`). */
+  readonly overridden?: readonly string[];
+  /** With `override`: the service's own, for comparison. */
+  readonly service?: Required<EvidenceThresholds>;
+}
+
+/** Thresholds as a judged answer carries them: only the numbers (a settings group may hold a password). */
+export function judgedBy(
+  t: EvidenceThresholds,
+  source: JudgedThresholds['source'],
+  extra: { overridden?: readonly string[]; service?: EvidenceThresholds } = {},
+): JudgedThresholds {
+  const numbers = fullThresholds(t);
+  return {
+    ...numbers,
+    source,
+    ...(extra.overridden && extra.overridden.length > 0 ? { overridden: extra.overridden } : {}),
+    ...(extra.service ? { service: fullThresholds(extra.service) } : {}),
+  };
 }
 
 /** What a reader knows of one bean before judging it. */
@@ -93,7 +138,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export function ledgerAnswer(
   service: string,
   evidence: readonly LedgerEvidence[],
-  thresholds: EvidenceThresholds,
+  thresholds: JudgedThresholds,
   provenance: LedgerProvenance,
   now: number,
 ): LedgerAnswer {
@@ -117,6 +162,9 @@ export function ledgerAnswer(
       ...(e.className !== undefined && e.className !== v.name ? { className: e.className } : {}),
       firstSeen: iso(e.firstSeen),
       processHours: Math.round(e.processHours * 1000) / 1000,
+      ...(e.untrackedProcessHours ? { untrackedProcessHours: Math.round(e.untrackedProcessHours * 1000) / 1000 } : {}),
+      ...(e.processes ? { processes: e.processes } : {}),
+      ...(e.versions && e.versions.length > 0 ? { versions: e.versions } : {}),
       ...(e.touchedIn && e.touchedIn.length > 0 ? { touchedIn: e.touchedIn } : {}),
       ...(e.lastTouchedBy
         ? {
@@ -128,9 +176,7 @@ export function ledgerAnswer(
         : {}),
     };
   });
-  // Only the two numbers: a caller may hand over a whole settings group, whose URL holds a password.
-  const judgedBy = { minDays: thresholds.minDays, minProcessHours: thresholds.minProcessHours };
-  return { service, generatedAt: iso(now), thresholds: judgedBy, provenance, counts, beans };
+  return { service, generatedAt: iso(now), thresholds, provenance, counts, beans };
 }
 
 /**
@@ -146,6 +192,8 @@ export function thisProcessLedger(
   now: number,
   startedAt: number,
   uptimeHours: number,
+  /** The ledger this process writes to, when it has one (`redis://host:port`): the answer names it. */
+  ledger?: string,
 ): LedgerAnswer {
   const hours = tracking ? uptimeHours : 0;
   const evidence: LedgerEvidence[] = beans.map((b) => ({
@@ -159,18 +207,22 @@ export function thisProcessLedger(
     ...(touchedAt.has(b.name) ? { lastTouched: touchedAt.get(b.name)! } : {}),
     firstSeen: startedAt,
     processHours: b.tracked === true ? hours : 0,
+    processes: { total: 1, tracked: tracking ? 1 : 0 },
     live: true,
   }));
   return ledgerAnswer(
     service,
     evidence,
-    thresholds,
+    judgedBy(thresholds, 'this-process'),
     {
       source: 'this-process',
+      ...(ledger !== undefined ? { ledger } : {}),
       since: iso(startedAt),
       processes: 1,
       liveProcesses: 1,
       processHours: Math.round(hours * 1000) / 1000,
+      trackedProcesses: tracking ? 1 : 0,
+      untrackedProcessHours: tracking ? 0 : Math.round(uptimeHours * 1000) / 1000,
       versions: 1,
       lastWriteAgoMs: 0,
       reset: false,

@@ -1,5 +1,6 @@
 import { safeLog } from '../../shared/logger';
 import { connectIORedis, parseRedisUrl, type RedisPipelineClient, type RedisTarget } from '../../shared/redis';
+import type { EvidenceThresholds } from '../verdicts';
 import { LedgerWriter } from './writer';
 
 /**
@@ -9,7 +10,13 @@ import { LedgerWriter } from './writer';
  */
 export { LedgerWriter } from './writer';
 export { readLedger, LedgerReadError } from './reader';
-export { thisProcessLedger, type LedgerAnswer, type LedgerBean, type LedgerProvenance } from './answer';
+export {
+  thisProcessLedger,
+  type JudgedThresholds,
+  type LedgerAnswer,
+  type LedgerBean,
+  type LedgerProvenance,
+} from './answer';
 export { applicationBeans } from './inventory';
 export { ledgerIdentity, type ServiceIdentity } from './identity';
 import { ledgerIdentity, type ServiceIdentity } from './identity';
@@ -65,13 +72,15 @@ export function startLedgerWriter(
   settings: LedgerWriterSettings,
   tracking: boolean,
   resource: ServiceIdentity | undefined,
+  /** The thresholds this process's settings judge by: stated in the ledger for every reader. */
+  thresholds?: EvidenceThresholds,
 ): LedgerWriter | undefined {
   if (settings.url === undefined) return undefined;
   const identity = ledgerIdentity(settings.service, resource);
   if (identity.serviceName === undefined) {
     safeLog(
       'warn',
-      "diag.ghost-tracking.ledger.url is set but this process names no service: set OTEL_SERVICE_NAME (or the SDK resource's service.name) or diag.ghost-tracking.ledger.service; the ghost ledger is off",
+      "diag.ghost-tracking.ledger.url is set but this process names no service: set OTEL_SERVICE_NAME (or the SDK resource's service.name) or diag.ghost-tracking.ledger.service (DIAG_GHOST_TRACKING_LEDGER_SERVICE); the ghost ledger is off",
     );
     return undefined;
   }
@@ -87,6 +96,7 @@ export function startLedgerWriter(
     pushIntervalMs: settings.pushIntervalMs,
     heartbeatIntervalMs: settings.heartbeatIntervalMs,
     retentionDays: settings.retentionDays,
+    ...(thresholds ? { thresholds } : {}),
     // An outage is said after two rounds without an answer, 5 s at most (the default round is 5 s).
     timeoutMs: Math.min(5_000, Math.max(1_000, 2 * settings.pushIntervalMs)),
     ownsClient: true,

@@ -8,7 +8,8 @@ export const LEDGER_KEY_PREFIX = 'diag:ledger:';
 export interface LedgerKeys {
   /**
    * HASH: `epoch` (random, first writer), `since`, `lastWrite`, `heartbeatMs`, `resetAt`, `foldedProcesses`,
-   * `versions` (the last version index given).
+   * `versions` (the last version index given), `thresholds` (the last writer's, JSON {@link StatedThresholds}:
+   * what a reader judges by once no process record states any).
    */
   readonly meta: string;
   /** ZSET: process id → its last heartbeat (ms). */
@@ -19,8 +20,13 @@ export interface LedgerKeys {
   readonly variantFirstSeen: string;
   /** HASH: variant → the last heartbeat of a process running it (ms). */
   readonly variantLastSeen: string;
-  /** HASH: variant → process-hours of its folded processes (the records of the others carry their own). */
+  /**
+   * HASH: variant → process-hours of its folded processes (the records of the others carry their own), tracked or
+   * not: whether a variant tracked is its inventory's.
+   */
   readonly variantHours: string;
+  /** HASH: variant → how many of its processes were folded (the live and recent ones have their records). */
+  readonly variantProcesses: string;
   /** SET: the digests of the inventories stored. */
   readonly inventories: string;
   /** HASH: version → its small index (the touch records name versions by index, to stay short). */
@@ -61,6 +67,7 @@ export function ledgerKeys(service: string): LedgerKeys {
     variantFirstSeen: `${base}vfirst`,
     variantLastSeen: `${base}vlast`,
     variantHours: `${base}vhours`,
+    variantProcesses: `${base}vprocs`,
     inventories: `${base}invs`,
     versionIndex: `${base}vidx`,
     touchBucket: (bean) => `${base}touched:${bucketOf(bean)}`,
@@ -157,13 +164,30 @@ export interface ProcessRecord {
   readonly rd?: number;
   /** When it started (ms since the epoch). */
   readonly s: number;
-  /** Whether Phase 2 is on: only then do its hours count as observation. */
+  /** Whether Phase 2 is on: only then do its hours count as observation (and its calls as seen). */
   readonly t: boolean;
-  /** Its observed process-hours so far (Phase 2 on), since it started or since the ledger was reset. */
+  /**
+   * Its process-hours so far, since it started or since the ledger was reset: observation when `t`, else the
+   * time it served unseen (what the tracked share is told by).
+   */
   readonly h: number;
+  /** The thresholds its settings judge the service by: a reader judges by the strictest of the live ones. */
+  readonly th?: StatedThresholds;
   /** Host name and pid, for a person reading the ledger. */
   readonly host: string;
   readonly pid: number;
   /** Set by its last round when it ended cleanly: no longer live, whatever its heartbeat says. */
   readonly e?: number;
+}
+
+/** The thresholds a process states in the ledger, short (they ride on every heartbeat). */
+export interface StatedThresholds {
+  /** `min-days`. */
+  readonly d: number;
+  /** `min-process-hours`. */
+  readonly ph: number;
+  /** `min-tracked-share`. */
+  readonly ts: number;
+  /** `last-use-resolution-ms`. */
+  readonly r: number;
 }

@@ -15,15 +15,18 @@ export interface PruneOptions {
 export const FOLD_AFTER_MS = 3_600_000;
 
 /*
- * Folds one process into its version, atomically: the record is read where it is changed, so hours a paused
- * process wrote a moment before are folded with it, and a second pruner finds nothing left to fold.
- * KEYS: variantHours, proc, procs, meta; ARGV: the process id.
+ * Folds one process into its variant, atomically: the record is read where it is changed, so hours a paused
+ * process wrote a moment before are folded with it, and a second pruner finds nothing left to fold. Untracked
+ * processes are folded too (their hours and count are what the tracked share is told by).
+ * KEYS: variantHours, proc, procs, meta, variantProcesses; ARGV: the process id.
  */
 const FOLD_SCRIPT = `local rec = redis.call('HGET', KEYS[2], ARGV[1])
 if rec then
   local ok, r = pcall(cjson.decode, rec)
-  if ok and type(r) == 'table' and r.t and type(r.h) == 'number' and r.h > 0 and type(r.v) == 'string' then
-    redis.call('HINCRBYFLOAT', KEYS[1], r.v .. '|' .. (type(r.i) == 'string' and r.i or ''), r.h)
+  if ok and type(r) == 'table' and type(r.v) == 'string' then
+    local variant = r.v .. '|' .. (type(r.i) == 'string' and r.i or '')
+    if type(r.h) == 'number' and r.h > 0 then redis.call('HINCRBYFLOAT', KEYS[1], variant, r.h) end
+    redis.call('HINCRBY', KEYS[5], variant, 1)
   end
   redis.call('HDEL', KEYS[2], ARGV[1])
   redis.call('HINCRBY', KEYS[4], 'foldedProcesses', 1)
@@ -106,7 +109,7 @@ export async function pruneLedger(
       }
       const goneSince = record?.e ?? beat;
       if (goneSince >= now - FOLD_AFTER_MS && record) continue;
-      await exec(client, [['eval', FOLD_SCRIPT, 4, k.variantHours, k.proc, k.procs, k.meta, id]]);
+      await exec(client, [['eval', FOLD_SCRIPT, 5, k.variantHours, k.proc, k.procs, k.meta, k.variantProcesses, id]]);
       folded++;
     }
     // Heartbeats without a record (a record folded while its process still had a round in flight).
@@ -133,7 +136,12 @@ export async function pruneLedger(
     if (expired.length === 0) return { processes: folded, versions: 0, beans: 0, lostTouches };
     const commands: (string | number)[][] = [];
     for (const v of expired) {
-      commands.push(['hdel', k.variantFirstSeen, v], ['hdel', k.variantLastSeen, v], ['hdel', k.variantHours, v]);
+      commands.push(
+        ['hdel', k.variantFirstSeen, v],
+        ['hdel', k.variantLastSeen, v],
+        ['hdel', k.variantHours, v],
+        ['hdel', k.variantProcesses, v],
+      );
       variants.delete(v);
     }
     await exec(client, commands);

@@ -1,9 +1,25 @@
 import { DiagError } from '../../shared/errors';
 import type { RedisPipelineClient } from '../../shared/redis';
-import type { EvidenceThresholds } from '../verdicts';
-import { ledgerAnswer, type LedgerAnswer, type LedgerEvidence, type LedgerVersion } from './answer';
+import { DEFAULT_THRESHOLDS, type EvidenceThresholds } from '../verdicts';
+import {
+  judgedBy,
+  ledgerAnswer,
+  type JudgedThresholds,
+  type LedgerAnswer,
+  type LedgerEvidence,
+  type LedgerVersion,
+} from './answer';
+import { describeRedisFailure } from './failure';
 import { decodeInventory, type Inventory, type InventoryBean } from './inventory';
-import { ledgerKeys, parseTouchRecord, parseVariant, variantOf, type TouchRecord } from './keys';
+import {
+  ledgerKeys,
+  parseTouchRecord,
+  parseVariant,
+  variantOf,
+  type ProcessRecord,
+  type StatedThresholds,
+  type TouchRecord,
+} from './keys';
 import { isLive, pairs, parseRecord } from './prune';
 
 /** The ledger could not be read; the message names the server by address only. */
@@ -16,10 +32,20 @@ export class LedgerReadError extends DiagError {
 export interface ReadLedgerOptions {
   readonly client: RedisPipelineClient;
   readonly service: string;
-  readonly thresholds: EvidenceThresholds;
+  /**
+   * The reader's own thresholds, each overriding the service's (the CLI's `--min-days`): the answer says so. None:
+   * the service's, as its processes state them.
+   */
+  readonly overrides?: Partial<EvidenceThresholds>;
+  /** How each override was given, for the answer (`minDays` → `--min-days`). */
+  readonly overrideNames?: Partial<Record<keyof EvidenceThresholds, string>>;
+  /** What to judge by where no process of the service states its thresholds (older writers). */
+  readonly defaults?: EvidenceThresholds;
   /** The server as the answer and errors name it. */
   readonly address: string;
   readonly redact?: (text: string) => string;
+  /** The connection's last socket or AUTH error: what an error names rather than the client's retry limit. */
+  readonly connectionError?: () => Error | undefined;
   /** Wall clock (ms). Default `Date.now()`. */
   readonly now?: number;
 }
@@ -37,13 +63,65 @@ async function exec(options: ReadLedgerOptions, commands: (string | number)[][])
 }
 
 function unreadable(options: ReadLedgerOptions, err: unknown): LedgerReadError {
-  const message = (options.redact ?? ((t: string) => t))(err instanceof Error ? err.message : String(err));
+  const redact = options.redact ?? ((t: string) => t);
+  const reason = redact(describeRedisFailure(err, options.connectionError?.(), 'read'));
   return new LedgerReadError(
-    `could not read the ghost ledger of ${options.service} at ${options.address}: ${message}`,
+    `could not read the ghost ledger of ${options.service}: Redis at ${options.address} ${reason}`,
     {
       cause: err,
     },
   );
+}
+
+const fromStated = (t: StatedThresholds): Required<EvidenceThresholds> => ({
+  minDays: t.d,
+  minProcessHours: t.ph,
+  minTrackedShare: t.ts,
+  lastUseResolutionMs: t.r,
+});
+
+/**
+ * The service's thresholds: the strictest its live processes state (the most evidence any of them asks for, the
+ * coarsest last-use period any of them re-arms at), else those of any process on record, else the last a writer
+ * left in the meta; undefined when no process ever stated any (writers older than the rule).
+ */
+function serviceThresholds(
+  records: readonly { record: ProcessRecord; live: boolean }[],
+  lastStated: string | undefined,
+): Required<EvidenceThresholds> | undefined {
+  const stated = (live: boolean) =>
+    records.filter((r) => r.live === live && r.record.th !== undefined).map((r) => fromStated(r.record.th!));
+  let all = stated(true);
+  if (all.length === 0) all = stated(false);
+  if (all.length === 0 && lastStated !== undefined) {
+    try {
+      all = [fromStated(JSON.parse(lastStated) as StatedThresholds)];
+    } catch {
+      /* not ours: the defaults judge */
+    }
+  }
+  const usable = all.filter((t) => Object.values(t).every((n) => typeof n === 'number' && Number.isFinite(n)));
+  if (usable.length === 0) return undefined;
+  return {
+    minDays: Math.max(...usable.map((t) => t.minDays)),
+    minProcessHours: Math.max(...usable.map((t) => t.minProcessHours)),
+    minTrackedShare: Math.max(...usable.map((t) => t.minTrackedShare)),
+    lastUseResolutionMs: Math.max(...usable.map((t) => t.lastUseResolutionMs)),
+  };
+}
+
+/** The thresholds an answer is judged by: the service's, with the reader's overrides said. */
+function judging(options: ReadLedgerOptions, service: Required<EvidenceThresholds> | undefined): JudgedThresholds {
+  const base = service ?? { ...DEFAULT_THRESHOLDS, ...options.defaults };
+  const overrides = Object.entries(options.overrides ?? {}).filter(([, v]) => v !== undefined) as [
+    keyof EvidenceThresholds,
+    number,
+  ][];
+  if (overrides.length === 0) return judgedBy(base, service ? 'service' : 'defaults');
+  return judgedBy({ ...base, ...Object.fromEntries(overrides) }, 'override', {
+    overridden: overrides.map(([k]) => options.overrideNames?.[k] ?? k),
+    service: base,
+  });
 }
 
 /**
@@ -56,16 +134,20 @@ function unreadable(options: ReadLedgerOptions, err: unknown): LedgerReadError {
 export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnswer> {
   const k = ledgerKeys(options.service);
   const now = options.now ?? Date.now();
-  const [metaRaw, procsRaw, procRaw, vfirstRaw, vlastRaw, vhoursRaw, vidxRaw, ...bucketsRaw] = await exec(options, [
-    ['hgetall', k.meta],
-    ['zrange', k.procs, 0, -1, 'WITHSCORES'],
-    ['hgetall', k.proc],
-    ['hgetall', k.variantFirstSeen],
-    ['hgetall', k.variantLastSeen],
-    ['hgetall', k.variantHours],
-    ['hgetall', k.versionIndex],
-    ...k.touchBuckets.map((bucket) => ['hgetall', bucket]),
-  ]);
+  const [metaRaw, procsRaw, procRaw, vfirstRaw, vlastRaw, vhoursRaw, vprocsRaw, vidxRaw, ...bucketsRaw] = await exec(
+    options,
+    [
+      ['hgetall', k.meta],
+      ['zrange', k.procs, 0, -1, 'WITHSCORES'],
+      ['hgetall', k.proc],
+      ['hgetall', k.variantFirstSeen],
+      ['hgetall', k.variantLastSeen],
+      ['hgetall', k.variantHours],
+      ['hgetall', k.variantProcesses],
+      ['hgetall', k.versionIndex],
+      ...k.touchBuckets.map((bucket) => ['hgetall', bucket]),
+    ],
+  );
   const meta = pairs(metaRaw);
   const heartbeatMs = meta.has('heartbeatMs') ? Number(meta.get('heartbeatMs')) : undefined;
   const since = meta.has('since') ? Number(meta.get('since')) : undefined;
@@ -74,17 +156,25 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
   const variantLast = pairs(vlastRaw);
   const hoursOf = new Map([...pairs(vhoursRaw)].map(([v, h]) => [v, Number(h)]));
   const liveOf = new Map<string, number>();
+  const processesOf = new Map([...pairs(vprocsRaw)].map(([v, n]) => [v, Number(n)]));
+  const trackingOf = new Map<string, boolean>();
+  const records: { record: ProcessRecord; live: boolean }[] = [];
   let liveProcesses = 0;
   for (const [id, text] of pairs(procRaw)) {
     const r = parseRecord(text);
     if (!r) continue;
     const variant = variantOf(r.v, r.i ?? '');
-    if (r.t) hoursOf.set(variant, (hoursOf.get(variant) ?? 0) + r.h);
-    if (isLive(r, beats.get(id) ?? 0, now, heartbeatMs ?? 60_000)) {
+    hoursOf.set(variant, (hoursOf.get(variant) ?? 0) + r.h);
+    processesOf.set(variant, (processesOf.get(variant) ?? 0) + 1);
+    trackingOf.set(variant, r.t);
+    const live = isLive(r, beats.get(id) ?? 0, now, heartbeatMs ?? 60_000);
+    records.push({ record: r, live });
+    if (live) {
       liveProcesses++;
       liveOf.set(variant, (liveOf.get(variant) ?? 0) + 1);
     }
   }
+  const thresholds = judging(options, serviceThresholds(records, meta.get('thresholds')));
 
   const variants = [...new Set([...variantFirst.keys(), ...variantLast.keys()])];
   const digests = [...new Set(variants.map((v) => parseVariant(v).digest))];
@@ -116,6 +206,18 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
   // Touch records lost (evicted, deleted) would read as "never touched": the count the touch script keeps says so.
   const lostTouches = Math.max(0, Number(meta.get('touchedBeans') ?? 0) - touches.size);
 
+  // Whether a variant's processes tracked: its inventory says (the digest covers it); a record, before it is read.
+  const tracks = (v: string) => inventories.get(parseVariant(v).digest)?.tracking ?? trackingOf.get(v) ?? true;
+  // The service's current code: what its live processes run; when none is live (the service went silent), what
+  // ran last (within three heartbeats of the last one seen). Silent is not deleted: a bean is retired only when
+  // the current code lacks it.
+  const lastSeenOf = (v: string) => Number(variantLast.get(v) ?? 0);
+  const newest = Math.max(0, ...variants.map(lastSeenOf));
+  const current = (v: string) =>
+    liveProcesses > 0 ? (liveOf.get(v) ?? 0) > 0 : newest - lastSeenOf(v) <= 3 * (heartbeatMs ?? 60_000);
+  // Judged when the evidence ends: a silent service's time since its last write observed nothing.
+  const judgedAt = liveProcesses > 0 || newest === 0 ? now : Math.min(now, newest);
+
   // Newest variant first: a bean's module, file and Phase 1 state are those of the newest variant that has it. No
   // evidence is older than the ledger's `since` (a reset starts it over).
   const firstSeenOf = (v: string) => Math.max(Number(variantFirst.get(v) ?? now), since ?? 0);
@@ -124,6 +226,10 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
     bean: InventoryBean;
     firstSeen: number;
     hours: number;
+    untrackedHours: number;
+    processes: number;
+    trackedProcesses: number;
+    versions: Set<string>;
     live: boolean;
     trackedSomewhere: boolean;
     untrackable?: string;
@@ -136,29 +242,46 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
   for (const v of variants) {
     const { version, digest } = parseVariant(v);
     const inventory = inventories.get(digest);
-    const live = (liveOf.get(v) ?? 0) > 0;
     const hours = hoursOf.get(v) ?? 0;
+    const processes = processesOf.get(v) ?? 0;
+    const tracked = tracks(v);
     const detail = byVersion.get(version) ?? { firstSeen: Infinity, lastSeen: 0, hours: 0, live: 0, beans: new Set() };
     byVersion.set(version, detail);
     detail.firstSeen = Math.min(detail.firstSeen, firstSeenOf(v));
     detail.lastSeen = Math.max(detail.lastSeen, Number(variantLast.get(v) ?? firstSeenOf(v)));
-    detail.hours += hours;
+    if (tracked) detail.hours += hours;
     detail.live += liveOf.get(v) ?? 0;
     if (!inventory) continue;
     for (const bean of inventory.beans) {
       detail.beans.add(bean.name);
       let acc = beans.get(bean.name);
       if (!acc) {
-        acc = { bean, firstSeen: firstSeenOf(v), hours: 0, live: false, trackedSomewhere: false };
+        acc = {
+          bean,
+          firstSeen: firstSeenOf(v),
+          hours: 0,
+          untrackedHours: 0,
+          processes: 0,
+          trackedProcesses: 0,
+          versions: new Set(),
+          live: false,
+          trackedSomewhere: false,
+        };
         beans.set(bean.name, acc);
       }
       acc.firstSeen = Math.min(acc.firstSeen, firstSeenOf(v));
-      acc.live ||= live;
-      if (!inventory.tracking) continue;
+      acc.live ||= current(v);
+      acc.versions.add(version);
+      acc.processes += processes;
+      if (!inventory.tracking) {
+        acc.untrackedHours += hours;
+        continue;
+      }
       // A variant whose processes could not watch it: a call there would have gone unseen, so no verdict.
       if (bean.tracked === true) {
         acc.trackedSomewhere = true;
         acc.hours += hours;
+        acc.trackedProcesses += processes;
       } else acc.untrackable ??= bean.tracked;
     }
   }
@@ -179,6 +302,7 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
     const touchedIn = touch?.versions.map((i) => versionOfIndex.get(i) ?? `#${i}`);
     const untrackable =
       acc.untrackable ?? (acc.trackedSomewhere ? undefined : b.tracked === true ? undefined : b.tracked);
+    const lastVersion = touch !== undefined ? (versionOfIndex.get(touch.version) ?? `#${touch.version}`) : undefined;
     return {
       name: b.name,
       ...(b.module !== undefined ? { module: b.module } : {}),
@@ -187,18 +311,16 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
       ghostCandidate: b.ghostCandidate,
       tracked: acc.trackedSomewhere && acc.untrackable === undefined,
       ...(untrackable !== undefined ? { untrackableReason: untrackable } : {}),
-      ...(touch !== undefined ? { lastTouched: touch.lastTouched } : {}),
+      ...(touch !== undefined ? { lastTouched: touch.lastTouched, lastTouchedVersion: lastVersion } : {}),
       firstSeen: acc.firstSeen,
       processHours: acc.hours,
+      ...(acc.untrackedHours > 0 ? { untrackedProcessHours: acc.untrackedHours } : {}),
+      ...(acc.processes > 0 ? { processes: { total: acc.processes, tracked: acc.trackedProcesses } } : {}),
+      versions: [...acc.versions].sort(),
       live: acc.live,
       ...(touchedIn !== undefined ? { touchedIn } : {}),
       ...(touch !== undefined
-        ? {
-            lastTouchedBy: {
-              processStartedAt: touch.processStartedAt,
-              version: versionOfIndex.get(touch.version) ?? `#${touch.version}`,
-            },
-          }
+        ? { lastTouchedBy: { processStartedAt: touch.processStartedAt, version: lastVersion! } }
         : {}),
     };
   });
@@ -206,17 +328,22 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
   const lastWrite = meta.get('lastWrite');
   const resetAt = meta.get('resetAt');
   const lastWriteAgoMs = lastWrite !== undefined ? Math.max(0, now - Number(lastWrite)) : null;
-  return ledgerAnswer(
+  const sum = (tracked: boolean) =>
+    Math.round([...hoursOf].reduce((a, [v, h]) => a + (tracks(v) === tracked ? h : 0), 0) * 1000) / 1000;
+  const trackedProcesses = [...processesOf].reduce((a, [v, n]) => a + (tracks(v) ? n : 0), 0);
+  const answer = ledgerAnswer(
     options.service,
     evidence,
-    options.thresholds,
+    thresholds,
     {
       source: 'redis',
       ledger: options.address,
       since: since !== undefined ? new Date(since).toISOString() : null,
       processes: beats.size + Number(meta.get('foldedProcesses') ?? 0),
       liveProcesses,
-      processHours: Math.round([...hoursOf.values()].reduce((a, b) => a + b, 0) * 1000) / 1000,
+      processHours: sum(true),
+      trackedProcesses,
+      untrackedProcessHours: sum(false),
       versions: byVersion.size,
       ...(lostTouches > 0 ? { lostTouches } : {}),
       lastWriteAgoMs,
@@ -226,6 +353,7 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
       ...(heartbeatMs !== undefined ? { heartbeatMs } : {}),
       versionDetails,
     },
-    now,
+    judgedAt,
   );
+  return { ...answer, generatedAt: new Date(now).toISOString() };
 }

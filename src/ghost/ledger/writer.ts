@@ -4,11 +4,19 @@ import { performance } from 'node:perf_hooks';
 import { safeLog } from '../../shared/logger';
 import type { RedisPipelineClient } from '../../shared/redis';
 import { encodeInventory, inventoryDigest, inventoryVersion, type Inventory } from './inventory';
-import { ledgerKeys, TOUCH_SCRIPT, variantOf, type LedgerKeys, type ProcessRecord } from './keys';
+import {
+  ledgerKeys,
+  TOUCH_SCRIPT,
+  variantOf,
+  type LedgerKeys,
+  type ProcessRecord,
+  type StatedThresholds,
+} from './keys';
+import { describeRedisFailure as describe } from './failure';
 import { pruneLedger } from './prune';
 import { readLedger } from './reader';
 import type { LedgerAnswer } from './answer';
-import type { EvidenceThresholds } from '../verdicts';
+import { fullThresholds, type EvidenceThresholds } from '../verdicts';
 
 /** What a {@link LedgerWriter} is told. */
 export interface LedgerWriterOptions {
@@ -25,6 +33,11 @@ export interface LedgerWriterOptions {
   readonly pushIntervalMs: number;
   readonly heartbeatIntervalMs: number;
   readonly retentionDays: number;
+  /**
+   * The thresholds this process's settings judge the service by: stated in the ledger (its record, and the meta's
+   * last word), so that every reader judges by the service's own.
+   */
+  readonly thresholds?: EvidenceThresholds;
   /** A round unanswered after this long is an outage (it is still applied if answered later). Default 5 s. */
   readonly timeoutMs?: number;
   /** Wall clock in ms. Default `Date.now`. */
@@ -140,9 +153,12 @@ export class LedgerWriter {
     setImmediate(() => void this.tick()).unref();
   }
 
-  /** A bean's first touch in this process (Phase 2): a map entry, sent by the next round. */
+  /**
+   * A bean's use in this process (Phase 2): its first touch, then at most one per last-use period (the tracker
+   * re-arms its wrappers once per period). A map entry, sent by the next round; the ledger keeps the latest.
+   */
   touched(name: string, at: number): void {
-    if (this.touches.has(name)) return;
+    if ((this.touches.get(name) ?? -Infinity) >= at) return;
     this.touches.set(name, at);
     this.pending.set(name, at);
   }
@@ -187,14 +203,19 @@ export class LedgerWriter {
     }
   }
 
-  /** Reads the service's ledger over this writer's connection. */
-  read(thresholds: EvidenceThresholds): Promise<LedgerAnswer> {
+  /**
+   * Reads the service's ledger over this writer's connection, judged by the service's thresholds (this process's
+   * own only where no process states any).
+   */
+  read(): Promise<LedgerAnswer> {
+    const connectionError = this.options.connectionError;
     return readLedger({
       client: this.client,
       service: this.service,
-      thresholds,
+      ...(this.options.thresholds ? { defaults: this.options.thresholds } : {}),
       address: this.address,
       redact: this.options.redact,
+      ...(connectionError ? { connectionError } : {}),
     });
   }
 
@@ -220,10 +241,11 @@ export class LedgerWriter {
     const now = this.clock();
     const tracking = this.options.tracking;
     // Observed time: the monotonic clock since last counted, at most two heartbeats at once, so that a process
-    // stopped (SIGSTOP) or a loop blocked for an hour is not counted as an hour of observation.
+    // stopped (SIGSTOP) or a loop blocked for an hour is not counted as an hour of observation. A process with
+    // Phase 2 off counts its hours too, as time served unseen: the tracked share is told by them.
     const t = performance.now();
-    const hours =
-      this.hours + (tracking ? Math.min(t - this.countedTo, 2 * this.options.heartbeatIntervalMs) / 3.6e6 : 0);
+    const hours = this.hours + Math.min(t - this.countedTo, 2 * this.options.heartbeatIntervalMs) / 3.6e6;
+    const stated = this.stated();
     const record: ProcessRecord = {
       v: inventory.version,
       s: this.startedAt,
@@ -232,6 +254,7 @@ export class LedgerWriter {
       i: inventory.digest,
       hb: this.options.heartbeatIntervalMs,
       rd: this.options.retentionDays,
+      ...(stated ? { th: stated } : {}),
       host: os.hostname(),
       pid: process.pid,
       ...(final ? { e: now } : {}),
@@ -268,6 +291,7 @@ export class LedgerWriter {
       ['hset', k.variantLastSeen, variant, now],
       ['hset', k.meta, 'lastWrite', now, 'heartbeatMs', this.options.heartbeatIntervalMs],
     );
+    if (stated) commands.push(['hset', k.meta, 'thresholds', JSON.stringify(stated)]);
     // The round that found the ledger emptied proposed this process's start as `since` before it knew: the evidence
     // of a reset ledger starts at the reset, whoever set it first.
     if (this.resetAt !== undefined) commands.push(['hset', k.meta, 'resetAt', this.resetAt, 'since', this.resetAt]);
@@ -366,6 +390,13 @@ export class LedgerWriter {
     }
   }
 
+  /** This process's thresholds as the ledger keeps them. */
+  private stated(): StatedThresholds | undefined {
+    if (this.options.thresholds === undefined) return undefined;
+    const t = fullThresholds(this.options.thresholds);
+    return { d: t.minDays, ph: t.minProcessHours, ts: t.minTrackedShare, r: t.lastUseResolutionMs };
+  }
+
   private ledgerReset(epoch: string | null, now: number): void {
     this.epoch = epoch ?? undefined;
     this.resetAt = now;
@@ -409,20 +440,4 @@ export class LedgerWriter {
       );
     }
   }
-}
-
-/** An outage in a few words: what a reader of the log can act on. */
-function describe(err: unknown, connectionError: Error | undefined): string {
-  let message = err instanceof Error ? err.message : String(err);
-  // ioredis's "Reached the max retries per request limit" only says the connection failed: its own error came first.
-  if (/max retries per request/i.test(message)) message = connectionError?.message ?? 'no connection';
-  if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(message)) {
-    return `refused the credentials in diag.ghost-tracking.ledger.url (${message}); nothing is written until they are right`;
-  }
-  if (/NOPERM/i.test(message)) {
-    return `refused a command to this Redis user (${message}); the user needs read, write and scripting on diag:ledger:* (docs/ledger.md)`;
-  }
-  return /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|Connection is closed|no connection/i.test(message)
-    ? `is not reachable (${message})`
-    : `refused the write (${message})`;
 }

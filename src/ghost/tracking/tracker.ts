@@ -32,10 +32,29 @@ export interface GhostTrackerOptions {
    * (EventEmitter, streams, EventTarget).
    */
   readonly stopAt?: Iterable<object>;
+  /**
+   * Re-arms the wrappers of touched beans this often ({@link GhostTracker.rearm}), so that a use in each period is
+   * seen (`diag.ghost-tracking.last-use-resolution-ms`). Unset: a bean's first touch is its only one.
+   */
+  readonly rearmEveryMs?: number;
 }
 
 /** Called once per bean name, at the first touch. */
 export type FirstTouchListener = (name: string) => void;
+
+/** Called at a bean's first touch and at its first touch after each re-arm: "used in this period". */
+export type UseListener = (name: string) => void;
+
+/**
+ * A touched object the tracker may re-arm: held weakly (a collected bean is forgotten), with the handle of its
+ * first instrumentation (whose context keeps its names, aliases included) and that of its latest re-arm.
+ */
+interface Rearmable {
+  readonly ref: WeakRef<object>;
+  readonly origin: FirstTouchModule.FirstTouchHandle;
+  current?: FirstTouchModule.FirstTouchHandle;
+  ended?: boolean;
+}
 
 /**
  * The names one instrumented object is tracked under, kept as its first-touch handle's context: a string,
@@ -69,6 +88,11 @@ export class GhostTracker implements GhostSnapshotSource {
   private readonly untrackable = new Map<string, UntrackableReason>();
   private readonly framework = new Set<string>();
   private readonly listeners: FirstTouchListener[] = [];
+  private readonly useListeners: UseListener[] = [];
+  /** Touched objects, to re-arm once per last-use period; found by object when a re-armed one is touched again. */
+  private rearmable: Rearmable[] = [];
+  private readonly rearmableOf = new WeakMap<object, Rearmable>();
+  private rearmTimer: NodeJS.Timeout | undefined;
   /** What each owner (an application's container) had tracked, to end it when the owner closes. */
   private readonly owned = new WeakMap<object, Array<{ end(): void }>>();
   private changes = 0;
@@ -102,9 +126,53 @@ export class GhostTracker implements GhostSnapshotSource {
       stopAt: this.stopAt,
       onTouch: (names, target, handle) => {
         this.instances.set(target, handle);
+        const known = this.rearmableOf.get(target);
+        if (known === undefined) {
+          const entry: Rearmable = { ref: new WeakRef(target), origin: handle };
+          this.rearmableOf.set(target, entry);
+          this.rearmable.push(entry);
+        }
         this.touched(namesOf(names));
       },
     };
+    if (options.rearmEveryMs !== undefined) {
+      this.rearmTimer = setInterval(() => this.rearm(), options.rearmEveryMs);
+      this.rearmTimer.unref();
+    }
+  }
+
+  /**
+   * Puts the first-touch wrappers back on every touched bean that is not armed already, so that its next call is
+   * seen as a use in this period ({@link onUse}); run once per last-use period. Between two re-arms a touched bean
+   * costs nothing on its calls; the call after a re-arm pays one wrapper, and the re-arm itself re-installs the
+   * wrappers (docs/benchmarks.md has the measurement). A bean whose wrappers cannot be put back (its prototype
+   * frozen since) is said used in each period instead: the ledger must never call code dormant on a watch that
+   * stopped.
+   */
+  rearm(): void {
+    const keep: Rearmable[] = [];
+    for (const entry of this.rearmable) {
+      const target = entry.ref.deref();
+      if (target === undefined || entry.ended === true) continue;
+      keep.push(entry);
+      if (entry.current?.pending === true) continue;
+      try {
+        const handle = this.firstTouch.installFirstTouch(target, this.touchOptions, entry.origin.context);
+        if (handle.methods === 0) continue;
+        entry.current = handle;
+        if (handle.onPrototype) this.instances.delete(target);
+        else this.instances.set(target, handle);
+      } catch {
+        this.used(namesOf(entry.origin.context));
+      }
+    }
+    this.rearmable = keep;
+  }
+
+  /** Stops the periodic re-arm (the instrumentation is disabled); armed beans stay armed until their next call. */
+  stopRearming(): void {
+    if (this.rearmTimer) clearInterval(this.rearmTimer);
+    this.rearmTimer = undefined;
   }
 
   /**
@@ -183,13 +251,27 @@ export class GhostTracker implements GhostSnapshotSource {
     return this.skip(name, `proxy-failed: ${message}`);
   }
 
-  /** Runs once per instance, at its first touch (never again on that instance). */
+  /** Runs once per instance at its first touch, and once per re-arm after. */
   private touched(names: readonly string[]): void {
     for (const name of names) {
       if (this.names.get(name) !== false) continue;
       this.names.set(name, true);
       this.changes += 1;
       for (const listener of this.listeners) {
+        try {
+          listener(name);
+        } catch {
+          /* a listener must not break the host's method call */
+        }
+      }
+    }
+    this.used(names);
+  }
+
+  private used(names: readonly string[]): void {
+    for (const name of names) {
+      if (!this.names.has(name)) continue;
+      for (const listener of this.useListeners) {
         try {
           listener(name);
         } catch {
@@ -208,6 +290,13 @@ export class GhostTracker implements GhostSnapshotSource {
     const list = this.owned.get(owner);
     if (list === undefined) return;
     this.owned.delete(owner);
+    // Touched beans of the owner are re-armed no more, and those armed again give their methods back.
+    const handles = new Set<unknown>(list);
+    for (const entry of this.rearmable) {
+      if (!handles.has(entry.origin)) continue;
+      entry.ended = true;
+      if (entry.current !== undefined) list.push(entry.current);
+    }
     for (const handle of list) {
       try {
         handle.end();
@@ -240,6 +329,19 @@ export class GhostTracker implements GhostSnapshotSource {
     return () => {
       const i = this.listeners.indexOf(listener);
       if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  /**
+   * Registers `listener` to be called synchronously at a bean's first touch and at its first call after each
+   * re-arm ({@link rearm}): once per last-use period at most, per instance. Exceptions are swallowed. Returns a
+   * function that unregisters it.
+   */
+  onUse(listener: UseListener): () => void {
+    this.useListeners.push(listener);
+    return () => {
+      const i = this.useListeners.indexOf(listener);
+      if (i >= 0) this.useListeners.splice(i, 1);
     };
   }
 

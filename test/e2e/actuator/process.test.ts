@@ -2,6 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { tempDir } from '../../support/temp';
+import { trackChild } from '../../support/children';
 
 /**
  * Whole-process behaviour: the actuator must never be what keeps the host alive, and a port in use must not
@@ -44,14 +45,16 @@ function child(script: string): {
   exit: Promise<{ code: number | null; ms: number }>;
 } {
   const started = Date.now();
-  const proc = spawn(process.execPath, ['-e', script], {
-    env: {
-      ...process.env,
-      NODE_PATH: path.join(root, 'node_modules'),
-      ACTUATOR: path.join(outDir, 'actuator/index.js'),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const proc = trackChild(
+    spawn(process.execPath, ['-e', script], {
+      env: {
+        ...process.env,
+        NODE_PATH: path.join(root, 'node_modules'),
+        ACTUATOR: path.join(outDir, 'actuator/index.js'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let out = '';
   let err = '';
   proc.stdout!.on('data', (c) => (out += c));

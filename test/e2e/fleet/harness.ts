@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { trackChild } from '../../support/children';
 import { tempDir } from '../../support/temp';
 
 const WORKER = path.resolve(__dirname, '..', '..', 'fixtures', 'fleet', 'worker.js');
@@ -57,7 +58,7 @@ export class RedisServer {
       'warning',
       ...this.extraArgs,
     ];
-    const proc = spawn(this.bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = trackChild(spawn(this.bin, args, { stdio: ['ignore', 'pipe', 'pipe'] }));
     proc.stdout!.on('data', (d) => (this.log += d));
     proc.stderr!.on('data', (d) => (this.log += d));
     this.proc = proc;
@@ -121,10 +122,12 @@ export class Worker {
   readonly exited: Promise<number | null>;
 
   constructor(env: NodeJS.ProcessEnv) {
-    this.proc = spawn(process.execPath, [WORKER], {
-      env: { ...process.env, DIAG_LOG_LEVEL: 'info', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    this.proc = trackChild(
+      spawn(process.execPath, [WORKER], {
+        env: { ...process.env, DIAG_LOG_LEVEL: 'info', ...env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      }),
+    );
     this.exited = new Promise((r) => this.proc.once('exit', (code) => r(code)));
     this.proc.stderr!.on('data', (d) => (this.err += d));
     let buffer = '';
@@ -154,6 +157,8 @@ export class Worker {
         () => reject(new Error(`worker gave no answer\nstdout:\n${this.out}\nstderr:\n${this.err}`)),
         15_000,
       );
+      // A worker that ended unanswered must not hold the jest worker open for the rest of the 15 s.
+      timer.unref();
       this.waiting = (v) => {
         clearTimeout(timer);
         resolve(v);

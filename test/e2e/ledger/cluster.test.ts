@@ -12,6 +12,7 @@ import { freePort } from '../../support/ports';
 import { tempDir } from '../../support/temp';
 import { sleep, until, Worker } from '../fleet/harness';
 import { getJson, startApp, type RunningApp } from '../support/app-process';
+import { trackChild } from '../../support/children';
 
 const PASSWORD = 'cluster-s3cret-pw';
 const CLI = path.resolve(__dirname, '..', '..', '..', 'dist', 'ghost', 'cli', 'index.js');
@@ -43,31 +44,33 @@ describeWithService('redis', 'a three-master Redis Cluster named by one node', (
       const dir = tempDir(`cluster-${i}`);
       ports.push(port);
       nodes.push(
-        spawn(
-          bin,
-          [
-            '--port',
-            String(port),
-            '--bind',
-            '127.0.0.1',
-            '--requirepass',
-            PASSWORD,
-            '--masterauth',
-            PASSWORD,
-            '--cluster-enabled',
-            'yes',
-            '--cluster-config-file',
-            path.join(dir, 'nodes.conf'),
-            '--save',
-            '',
-            '--appendonly',
-            'no',
-            '--dir',
-            dir,
-            '--loglevel',
-            'warning',
-          ],
-          { stdio: 'ignore' },
+        trackChild(
+          spawn(
+            bin,
+            [
+              '--port',
+              String(port),
+              '--bind',
+              '127.0.0.1',
+              '--requirepass',
+              PASSWORD,
+              '--masterauth',
+              PASSWORD,
+              '--cluster-enabled',
+              'yes',
+              '--cluster-config-file',
+              path.join(dir, 'nodes.conf'),
+              '--save',
+              '',
+              '--appendonly',
+              'no',
+              '--dir',
+              dir,
+              '--loglevel',
+              'warning',
+            ],
+            { stdio: 'ignore' },
+          ),
         ),
       );
     }

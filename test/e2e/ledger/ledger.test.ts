@@ -295,7 +295,7 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
     expect((bean(lost, 'OrderService') as any).why).toMatch(/touch records? (was|were) lost/);
   }, 30_000);
 
-  it('a service gone silent fails the gate (exit 2): every bean would read retired, nothing judged', async () => {
+  it('a service gone silent fails the gate (exit 2), and silent is not deleted: no bean of its last code reads retired', async () => {
     const redis = await redisOn();
     const a = await app(appEnv(redis.url, 'v1'));
     await until('the first write', 10_000, async () => (answerSoon(redis.url) ? true : undefined));
@@ -304,6 +304,9 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
     printed += run.stdout + run.stderr;
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/the service shop has gone silent \(no live process\)/);
+    expect(run.stdout).toMatch(/WARNING: the service has gone silent/);
+    expect(run.stdout).not.toMatch(/^retired/m);
+    expect(run.stdout).not.toMatch(/deleted or renamed/);
   }, 30_000);
 
   it('Redis paused (SIGSTOP): the app answers as before, one WARN, and the kept touch is written once Redis is back', async () => {
@@ -420,7 +423,9 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
     expect((await getJson(a.port, '/orders')).status).toBe(200);
     await sleep(400); // past a round of 100 ms: the bound is the last round only
     await stop(a, 'SIGKILL');
-    const after = answer(redis.url);
+    // The only replica gone: silent (exit 2) once its heartbeat is old, the answer printed all the same.
+    const run = cli(redis.url, ['--format', 'json', '--min-days', '0', '--min-process-hours', '0']);
+    const after = JSON.parse(run.stdout) as Answer;
     expect(bean(after, 'OrderService')!.verdict).toBe('in-use');
   }, 30_000);
 
@@ -508,7 +513,7 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
       expect(await first.locator('button.bean').textContent()).toBe('AuditTrailService');
       expect(await first.locator('td.verdict').textContent()).toContain('★');
       expect(await page.locator('#evidence').textContent()).toMatch(
-        /Ghost ledger at redis:\/\/127\.0\.0\.1:\d+, read \S+: observed since .* 1 process, 1 version,/,
+        /Ghost ledger at redis:\/\/127\.0\.0\.1:\d+, read \S+: observed since .* 1 process \(1 tracked\), 1 version,/,
       );
       expect(await page.locator('tr[data-verdict="in-use"]').first().isHidden()).toBe(true);
       await page.locator('#show-in-use').click();

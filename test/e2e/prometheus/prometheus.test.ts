@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { describeWithService } from '../../support/services';
 import { tempDir } from '../../support/temp';
 import { freePort } from '../../support/ports';
+import { trackChild } from '../../support/children';
 
 /**
  * A real backend: two instances of examples/prometheus (NodeSDK + PrometheusExporter + the instrumentation,
@@ -25,7 +26,9 @@ interface Proc {
 }
 
 function start(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd = root): Proc {
-  const proc = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = trackChild(
+    spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
   let out = '';
   proc.stdout!.on('data', (c) => (out += c));
   proc.stderr!.on('data', (c) => (out += c));

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { quietOtelEnv, tempDir, waitFor } from '../support/app-process';
 import { freePort } from '../../support/ports';
 import { REQUIRE_SERVICES_ENV, servicesRequired } from '../../support/services';
+import { trackChild } from '../../support/children';
 
 const VENDURE = path.resolve(__dirname, '..', '..', '..', 'bench', 'startup', 'vendure');
 const PRELOAD = path.resolve(__dirname, '..', '..', 'fixtures', 'telemetry', 'telemetry.cjs');
@@ -58,11 +59,13 @@ describeWithVendure('Vendure 3 with a plugin of its own and one of the applicati
 
     const port = await freePort();
     const reportDir = path.join(dir, 'reports');
-    const proc = spawn(process.execPath, ['--require', PRELOAD, 'plugins-server.js'], {
-      cwd: VENDURE,
-      env: { ...env, PORT: String(port), DIAG_REPORT_DIR: reportDir, DIAG_GHOST_TRACKING_ENABLED: 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const proc = trackChild(
+      spawn(process.execPath, ['--require', PRELOAD, 'plugins-server.js'], {
+        cwd: VENDURE,
+        env: { ...env, PORT: String(port), DIAG_REPORT_DIR: reportDir, DIAG_GHOST_TRACKING_ENABLED: 'true' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
     let out = '';
     proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { trackChild } from '../../support/children';
 import { tempDir } from '../../support/temp';
 
 /** The loading cases the package supports, each a real `node` process as a user would start it. */
@@ -124,11 +125,13 @@ export async function startApp(loading: LoadingCase, options: StartOptions = {})
   const spec = launchSpec(loading, options.app, options.preload, options.root);
   const reportDir = options.reportDir ?? tempDir('report');
   const args = options.bare ? spec.args.slice(2) : spec.args;
-  const proc = spawn(spec.node, args, {
-    cwd: spec.cwd,
-    env: { ...process.env, ...quietOtelEnv(), DIAG_REPORT_DIR: reportDir, DIAG_LOG_LEVEL: 'info', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const proc = trackChild(
+    spawn(spec.node, args, {
+      cwd: spec.cwd,
+      env: { ...process.env, ...quietOtelEnv(), DIAG_REPORT_DIR: reportDir, DIAG_LOG_LEVEL: 'info', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let out = '';
   let err = '';
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -185,11 +188,13 @@ export async function runToExit(
   const spec = launchSpec(loading, options.app, options.preload, options.root);
   const reportDir = options.reportDir ?? tempDir('report');
   const args = options.bare ? spec.args.slice(2) : spec.args;
-  const proc = spawn(spec.node, args, {
-    cwd: spec.cwd,
-    env: { ...process.env, ...quietOtelEnv(), DIAG_REPORT_DIR: reportDir, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const proc = trackChild(
+    spawn(spec.node, args, {
+      cwd: spec.cwd,
+      env: { ...process.env, ...quietOtelEnv(), DIAG_REPORT_DIR: reportDir, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let stdout = '';
   let stderr = '';
   proc.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));

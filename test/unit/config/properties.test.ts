@@ -13,7 +13,8 @@ describe('configuration', () => {
 
   it('has the SPEC defaults', () => {
     const c = resolveConfig({}, {});
-    expect(c.ghostTracking).toEqual({ enabled: false, exclude: [] });
+    expect(c.ghostTracking).toEqual({ enabled: false, exclude: [], lastUseResolutionMs: 86_400_000 });
+    expect(c.ledger).toMatchObject({ minDays: 14, minProcessHours: 168, minTrackedShare: 1 });
     expect(c.report.dir).toBe(process.cwd());
     expect(c.actuator).toMatchObject({
       include: undefined,
@@ -29,7 +30,7 @@ describe('configuration', () => {
       { ghostTracking: { enabled: true, exclude: ['A'] }, actuator: { port: 9000, include: ['diag'] } },
       { MANAGEMENT_SERVER_PORT: '0', DIAG_GHOST_TRACKING_EXCLUDE: 'B, C ,' },
     );
-    expect(c.ghostTracking).toEqual({ enabled: true, exclude: ['B', 'C'] });
+    expect(c.ghostTracking).toEqual({ enabled: true, exclude: ['B', 'C'], lastUseResolutionMs: 86_400_000 });
     expect(c.actuator.port).toBe(0);
     expect(c.actuator.include).toEqual(['diag']);
   });
@@ -38,6 +39,8 @@ describe('configuration', () => {
     ['DIAG_GHOST_TRACKING_ENABLED', 'maybe', /expected true or false/],
     ['MANAGEMENT_SERVER_PORT', 'abc', /expected a whole number/],
     ['MANAGEMENT_SERVER_PORT', '70000', /0 to 65535/],
+    ['DIAG_GHOST_TRACKING_LEDGER_MIN_TRACKED_SHARE', '1.5', /a fraction from 0 to 1/],
+    ['DIAG_GHOST_TRACKING_LAST_USE_RESOLUTION_MS', '500', /at least 1000/],
     ['MANAGEMENT_SERVER_ADDRESS', 'a b', /host/],
     ['MANAGEMENT_ENDPOINTS_WEB_BASE_PATH', '/a b', /path/],
     ['DIAG_CONTAINERS_INCLUDE', 'nest,tsyringe', /unknown: nest/],

@@ -5,7 +5,7 @@
  */
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { ledgerText } from '../../../src/ghost/cli/ledger';
-import { ledgerAnswer, thisProcessLedger, type LedgerProvenance } from '../../../src/ghost/ledger/answer';
+import { judgedBy, ledgerAnswer, thisProcessLedger, type LedgerProvenance } from '../../../src/ghost/ledger/answer';
 import { ledgerIdentity } from '../../../src/ghost/ledger/identity';
 import {
   decodeInventory,
@@ -108,6 +108,8 @@ const provenance = (over: Partial<LedgerProvenance> = {}): LedgerProvenance => (
   processes: 12,
   liveProcesses: 3,
   processHours: 500,
+  trackedProcesses: 12,
+  untrackedProcessHours: 0,
   versions: 2,
   lastWriteAgoMs: 12_000,
   reset: false,
@@ -152,13 +154,13 @@ describe('the answer and its table', () => {
           live: false,
         },
       ],
-      // a settings group with its URL: only the two numbers may come out
-      { minDays: 14, minProcessHours: 168, url: 'redis://:s3cret@redis:6379' } as never,
+      // a settings group with its URL: only the numbers may come out
+      judgedBy({ minDays: 14, minProcessHours: 168, url: 'redis://:s3cret@redis:6379' } as never, 'service'),
       provenance(over),
       now,
     );
 
-  it('judges each bean, counts the verdicts, and carries only the two thresholds', () => {
+  it('judges each bean, counts the verdicts, and carries only the thresholds, and whose they are', () => {
     const a = answer();
     expect(a.beans.map((b) => [b.name, b.verdict])).toEqual([
       ['Dead', 'never-touched'],
@@ -168,12 +170,19 @@ describe('the answer and its table', () => {
     ]);
     expect(a.counts).toEqual({
       'never-touched': 1,
+      dormant: 0,
       'insufficient-evidence': 1,
       untrackable: 0,
       'in-use': 1,
       retired: 1,
     });
-    expect(a.thresholds).toEqual({ minDays: 14, minProcessHours: 168 });
+    expect(a.thresholds).toEqual({
+      minDays: 14,
+      minProcessHours: 168,
+      minTrackedShare: 1,
+      lastUseResolutionMs: DAY,
+      source: 'service',
+    });
     expect(JSON.stringify(a)).not.toContain('s3cret');
     expect(a.beans.find((b) => b.name === 'New')!.needs).toEqual({ days: 12, processHours: 128 });
   });
@@ -181,13 +190,21 @@ describe('the answer and its table', () => {
   it('prints provenance first, never-touched first, in-use summarised, and flags silence and a reset', () => {
     const text = ledgerText(answer(), false);
     expect(text).toMatch(/^ghost ledger of shop at redis:\/\/redis:6379\n/);
-    expect(text).toContain('12 processes, 2 versions, 500 process-hours of tracking');
+    expect(text).toContain('(24 days): 12 processes, 2 versions; 500 process-hours of tracking');
     expect(text).toContain('last write 12 s ago from 3 live processes');
+    expect(text).toContain(
+      "judged by the service's thresholds (the strictest its processes state): 14 days of evidence",
+    );
     expect(text.indexOf('never-touched (1)')).toBeLessThan(text.indexOf('in-use (1)'));
-    expect(text).toContain('  Dead (M, src/dead.ts) [also a ghost candidate: strongest signal]');
-    expect(text).toContain('(needs 12 more days and 128 more process-hours)');
-    expect(text).toContain('1 bean called in production (--all lists them)');
-    expect(ledgerText(answer(), true)).toMatch(/ {2}Used: last first touch /);
+    expect(text).toContain('  Dead (M, src/dead.ts) [also a ghost candidate: strongest signal]: never called');
+    // every verdict line carries its own evidence, in plain units
+    expect(text).toMatch(/ {6}evidence: since 2026-11-05T00:00:00.000Z \(20 days\); 500 process-hours of tracking/);
+    expect(text).toContain('a verdict needs 12 days more and 128 process-hours more of tracking');
+    expect(text).toContain('1 bean used within the window (--all lists them)');
+    expect(text).not.toMatch(/production|first touch|0\.00 days/);
+    expect(ledgerText(answer(), true)).toMatch(
+      / {2}Used: last used 1 day ago \(2026-11-24T00:00:00.000Z\); used in v1/,
+    );
     const silent = ledgerText(
       answer({ silent: true, liveProcesses: 0, reset: true, resetAt: '2026-11-20T00:00:00.000Z' }),
       false,
@@ -224,7 +241,7 @@ describe('the fleet metrics', () => {
     const answer = ledgerAnswer(
       'shop',
       [{ name: 'Dead', ghostCandidate: true, tracked: true, firstSeen: now - 20 * DAY, processHours: 500, live: true }],
-      { minDays: 14, minProcessHours: 168 },
+      judgedBy({ minDays: 14, minProcessHours: 168 }, 'service'),
       provenance(),
       now,
     );
@@ -251,6 +268,7 @@ describe('the fleet metrics', () => {
       expect(Object.fromEntries(beans.dataPoints.map((p) => [p.attributes[ATTRIBUTES.ghostVerdict], p.value]))).toEqual(
         {
           'never-touched': 1,
+          dormant: 0,
           'insufficient-evidence': 0,
           untrackable: 0,
           'in-use': 0,

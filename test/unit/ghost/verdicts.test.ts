@@ -86,3 +86,62 @@ describe('one verdict per bean', () => {
     ]);
   });
 });
+
+describe('a service partly tracked (issue #45)', () => {
+  const half = { total: 2, tracked: 1 };
+
+  it('is never never-touched while the tracked share of its processes is below the minimum (default: all)', () => {
+    const v = verdictOf(bean({ processes: half, untrackedProcessHours: 500 }), DEFAULT_THRESHOLDS, NOW);
+    expect(v.verdict).toBe('insufficient-evidence');
+    expect(v.why).toContain('never called on the 1 of 2 processes that tracked it (50%)');
+    expect(v.why).toContain('calls on the 1 untracked process are not seen');
+    expect(v.why).not.toContain('any instance');
+    expect(v.needs).toEqual({ days: 0, processHours: 0, trackedShare: 0.5 });
+    expect(v.evidence).toContain('1 of 2 processes tracked (50%)');
+    expect(v.evidence).toContain('(and 500 process-hours untracked)');
+  });
+
+  it('may be never-touched at a share the team settles for (a canary), saying what it did not see', () => {
+    const v = verdictOf(
+      bean({ processes: { total: 10, tracked: 1 } }),
+      { ...DEFAULT_THRESHOLDS, minTrackedShare: 0.1 },
+      NOW,
+    );
+    expect(v.verdict).toBe('never-touched');
+    expect(v.why).toMatch(/^never called on the 1 of 10 processes that tracked it \(10%\); calls on the 9 untracked/);
+  });
+
+  it('says "any of the processes" only when every one tracked', () => {
+    const v = verdictOf(bean({ processes: { total: 3, tracked: 3 } }), DEFAULT_THRESHOLDS, NOW);
+    expect(v).toMatchObject({ verdict: 'never-touched', why: 'never called on any of the 3 processes that had it' });
+  });
+});
+
+describe('last use (issue #45)', () => {
+  const thresholds = { ...DEFAULT_THRESHOLDS, lastUseResolutionMs: DAY };
+
+  it('a bean used before but not within the window (widened by one resolution period) is dormant, with when and where', () => {
+    const v = verdictOf(bean({ lastTouched: NOW - 16 * DAY, lastTouchedVersion: '1.0.0' }), thresholds, NOW);
+    expect(v.verdict).toBe('dormant');
+    expect(v.why).toBe(
+      `used before, not within the last 14 days: last used 16 days ago (${new Date(NOW - 16 * DAY).toISOString()}) in version 1.0.0`,
+    );
+    // within the window plus one period: a use in the last period may not have been seen yet
+    expect(verdictOf(bean({ lastTouched: NOW - 14.5 * DAY }), thresholds, NOW).verdict).toBe('in-use');
+  });
+
+  it('a window shorter than the resolution never gives dormant', () => {
+    const coarse = { minDays: 0.5, minProcessHours: 0, lastUseResolutionMs: DAY };
+    expect(verdictOf(bean({ lastTouched: NOW - 300 * DAY }), coarse, NOW).verdict).toBe('in-use');
+    // seconds, as the tests run: a 5 s window at 1 s resolution
+    const fine = { minDays: 5 / 86_400, minProcessHours: 0, lastUseResolutionMs: 1_000 };
+    expect(verdictOf(bean({ lastTouched: NOW - 7_000 }), fine, NOW).verdict).toBe('dormant');
+    expect(verdictOf(bean({ lastTouched: NOW - 5_500 }), fine, NOW).verdict).toBe('in-use');
+  });
+
+  it('a partly tracked service does not make a bean dormant (its use may be on the untracked processes)', () => {
+    const v = verdictOf(bean({ lastTouched: NOW - 20 * DAY, processes: { total: 2, tracked: 1 } }), thresholds, NOW);
+    expect(v.verdict).toBe('in-use');
+    expect(v.why).toContain('not seen');
+  });
+});

@@ -355,22 +355,33 @@ function verdictTable(answer: NonNullable<PageData['verdicts']>, select: (name: 
   const evidence =
     p.source === 'redis'
       ? `Ghost ledger at ${p.ledger ?? 'Redis'}, read ${answer.generatedAt}: observed since ${p.since ?? 'never'}, ` +
-        `${n(p.processes, 'process', 'processes')}, ${n(p.versions, 'version')}, ${p.processHours} process-hours; ` +
+        `${n(p.processes, 'process', 'processes')} (${p.trackedProcesses} tracked), ${n(p.versions, 'version')}, ${p.processHours} process-hours of tracking; ` +
         `last write ${p.lastWriteAgoMs === null ? 'never' : `${ago(p.lastWriteAgoMs)} ago`} ` +
         `from ${n(p.liveProcesses, 'live process', 'live processes')}.`
-      : `This process only (no ghost ledger configured): since ${p.since ?? 'start'}, ${p.processHours} process-hours of tracking. ` +
-        'Set diag.ghost-tracking.ledger.url to judge on every replica, restart and deploy.';
+      : p.ledger !== undefined
+        ? // A replica writing to a ledger: this file is its own run; the service's verdicts are the ledger's.
+          `This process's run: since ${p.since ?? 'start'}, ${p.processHours} process-hours of tracking. ` +
+          `Its touches go to the ghost ledger at ${p.ledger}: the service's verdicts, every replica, restart and deploy, ` +
+          'are live at {base}/diag/ledger on the actuator and from npx diag-instrumentation ledger.'
+        : `This process only (no ghost ledger configured): since ${p.since ?? 'start'}, ${p.processHours} process-hours of tracking. ` +
+          'Set diag.ghost-tracking.ledger.url to judge on every replica, restart and deploy.';
   section.append(el('p', { class: 'evidence', id: 'evidence' }, evidence));
   section.append(
     el(
       'p',
       { class: 'evidence' },
-      `A never-called bean becomes never-touched after ${answer.thresholds.minDays} days and ${answer.thresholds.minProcessHours} process-hours of tracking.`,
+      `Judged by ${answer.thresholds.source === 'service' ? "the service's thresholds" : answer.thresholds.source === 'override' ? 'thresholds overridden by the reader' : 'these thresholds'}: ` +
+        `a never-called bean becomes never-touched after ${answer.thresholds.minDays} days, ${answer.thresholds.minProcessHours} process-hours of tracking ` +
+        `and ${Math.round((answer.thresholds.minTrackedShare ?? 1) * 100)}% of its processes tracked; a used one is dormant when not used within ${answer.thresholds.minDays} days.`,
     ),
   );
   if (p.silent) {
     section.append(
-      el('p', { class: 'warning', id: 'silent' }, 'This service has gone silent: no process has written recently.'),
+      el(
+        'p',
+        { class: 'warning', id: 'silent' },
+        'This service has gone silent: no process has written recently. The verdicts are those of its code as last seen running (silent is not deleted).',
+      ),
     );
   }
   if (p.reset) {
@@ -402,12 +413,10 @@ function verdictTable(answer: NonNullable<PageData['verdicts']>, select: (name: 
     button.addEventListener('click', () => select(b.name));
     name.append(button);
     tr.append(name, el('td', {}, b.module ?? ''), el('td', { class: 'file' }, b.source ?? ''));
-    const why = b.needs
-      ? `${b.why} (needs ${b.needs.days} more days, ${b.needs.processHours} more process-hours)`
-      : b.verdict === 'in-use' && b.lastTouched
-        ? `last first touch ${b.lastTouched}`
-        : b.why;
-    tr.append(el('td', { class: 'why' }, why));
+    const why = el('td', { class: 'why' }, b.why);
+    // Each verdict carries its own evidence (older answers had none).
+    if (b.evidence) why.append(el('div', { class: 'bean-evidence' }, b.evidence));
+    tr.append(why);
     if (b.verdict === 'in-use') {
       tr.classList.add('hidden');
       inUse.push(tr);

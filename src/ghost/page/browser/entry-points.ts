@@ -13,6 +13,7 @@ export const VERDICT_ORDER = ['never-touched', 'insufficient-evidence', 'untrack
 
 export const VERDICT_LABELS: Record<string, string> = {
   'never-touched': 'never touched',
+  dormant: 'dormant (not used lately)',
   'insufficient-evidence': 'not enough evidence yet',
   untrackable: 'untrackable',
   'in-use': 'in use',
