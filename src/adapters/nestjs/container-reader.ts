@@ -168,8 +168,11 @@ function visitWrappers(container: NestContainer, visit: (v: WrapperVisit) => voi
         const kind = kindOf(wrapper);
         const cls = typeof wrapper.metatype === 'function' && kind === 'class' ? wrapper.metatype : undefined;
         const enhancer = typeof token === 'string' ? GLOBAL_ENHANCER_TOKEN.exec(token)?.[1] : undefined;
-        // `APP_GUARD(RolesGuard)`: the token alone repeats for every global guard and says nothing.
-        const displayToken = enhancer && cls ? `${enhancer}(${nestTokenName(cls)})` : nestTokenName(token);
+        // `APP_GUARD(RolesGuard)`: the token alone repeats for every global guard and says nothing. An alias
+        // (`{ provide: APP_GUARD, useExisting: RolesGuard }`) is named by its target, known from the scan on.
+        const enhanced = enhancer ? (cls ?? (kind === 'alias' ? aliasTarget(wrapper) : undefined)) : undefined;
+        const displayToken =
+          enhancer && enhanced !== undefined ? `${enhancer}(${nestTokenName(enhanced)})` : nestTokenName(token);
         visit({
           wrapper,
           listedIn: mod,
@@ -184,6 +187,12 @@ function visitWrappers(container: NestContainer, visit: (v: WrapperVisit) => voi
       }
     }
   }
+}
+
+/** The token a `useExisting` alias stands for: Nest registers it as a factory injecting that one token. */
+function aliasTarget(wrapper: NestInstanceWrapper): unknown {
+  const inject = wrapper.inject;
+  return Array.isArray(inject) && inject.length === 1 ? inject[0] : undefined;
 }
 
 /**
@@ -251,6 +260,7 @@ export function readContainer(
       metatype: cls,
       instance,
       ...(enhancer ? { globalEnhancer: enhancer } : {}),
+      ...(kind === 'alias' ? { alias: true } : {}),
     });
   });
 
