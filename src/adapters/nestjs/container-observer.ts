@@ -9,6 +9,7 @@ import {
   kindOf,
   readBeanNames,
   readContainer,
+  warnIfMangled,
   type Instantiation,
 } from './container-reader';
 import { nestTokenName } from './names';
@@ -508,6 +509,7 @@ export class NestContainerObserver {
       origins.scanRequireCache();
       const instantiations = this.instantiations(state);
       const snapshot = readContainer(container, instantiations, origins);
+      warnIfMangled(snapshot.graph);
       const tracker = this.detector.tracker;
       if (tracker) {
         // What instantiateClass never saw: useValue providers, and non-singletons (reported, not wrapped).

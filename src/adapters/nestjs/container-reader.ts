@@ -6,6 +6,8 @@ import {
   type BeanScope,
 } from '../../ghost/analysis/bean-graph';
 import type { ClassOrigin, ClassOriginIndex } from '../../ghost/origins/class-origin';
+import { looksMangled } from '../../ghost/origins/declared-class';
+import { safeLog } from '../../shared/logger';
 import type { NestBeanFacts } from './entry-points';
 import { className, nestTokenName } from './names';
 import {
@@ -156,7 +158,11 @@ function visitWrappers(container: NestContainer, visit: (v: WrapperVisit) => voi
   const seen = new Set<NestInstanceWrapper>();
   for (const mod of container.getModules().values()) {
     const moduleClass = mod.metatype;
-    const moduleName = mod.name ?? nestTokenName(moduleClass);
+    // Nest names a module by its class's name: a minified build's `_3`, unless the source map tells.
+    const moduleName =
+      typeof moduleClass === 'function' && (mod.name === undefined || looksMangled(mod.name))
+        ? className(moduleClass)
+        : (mod.name ?? nestTokenName(moduleClass));
     for (const [collection, role] of COLLECTIONS) {
       const map = mod[collection] as Map<unknown, NestInstanceWrapper> | undefined;
       if (!(map instanceof Map)) continue;
@@ -305,6 +311,33 @@ export function readContainer(
     }
   }
   return { graph, facts, wrappers };
+}
+
+let mangledWarned = false;
+
+/**
+ * Says once per process, with the fix, when the application's class names look minified and no source map gave
+ * them back: a production build through Terser named a real monorepo's beans `C3` and its modules `_3`, with no
+ * word (issue #44). Three such names, or half of the application's classes, is a minified build, not chance.
+ */
+export function warnIfMangled(graph: BeanGraph): void {
+  if (mangledWarned) return;
+  let classes = 0;
+  const mangled: string[] = [];
+  for (const bean of graph.beans()) {
+    if (bean.framework || bean.className === undefined) continue;
+    classes += 1;
+    if (looksMangled(bean.className)) mangled.push(bean.className);
+  }
+  if (mangled.length < 3 && (mangled.length === 0 || mangled.length * 2 < classes)) return;
+  mangledWarned = true;
+  safeLog(
+    'warn',
+    `${mangled.length} of ${classes} application classes have minified names (${mangled.slice(0, 3).join(', ')}…) ` +
+      'and no source map beside the bundle gives theirs back: the reports name them as they run. Build with ' +
+      "Terser's keep_classnames: true (webpack: TerserPlugin({ terserOptions: { keep_classnames: true } }); " +
+      'esbuild: --keep-names), or ship the bundle with its .map',
+  );
 }
 
 function sourceOf(cls: unknown, origins: ClassOriginIndex): { source?: string } {
