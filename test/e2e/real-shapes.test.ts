@@ -65,4 +65,11 @@ describe.each(LOADING_CASES)('real-application shapes (%s)', (loading) => {
     expect(ghosts.untrackableCount).toBe(untrackableVerdicts.length);
     expect(Object.keys(ghosts.untrackable)).not.toContain('ShapesModule');
   });
+
+  it('says where each of two modules of one name is declared', () => {
+    expect(node('CheckInModule/CheckInModule').moduleSource).toMatch(/check-in-api\/check-in\.module\.js$/);
+    expect(node('CheckInModule/CheckInModule#2').moduleSource).toMatch(/check-in-admin\/check-in\.module\.js$/);
+    expect(node('AdminCheckIn').moduleSource).toMatch(/check-in-admin\/check-in\.module\.js$/);
+    expect(node('ShapesController').moduleSource).toBeUndefined();
+  });
 });

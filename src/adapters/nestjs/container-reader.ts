@@ -6,7 +6,7 @@ import {
   type BeanScope,
 } from '../../ghost/analysis/bean-graph';
 import type { ClassOrigin, ClassOriginIndex } from '../../ghost/origins/class-origin';
-import { looksMangled } from '../../ghost/origins/declared-class';
+import { applicationRoot, looksMangled, sharedLibraryOf } from '../../ghost/origins/declared-class';
 import { safeLog } from '../../shared/logger';
 import type { NestBeanFacts } from './entry-points';
 import { className, nestTokenName } from './names';
@@ -149,6 +149,44 @@ interface WrapperVisit {
   readonly displayToken: string;
 }
 
+/** A module as the reports name it: Nest's name, its class's; a minified build's `_3` through the source map. */
+function moduleNameOf(mod: NestModule): string {
+  const moduleClass = mod.metatype;
+  return typeof moduleClass === 'function' && (mod.name === undefined || looksMangled(mod.name))
+    ? className(moduleClass)
+    : (mod.name ?? nestTokenName(moduleClass));
+}
+
+/**
+ * Where each module is declared, for the modules whose name another module class shares (a monorepo's two
+ * `CheckInModule`s read `CheckInModule/CheckInModule` and `…#2`, nothing telling which is which).
+ */
+function clashingModuleSources(container: NestContainer, origins: ClassOriginIndex): Map<NestModule, string> {
+  const byName = new Map<string, Set<unknown>>();
+  const modules = [...container.getModules().values()];
+  for (const mod of modules) {
+    const name = moduleNameOf(mod);
+    const classes = byName.get(name) ?? new Set();
+    classes.add(mod.metatype);
+    byName.set(name, classes);
+  }
+  const out = new Map<NestModule, string>();
+  for (const mod of modules) {
+    if ((byName.get(moduleNameOf(mod))?.size ?? 0) < 2) continue;
+    const file = origins.fileOf(mod.metatype);
+    if (file !== undefined) out.set(mod, file);
+  }
+  return out;
+}
+
+let appRoot: string | null | undefined;
+
+/** The application's own source root (see {@link applicationRoot}), read once per process. */
+function ownRoot(): string | undefined {
+  if (appRoot === undefined) appRoot = applicationRoot() ?? null;
+  return appRoot ?? undefined;
+}
+
 /**
  * Every wrapper of the container once, in the order the graph numbers beans: modules in the container's order,
  * then providers, controllers, injectables and middleware. An exported provider is the same wrapper in every
@@ -158,11 +196,7 @@ function visitWrappers(container: NestContainer, visit: (v: WrapperVisit) => voi
   const seen = new Set<NestInstanceWrapper>();
   for (const mod of container.getModules().values()) {
     const moduleClass = mod.metatype;
-    // Nest names a module by its class's name: a minified build's `_3`, unless the source map tells.
-    const moduleName =
-      typeof moduleClass === 'function' && (mod.name === undefined || looksMangled(mod.name))
-        ? className(moduleClass)
-        : (mod.name ?? nestTokenName(moduleClass));
+    const moduleName = moduleNameOf(mod);
     for (const [collection, role] of COLLECTIONS) {
       const map = mod[collection] as Map<unknown, NestInstanceWrapper> | undefined;
       if (!(map instanceof Map)) continue;
@@ -234,6 +268,8 @@ export function readContainer(
   const facts = new Map<number, NestBeanFacts>();
   const wrappers = new Map<number, NestInstanceWrapper>();
 
+  const moduleSources = clashingModuleSources(container, origins);
+  const root = ownRoot();
   visitWrappers(container, ({ wrapper, listedIn, role, moduleName, token, kind, cls, enhancer, displayToken }) => {
     const seen = instantiations.get(wrapper);
     const scope = scopeOf(wrapper);
@@ -256,7 +292,8 @@ export function readContainer(
       eager,
       ...(seen ? { instantiationMs: seen.ms } : {}),
       // Application classes only: where a library class lives says nothing the user can act on.
-      ...(cls && !framework && cls.name ? { className: className(cls), ...sourceOf(cls, origins) } : {}),
+      ...(cls && !framework && cls.name ? { className: className(cls), ...sourceOf(cls, origins, root) } : {}),
+      ...(moduleSources.has(listedIn) ? { moduleSource: moduleSources.get(listedIn) } : {}),
     });
     ids.set(wrapper, id);
     wrappers.set(id, wrapper);
@@ -340,9 +377,15 @@ export function warnIfMangled(graph: BeanGraph): void {
   );
 }
 
-function sourceOf(cls: unknown, origins: ClassOriginIndex): { source?: string } {
+function sourceOf(
+  cls: unknown,
+  origins: ClassOriginIndex,
+  root: string | undefined,
+): { source?: string; sharedLibrary?: string } {
   const file = origins.fileOf(cls);
-  return file !== undefined ? { source: file } : {};
+  if (file === undefined) return {};
+  const library = root === undefined ? undefined : sharedLibraryOf(file, root);
+  return { source: file, ...(library !== undefined ? { sharedLibrary: library } : {}) };
 }
 
 function safeCall<T>(fn: () => T): T | undefined {

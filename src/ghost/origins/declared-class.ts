@@ -11,6 +11,7 @@
  * disk) at that position.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { positionOfOffset, sourceMapFor, type OriginalPosition } from './source-map';
 
 /** A class as its original source declares it. */
@@ -164,4 +165,47 @@ export function originalClassName(cls: Function, file?: string): string | undefi
 export function clearDeclaredClasses(): void {
   files.clear();
   originals.clear();
+}
+
+/**
+ * The application's own source root: the folder of its main script as the source declares it (through a bundle's
+ * map: `apps/api/src/main.ts`), one up when that folder is a `src` (`apps/api`). Relative to the working directory
+ * when inside it; undefined without a main script.
+ */
+export function applicationRoot(): string | undefined {
+  const main = mainScript();
+  if (main === undefined) return undefined;
+  let file = main;
+  try {
+    const text = fs.readFileSync(main, 'utf8');
+    // The main script's first mapped line says which original file it is.
+    const map = sourceMapFor(main);
+    const lines = text.split('\n', 50);
+    for (let i = 0; map !== undefined && i < lines.length; i++) {
+      const original = map.originalPositionFor(i + 1, Math.max(0, lines[i].length - 1));
+      if (original !== undefined && path.isAbsolute(original.source)) {
+        file = original.source;
+        break;
+      }
+    }
+  } catch {
+    /* the main script as it is */
+  }
+  const dir = path.dirname(file);
+  return path.basename(dir) === 'src' ? path.dirname(dir) : dir;
+}
+
+/**
+ * The shared library a file (absolute, or relative to the working directory) lies in when it is outside `root`:
+ * its folder up to its own `src` (`libs/shared/src/db.ts` → `libs/shared`), or its folder. Undefined inside root.
+ */
+export function sharedLibraryOf(file: string, root: string): string | undefined {
+  const absolute = path.resolve(file);
+  const inside = path.relative(root, absolute);
+  if (!inside.startsWith('..') && !path.isAbsolute(inside)) return undefined;
+  const parts = absolute.split(path.sep);
+  const src = parts.lastIndexOf('src');
+  const library = src > 0 ? parts.slice(0, src).join(path.sep) : path.dirname(absolute);
+  const relative = path.relative(process.cwd(), library);
+  return (relative.startsWith('..') || path.isAbsolute(relative) ? library : relative || '.').split(path.sep).join('/');
 }
