@@ -13,7 +13,9 @@ check   fails (exit 1) when the report has ghost candidates (or untouched beans)
 ledger  prints one verdict per bean of a service from its ghost ledger in Redis, never-touched first, with the
         evidence behind them; fails (exit 1) on a never-touched bean the baseline does not list. Only reads.
           --url       the ledger (default DIAG_GHOST_TRACKING_LEDGER_URL: keeps the password off the command line)
-          --service   the service (default DIAG_GHOST_TRACKING_LEDGER_SERVICE, then OTEL_SERVICE_NAME)
+          --service   the service (default DIAG_GHOST_TRACKING_LEDGER_SERVICE, then OTEL_SERVICE_NAME); a,b for the
+                      joint view of a repository's services: per class, remove the registration (never used in a,
+                      used in b) or delete the class (never used anywhere)
           --min-days, --min-process-hours   the evidence a verdict needs (default 14 and 168; fractions allowed)
           --all       list the in-use beans too
   --baseline <file>    accepted findings; a file that does not exist yet counts as empty
