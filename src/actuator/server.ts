@@ -8,6 +8,7 @@ import { ENDPOINT_IDS, resolveExposure } from './exposure';
 import { ActuatorRouter, type ActuatorResponse } from './routes';
 import type { ActuatorConfig, ActuatorHandle, ActuatorOptions, ActuatorSources } from './types';
 import { markOwnServer } from '../shared/own-servers';
+import { yieldPortToApplication } from './port-yield';
 
 const DEFAULTS = {
   headersTimeoutMs: 10_000,
@@ -138,12 +139,41 @@ async function start(
   // After start-up an 'error' event (rare: accept failures) must not become an uncaught exception.
   server.on('error', (error) => safeLog('warn', `actuator server error: ${describe(error)}`));
 
-  const info = server.address();
-  boundPort = typeof info === 'object' && info !== null ? info.port : config.port;
-  const url = `http://${hostForLinks()}${config.basePath}`;
+  const boundTo = (): number => {
+    const info = server.address();
+    return typeof info === 'object' && info !== null ? info.port : config.port;
+  };
+  boundPort = boundTo();
+  const url = (): string => `http://${hostForLinks()}${config.basePath}`;
+  let stopped = false;
+  const stopYielding = yieldPortToApplication({
+    port: () => boundPort,
+    giveWay(port) {
+      // Synchronous: the application's listen runs next, on this turn, and must find the port free.
+      boundPort = 0;
+      server.close();
+      void listen(server, 0, address).then(
+        () => {
+          if (stopped) return void server.close();
+          boundPort = boundTo();
+          safeLog(
+            'warn',
+            `actuator: the application listens on port ${port}, the actuator's (management.server.port): the ` +
+              `actuator gave it up and now listens on ${url()}; set management.server.port to a port of its own`,
+          );
+        },
+        (error: unknown) =>
+          safeLog(
+            'warn',
+            `actuator: the application listens on port ${port}, the actuator's (management.server.port): the ` +
+              `actuator gave it up and stopped (${describe(error)}); set management.server.port to a port of its own`,
+          ),
+      );
+    },
+  });
   safeLog(
     'info',
-    `actuator listening on ${url} (port ${boundPort}; endpoints: ${exposure.exposed.join(', ') || 'none'}` +
+    `actuator listening on ${url()} (port ${boundPort}; endpoints: ${exposure.exposed.join(', ') || 'none'}` +
       `${config.authToken !== undefined ? '; bearer token required' : ''})`,
   );
   if (config.authToken === undefined && !isLoopback(address)) {
@@ -161,11 +191,17 @@ async function start(
   const terminator = createHttpTerminator({ server, gracefulTerminationTimeout: opts.gracefulStopTimeoutMs });
   let stopping: Promise<void> | undefined;
   return {
-    port: boundPort,
+    get port() {
+      return boundPort;
+    },
     address,
-    url,
+    get url() {
+      return url();
+    },
     exposed: exposure.exposed,
     stop(): Promise<void> {
+      stopped = true;
+      stopYielding();
       stopping ??= terminator.terminate().then(
         () => safeLog('info', `actuator on port ${boundPort} stopped`),
         (error: unknown) => safeLog('warn', `actuator on port ${boundPort} did not stop cleanly: ${describe(error)}`),

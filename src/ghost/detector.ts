@@ -282,7 +282,7 @@ export class GhostDetector implements GhostSnapshotSource {
         atomicFile().writeJsonAtomic(this.diagReportPath, this.latest);
         safeLog(
           'info',
-          `ghost candidates: ${report.ghostCandidates.count} of ${report.summary.applicationBeans} application beans; report written to ${this.diagReportPath}`,
+          `ghost candidates: ${report.ghostCandidates.count} of ${report.summary.applicationBeans} application beans${sharedCandidates(report)}; report written to ${this.diagReportPath}`,
         );
       } catch (err) {
         safeLog('warn', `could not write ${this.diagReportPath}: ${(err as Error).message}`);
@@ -640,4 +640,24 @@ export class GhostDetector implements GhostSnapshotSource {
       safeLog('debug', `listener failed: ${String(err)}`);
     }
   }
+}
+
+/**
+ * `, 9 of them in shared libraries (libs/shared): …` for the start-up line: a candidate whose class a monorepo's
+ * sibling application may use is a registration to remove, not a class to delete (issue #44: 9 of one app's 14).
+ */
+function sharedCandidates(report: DiagReport): string {
+  const candidates = new Set(report.ghostCandidates.beans);
+  const libraries = new Set<string>();
+  let count = 0;
+  for (const node of report.graph.nodes) {
+    if (node.sharedLibrary === undefined || !candidates.has(node.name)) continue;
+    count += 1;
+    libraries.add(node.sharedLibrary);
+  }
+  if (count === 0) return '';
+  return (
+    `, ${count} of them in shared ${libraries.size === 1 ? 'library' : 'libraries'} (${[...libraries].sort().join(', ')}): ` +
+    'remove the registration here, not the class, if another application uses it'
+  );
 }

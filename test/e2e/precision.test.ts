@@ -112,7 +112,7 @@ describe.each(LOADING_CASES)('precision corpus (%s)', (loading) => {
       HOSTILE_FACTORY: 'already-proxied',
       HOSTILE_FUNCTION: 'factory-bean', // a value that is a function, whatever it is made of
       UNUSED_PROXY: 'already-proxied',
-      CURRENT_USER: 'already-proxied', // the application's alias of a nestjs-cls proxy provider
+      CURRENT_USER: 'alias', // the application's alias of a nestjs-cls proxy provider: its calls are its target's
       SLUGIFY: 'factory-bean',
       PRICE_FORMAT: 'factory-bean',
     });

@@ -6,6 +6,8 @@ import {
   type BeanScope,
 } from '../../ghost/analysis/bean-graph';
 import type { ClassOrigin, ClassOriginIndex } from '../../ghost/origins/class-origin';
+import { applicationRoot, looksMangled, sharedLibraryOf } from '../../ghost/origins/declared-class';
+import { safeLog } from '../../shared/logger';
 import type { NestBeanFacts } from './entry-points';
 import { className, nestTokenName } from './names';
 import {
@@ -147,6 +149,44 @@ interface WrapperVisit {
   readonly displayToken: string;
 }
 
+/** A module as the reports name it: Nest's name, its class's; a minified build's `_3` through the source map. */
+function moduleNameOf(mod: NestModule): string {
+  const moduleClass = mod.metatype;
+  return typeof moduleClass === 'function' && (mod.name === undefined || looksMangled(mod.name))
+    ? className(moduleClass)
+    : (mod.name ?? nestTokenName(moduleClass));
+}
+
+/**
+ * Where each module is declared, for the modules whose name another module class shares (a monorepo's two
+ * `CheckInModule`s read `CheckInModule/CheckInModule` and `…#2`, nothing telling which is which).
+ */
+function clashingModuleSources(container: NestContainer, origins: ClassOriginIndex): Map<NestModule, string> {
+  const byName = new Map<string, Set<unknown>>();
+  const modules = [...container.getModules().values()];
+  for (const mod of modules) {
+    const name = moduleNameOf(mod);
+    const classes = byName.get(name) ?? new Set();
+    classes.add(mod.metatype);
+    byName.set(name, classes);
+  }
+  const out = new Map<NestModule, string>();
+  for (const mod of modules) {
+    if ((byName.get(moduleNameOf(mod))?.size ?? 0) < 2) continue;
+    const file = origins.fileOf(mod.metatype);
+    if (file !== undefined) out.set(mod, file);
+  }
+  return out;
+}
+
+let appRoot: string | null | undefined;
+
+/** The application's own source root (see {@link applicationRoot}), read once per process. */
+function ownRoot(): string | undefined {
+  if (appRoot === undefined) appRoot = applicationRoot() ?? null;
+  return appRoot ?? undefined;
+}
+
 /**
  * Every wrapper of the container once, in the order the graph numbers beans: modules in the container's order,
  * then providers, controllers, injectables and middleware. An exported provider is the same wrapper in every
@@ -156,7 +196,7 @@ function visitWrappers(container: NestContainer, visit: (v: WrapperVisit) => voi
   const seen = new Set<NestInstanceWrapper>();
   for (const mod of container.getModules().values()) {
     const moduleClass = mod.metatype;
-    const moduleName = mod.name ?? nestTokenName(moduleClass);
+    const moduleName = moduleNameOf(mod);
     for (const [collection, role] of COLLECTIONS) {
       const map = mod[collection] as Map<unknown, NestInstanceWrapper> | undefined;
       if (!(map instanceof Map)) continue;
@@ -168,8 +208,11 @@ function visitWrappers(container: NestContainer, visit: (v: WrapperVisit) => voi
         const kind = kindOf(wrapper);
         const cls = typeof wrapper.metatype === 'function' && kind === 'class' ? wrapper.metatype : undefined;
         const enhancer = typeof token === 'string' ? GLOBAL_ENHANCER_TOKEN.exec(token)?.[1] : undefined;
-        // `APP_GUARD(RolesGuard)`: the token alone repeats for every global guard and says nothing.
-        const displayToken = enhancer && cls ? `${enhancer}(${nestTokenName(cls)})` : nestTokenName(token);
+        // `APP_GUARD(RolesGuard)`: the token alone repeats for every global guard and says nothing. An alias
+        // (`{ provide: APP_GUARD, useExisting: RolesGuard }`) is named by its target, known from the scan on.
+        const enhanced = enhancer ? (cls ?? (kind === 'alias' ? aliasTarget(wrapper) : undefined)) : undefined;
+        const displayToken =
+          enhancer && enhanced !== undefined ? `${enhancer}(${nestTokenName(enhanced)})` : nestTokenName(token);
         visit({
           wrapper,
           listedIn: mod,
@@ -184,6 +227,12 @@ function visitWrappers(container: NestContainer, visit: (v: WrapperVisit) => voi
       }
     }
   }
+}
+
+/** The token a `useExisting` alias stands for: Nest registers it as a factory injecting that one token. */
+function aliasTarget(wrapper: NestInstanceWrapper): unknown {
+  const inject = wrapper.inject;
+  return Array.isArray(inject) && inject.length === 1 ? inject[0] : undefined;
 }
 
 /**
@@ -219,6 +268,8 @@ export function readContainer(
   const facts = new Map<number, NestBeanFacts>();
   const wrappers = new Map<number, NestInstanceWrapper>();
 
+  const moduleSources = clashingModuleSources(container, origins);
+  const root = ownRoot();
   visitWrappers(container, ({ wrapper, listedIn, role, moduleName, token, kind, cls, enhancer, displayToken }) => {
     const seen = instantiations.get(wrapper);
     const scope = scopeOf(wrapper);
@@ -241,7 +292,8 @@ export function readContainer(
       eager,
       ...(seen ? { instantiationMs: seen.ms } : {}),
       // Application classes only: where a library class lives says nothing the user can act on.
-      ...(cls && !framework && cls.name ? { className: className(cls), ...sourceOf(cls, origins) } : {}),
+      ...(cls && !framework && cls.name ? { className: className(cls), ...sourceOf(cls, origins, root) } : {}),
+      ...(moduleSources.has(listedIn) ? { moduleSource: moduleSources.get(listedIn) } : {}),
     });
     ids.set(wrapper, id);
     wrappers.set(id, wrapper);
@@ -251,6 +303,7 @@ export function readContainer(
       metatype: cls,
       instance,
       ...(enhancer ? { globalEnhancer: enhancer } : {}),
+      ...(kind === 'alias' ? { alias: true } : {}),
     });
   });
 
@@ -297,9 +350,42 @@ export function readContainer(
   return { graph, facts, wrappers };
 }
 
-function sourceOf(cls: unknown, origins: ClassOriginIndex): { source?: string } {
+let mangledWarned = false;
+
+/**
+ * Says once per process, with the fix, when the application's class names look minified and no source map gave
+ * them back: a production build through Terser named a real monorepo's beans `C3` and its modules `_3`, with no
+ * word (issue #44). Three such names, or half of the application's classes, is a minified build, not chance.
+ */
+export function warnIfMangled(graph: BeanGraph): void {
+  if (mangledWarned) return;
+  let classes = 0;
+  const mangled: string[] = [];
+  for (const bean of graph.beans()) {
+    if (bean.framework || bean.className === undefined) continue;
+    classes += 1;
+    if (looksMangled(bean.className)) mangled.push(bean.className);
+  }
+  if (mangled.length < 3 && (mangled.length === 0 || mangled.length * 2 < classes)) return;
+  mangledWarned = true;
+  safeLog(
+    'warn',
+    `${mangled.length} of ${classes} application classes have minified names (${mangled.slice(0, 3).join(', ')}…) ` +
+      'and no source map beside the bundle gives theirs back: the reports name them as they run. Build with ' +
+      "Terser's keep_classnames: true (webpack: TerserPlugin({ terserOptions: { keep_classnames: true } }); " +
+      'esbuild: --keep-names), or ship the bundle with its .map',
+  );
+}
+
+function sourceOf(
+  cls: unknown,
+  origins: ClassOriginIndex,
+  root: string | undefined,
+): { source?: string; sharedLibrary?: string } {
   const file = origins.fileOf(cls);
-  return file !== undefined ? { source: file } : {};
+  if (file === undefined) return {};
+  const library = root === undefined ? undefined : sharedLibraryOf(file, root);
+  return { source: file, ...(library !== undefined ? { sharedLibrary: library } : {}) };
 }
 
 function safeCall<T>(fn: () => T): T | undefined {

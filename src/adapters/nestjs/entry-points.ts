@@ -76,6 +76,22 @@ const DUCK_TYPED: ReadonlyMap<string, string> = new Map([
   ['isHealthy', 'health-indicator'],
 ]);
 
+/**
+ * The reasons that speak of an enhancer's shape (a `canActivate`, an `intercept`, a `@Catch()`...). Nest calls an
+ * enhancer through the registration that installs it, never through its shape: `APP_GUARD` and its siblings build
+ * their own instance, `@UseGuards()` and its like resolve theirs from the module's `injectables`, `apply()` from
+ * its `middlewares`. The same class listed in `providers` as well is another instance nothing calls (a real
+ * monorepo's `AppUserStatusGuard`, issue #44): on a plain provider these reasons are no entry point, and nothing
+ * injecting it leaves it a candidate.
+ */
+const ENHANCER_SHAPES: ReadonlySet<string> = new Set([
+  'guard',
+  'interceptor',
+  'pipe',
+  'exception-filter',
+  'middleware',
+]);
+
 const ROLE_ENTRY_POINTS: Partial<Record<BeanRole, string>> = {
   controller: 'controller',
   module: 'module',
@@ -112,6 +128,11 @@ export interface NestBeanFacts {
   readonly instance: unknown;
   /** Set for `APP_GUARD` and its siblings. */
   readonly globalEnhancer?: string;
+  /**
+   * A `useExisting` alias: its value is its target's instance, whose entry points are the target's own. An alias is
+   * used when something resolves the alias's token (an edge to it, a lookup), never through its target's shape.
+   */
+  readonly alias?: boolean;
 }
 
 /**
@@ -123,6 +144,7 @@ export function nestEntryPoints(facts: NestBeanFacts, origins: ClassOriginIndex)
   const roleReason = ROLE_ENTRY_POINTS[facts.role];
   if (roleReason) reasons.add(roleReason);
   if (facts.globalEnhancer) reasons.add(`global-enhancer:${facts.globalEnhancer}`);
+  if (facts.alias === true) return [...reasons].sort();
 
   const classes = new Set<object>();
   if (typeof facts.metatype === 'function') classes.add(facts.metatype);
@@ -174,5 +196,7 @@ export function nestEntryPoints(facts: NestBeanFacts, origins: ClassOriginIndex)
       }
     }
   }
+  // Nest calls an enhancer through its registration (a global enhancer, an injectable, a middleware), not its shape.
+  if (facts.role === 'provider' && !facts.globalEnhancer) for (const shape of ENHANCER_SHAPES) reasons.delete(shape);
   return [...reasons].sort();
 }

@@ -2,6 +2,7 @@
  * Bean and class names as the reports print them: stable across runs and processes, so that reports compare,
  * merge across replicas, fit in a baseline and make stable metric labels.
  */
+import { looksMangled, originalClassName } from '../../ghost/origins/declared-class';
 import { GLOBAL_ENHANCER_TOKEN } from './nest-types';
 
 /**
@@ -19,6 +20,8 @@ const fnToString = Function.prototype.toString;
 export function className(cls: Function): string {
   const name = cls.name;
   if (typeof name !== 'string' || name === '') return '<anonymous class>';
+  // A minified build (`C3`): the name its source gives, through the bundle's source map when there is one.
+  if (looksMangled(name)) return originalClassName(cls) ?? name;
   if (!MIXIN_NAME.test(name)) return name;
   try {
     return DECLARED_CLASS_NAME.exec(fnToString.call(cls))?.[1] ?? 'mixin';

@@ -146,7 +146,10 @@ export class TokenLookups {
 export interface ApplicationBeans {
   /** Each bean's instance (an object or a function) to its name. */
   readonly byInstance: ReadonlyMap<unknown, string>;
-  /** The token of each bean whose value is a string, a number, a boolean (…) to the names it stands for. */
+  /**
+   * The token of each bean whose value is a string, a number, a boolean (…), and of each `useExisting` alias (whose
+   * instance is its target's), to the names it stands for.
+   */
   readonly byValueToken: ReadonlyMap<unknown, readonly string[]>;
 }
 

@@ -35,6 +35,17 @@ export interface BeanInput {
   /** File the application class was loaded from, relative to the working directory, when known. */
   readonly source?: string;
   /**
+   * Where the bean's module is declared, when another module of the same name exists (a monorepo's two
+   * `CheckInModule`s): the name alone, `CheckInModule` and `#2`, tells a reader nothing.
+   */
+  readonly moduleSource?: string;
+  /**
+   * The shared library the class lives in, when its file lies outside the application's own source root (a
+   * monorepo's `libs/shared`, a workspace package): registered here and unused here, it may be used by a sibling
+   * application, so the action is to remove the registration, not the class.
+   */
+  readonly sharedLibrary?: string;
+  /**
    * For a lazy container, which creates a binding when it is first resolved rather than at start-up
    * (InversifyJS, tsyringe, awilix): whether the binding had been resolved by the time the application was
    * ready. Undefined for a container that creates its singletons while it starts (NestJS).

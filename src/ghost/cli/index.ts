@@ -36,7 +36,9 @@ as {base}/diag/ledger, the page and the metrics); a threshold given here overrid
   --url <redis-url>           the ledger; default DIAG_GHOST_TRACKING_LEDGER_URL (keeps the password off the
                               command line)
   --service <name>            the service; default DIAG_GHOST_TRACKING_LEDGER_SERVICE, then OTEL_SERVICE_NAME,
-                              then service.name in OTEL_RESOURCE_ATTRIBUTES
+                              then service.name in OTEL_RESOURCE_ATTRIBUTES; a,b for the joint view of a
+                              repository's services: per class, remove the registration (never used in a, used
+                              in b) or delete the class (never used anywhere)
   --min-days N                override: days a never-called bean must have existed, and the window a used one must
                               have been used within (env DIAG_GHOST_TRACKING_LEDGER_MIN_DAYS)
   --min-process-hours H       override: process-hours of tracking (env DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS)

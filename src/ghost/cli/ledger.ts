@@ -3,6 +3,7 @@ import { readLedger, LedgerReadError } from '../ledger/reader';
 import { ledgerIdentity } from '../ledger';
 import type { LedgerAnswer, LedgerBean } from '../ledger/answer';
 import { span, hoursText, VERDICT_ORDER, type EvidenceThresholds, type Verdict } from '../verdicts';
+import { jointText, jointView } from '../ledger/joint';
 import {
   CheckInputError,
   count,
@@ -177,6 +178,31 @@ export async function runLedger(
     }
     const judge = overrides(o, env);
     const target = parseRedisUrl(url);
+    const services = service
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+    if (services.length > 1) {
+      // --service a,b: the joint view of a repository's services (src/ghost/ledger/joint.ts)
+      const client = connectIORedis(target, 10_000, () => undefined);
+      disconnect = () => client.disconnect();
+      const answers = [];
+      for (const name of services) {
+        answers.push(
+          await readLedger({
+            client,
+            service: name,
+            overrides: judge.values,
+            overrideNames: judge.names,
+            address: target.address,
+            redact: target.redact,
+          }),
+        );
+      }
+      const joint = jointView(answers);
+      out(o.format === 'json' ? `${JSON.stringify(joint, null, 2)}\n` : jointText(joint));
+      return joint.classes.some((c) => c.action !== 'keep') ? EXIT.findings : EXIT.clean;
+    }
     // The socket's own error (ECONNREFUSED, WRONGPASS) says more than the client's "max retries" that follows it.
     let connectionError: Error | undefined;
     const client = connectIORedis(target, 10_000, (e) => (connectionError ??= e));

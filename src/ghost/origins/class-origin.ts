@@ -2,6 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { types } from 'node:util';
 import { safeLog } from '../../shared/logger';
+import { declaredClass, looksMangled, mainScript } from './declared-class';
 
 /**
  * Where a class comes from: the application's own code, a package under node_modules, or Node itself.
@@ -149,6 +150,13 @@ export class ClassOriginIndex {
     if (!isFunction(fn)) return undefined;
     this.indexPending();
     const file = this.files.get(fn);
+    // A bundle's classes are exported by no module: its source map, when it has one, says where each was declared
+    // (and a minified file's, under a mangled name). A plain build's file is its own answer, read as it is.
+    if (file === undefined || looksMangled(fn.name)) {
+      const compiled = file ?? mainScript();
+      const declared = compiled === undefined ? undefined : declaredClass(fn, compiled);
+      if (declared !== undefined) return relativeFile(declared.source);
+    }
     return file === undefined ? undefined : relativeFile(file);
   }
 
@@ -256,6 +264,7 @@ export class ClassOriginIndex {
 }
 
 function relativeFile(file: string): string {
+  if (!path.isAbsolute(file)) return file;
   const relative = path.relative(process.cwd(), file);
   return (relative.startsWith('..') || path.isAbsolute(relative) ? file : relative).split(path.sep).join('/');
 }

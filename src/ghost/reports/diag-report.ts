@@ -20,6 +20,10 @@ export interface ReportNode {
   className?: string;
   /** Where the application class was loaded from (relative path), when known: for SARIF and the page. */
   source?: string;
+  /** Where the bean's module is declared, when two modules share its name. */
+  moduleSource?: string;
+  /** The shared library (outside the application's own source root) the class lives in. */
+  sharedLibrary?: string;
   dependents: number;
   /** In a lazy container: whether the binding had been resolved when the application was ready. */
   resolved?: boolean;
@@ -130,6 +134,8 @@ export function buildDiagReport(input: DiagReportInput): DiagReport {
       ...(bean.instantiationMs !== undefined ? { instantiationMs: round(bean.instantiationMs) } : {}),
       ...(bean.className !== undefined ? { className: bean.className } : {}),
       ...(bean.source !== undefined ? { source: bean.source } : {}),
+      ...(bean.moduleSource !== undefined ? { moduleSource: bean.moduleSource } : {}),
+      ...(bean.sharedLibrary !== undefined ? { sharedLibrary: bean.sharedLibrary } : {}),
       dependents: graph.inDegree(bean.id),
       ...(bean.resolved !== undefined ? { resolved: bean.resolved } : {}),
     };

@@ -196,6 +196,7 @@ export class GhostTracker implements GhostSnapshotSource {
     }
     if (this.exclude.has(name)) return this.skip(name, 'excluded');
     if (options.scope !== undefined && options.scope !== 'singleton') return this.skip(name, 'non-singleton');
+    if (options.alias === true) return this.skip(name, 'alias');
     if (options.infrastructure === true || typeof instance === 'function') return this.skip(name, 'factory-bean');
     if (instance === null || typeof instance !== 'object') return this.skip(name, 'no-methods');
     // Before anything that could run a Proxy trap.

@@ -16,6 +16,11 @@ export type UntrackableReason =
   | 'non-singleton'
   | 'excluded'
   | 'no-methods'
+  /**
+   * A `useExisting` alias: its instance is its target's, whose calls are the target's; the alias is used when
+   * something resolves its token (Phase 1's edges and lookups), which no call on the instance can tell.
+   */
+  | 'alias'
   | `proxy-failed: ${string}`;
 
 /** `diag-ghost-report.json` and the live snapshot (Phase 2 on). */
@@ -70,6 +75,8 @@ export interface TrackOptions {
   readonly framework?: boolean;
   /** Container infrastructure (factories, internal providers): reported as `factory-bean`, never wrapped. */
   readonly infrastructure?: boolean;
+  /** A `useExisting` alias: reported as `alias`, never linked to its target's touches. */
+  readonly alias?: boolean;
   /** What the bean belongs to (an application's container): `GhostTracker.end(owner)` ends its tracking. */
   readonly owner?: object;
 }

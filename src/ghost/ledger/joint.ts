@@ -1,0 +1,121 @@
+/**
+ * A joint view of several services of one repository (a monorepo's apps writing to one ledger): a class
+ * registered in two apps and never called in one of them is dead *there* only. On a real monorepo 9 of one app's
+ * 14 candidates were shared-library classes its sibling app used (issue #44): the answer for the container was
+ * right, the action was not "delete the class" but "remove the registration". This module turns the services'
+ * verdicts, each from its own ledger answer, into that action per class; it reads nothing itself.
+ */
+import type { Verdict } from '../verdicts';
+import type { LedgerAnswer } from './answer';
+
+/** What to do about one class across the services that register it. */
+export type JointAction =
+  /** Never touched in every service that has it: the class itself is dead weight. */
+  | 'delete-class'
+  /** Never touched in some services, in use in another: remove the registration where it is never touched. */
+  | 'remove-registration'
+  /** In use where it is registered, or not judged yet somewhere (insufficient evidence, untrackable): nothing. */
+  | 'keep';
+
+/** One class, as each service sees it. */
+export interface JointClass {
+  /** The class name (or the bean name for a bean with no class: a value, a factory). */
+  readonly className: string;
+  readonly source?: string;
+  /** Per service: the bean name there and its verdict. */
+  readonly services: Readonly<Record<string, { readonly bean: string; readonly verdict: Verdict }>>;
+  readonly action: JointAction;
+  /** The services whose registration to remove (`remove-registration`), or that have it (`delete-class`). */
+  readonly where: readonly string[];
+  /** The services that use it, for `remove-registration`. */
+  readonly usedIn: readonly string[];
+  /** One line a person reads: "registered in app-api and never used there, used in admin-api". */
+  readonly why: string;
+}
+
+/** `diag-instrumentation ledger --service a,b`'s answer. */
+export interface JointAnswer {
+  readonly services: readonly string[];
+  /** Classes to act on first (delete-class, remove-registration), then the rest, each by name. */
+  readonly classes: readonly JointClass[];
+}
+
+/** Which of one class's beans in one service speaks for it: in use beats the rest, never-touched beats undecided. */
+const STRENGTH: Readonly<Record<Verdict, number>> = {
+  'in-use': 5,
+  // Used before, not within the window: neither "used there" nor "never used there" (no action of its own).
+  dormant: 4,
+  'never-touched': 3,
+  'insufficient-evidence': 2,
+  untrackable: 1,
+  retired: 0,
+};
+
+const ORDER: Readonly<Record<JointAction, number>> = { 'remove-registration': 0, 'delete-class': 1, keep: 2 };
+
+/** The joint view of `answers`, one per service. A class is known by its name and, when both have one, its file. */
+export function jointView(answers: readonly LedgerAnswer[]): JointAnswer {
+  const byClass = new Map<
+    string,
+    { className: string; source?: string; services: Map<string, { bean: string; verdict: Verdict }> }
+  >();
+  for (const answer of answers) {
+    for (const bean of answer.beans) {
+      if (bean.verdict === 'retired') continue;
+      const className = bean.className ?? bean.name;
+      const key = `${className}\u0000${bean.source ?? ''}`;
+      let entry = byClass.get(key);
+      if (entry === undefined) {
+        entry = { className, ...(bean.source !== undefined ? { source: bean.source } : {}), services: new Map() };
+        byClass.set(key, entry);
+      }
+      const seen = entry.services.get(answer.service);
+      if (seen === undefined || STRENGTH[bean.verdict] > STRENGTH[seen.verdict]) {
+        entry.services.set(answer.service, { bean: bean.name, verdict: bean.verdict });
+      }
+    }
+  }
+  const classes: JointClass[] = [];
+  for (const entry of byClass.values()) {
+    const services = [...entry.services.keys()].sort();
+    const never = services.filter((s) => entry.services.get(s)!.verdict === 'never-touched');
+    const used = services.filter((s) => entry.services.get(s)!.verdict === 'in-use');
+    let action: JointAction = 'keep';
+    let where: string[] = [];
+    let why = `in use or not judged yet in ${services.join(', ')}`;
+    if (never.length > 0 && used.length > 0) {
+      action = 'remove-registration';
+      where = never;
+      why = `registered in ${never.join(', ')} and never used there, used in ${used.join(', ')}: remove the registration, not the class`;
+    } else if (never.length > 0 && never.length === services.length) {
+      action = 'delete-class';
+      where = never;
+      why = `never used in ${never.join(', ')}, every service that registers it`;
+    }
+    classes.push({
+      className: entry.className,
+      ...(entry.source !== undefined ? { source: entry.source } : {}),
+      services: Object.fromEntries(services.map((s) => [s, entry.services.get(s)!])),
+      action,
+      where,
+      usedIn: action === 'remove-registration' ? used : [],
+      why,
+    });
+  }
+  classes.sort(
+    (a, b) => ORDER[a.action] - ORDER[b.action] || (a.className < b.className ? -1 : a.className > b.className ? 1 : 0),
+  );
+  return { services: answers.map((a) => a.service), classes };
+}
+
+/** The joint view as a person reads it: the classes to act on, one line each. */
+export function jointText(joint: JointAnswer): string {
+  const lines = [`joint ghost ledger of ${joint.services.join(', ')}`];
+  const act = joint.classes.filter((c) => c.action !== 'keep');
+  if (act.length === 0) lines.push('  nothing to act on: every shared class is in use or not judged yet');
+  for (const c of act) {
+    lines.push(`  ${c.action.padEnd(19)} ${c.className}${c.source !== undefined ? ` (${c.source})` : ''}: ${c.why}`);
+  }
+  lines.push(`  ${joint.classes.length - act.length} more in use or not judged yet`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,211 @@
+/**
+ * Where a class was declared in the original source, and under which name, when the code that runs is a build: a
+ * bundle (webpack, esbuild) puts every class in `main.js`, and a minifier (Terser) renames `AppUserStatusGuard` to
+ * `C3`. Through the bundle's source map (./source-map.ts) both come back (issue #44).
+ *
+ * A class is found in its compiled file by its own source text (`Function.prototype.toString` returns exactly the
+ * slice of the file that declares it): one pass over the file indexes every `class` keyword by the text that
+ * follows it, so that hundreds of classes cost one scan, not one search each (a 5 MB bundle: one regular
+ * expression pass). The map gives the original file and line of the class keyword, and the original name either
+ * from the map's `names` (at the class's identifier) or from the original text (`sourcesContent`, or the file on
+ * disk) at that position.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { positionOfOffset, sourceMapFor, type OriginalPosition } from './source-map';
+
+/** A class as its original source declares it. */
+export interface DeclaredClass {
+  /** The original file (absolute when the map resolves it to a path). */
+  readonly source: string;
+  readonly line: number;
+  /** The name its source gives it, when one could be read. */
+  readonly name?: string;
+}
+
+/** Characters after `class` that index a class: enough to tell most apart, few enough for `class{}`. */
+const PREFIX = 24;
+const fnToString = Function.prototype.toString;
+const CLASS_KEYWORD = /\bclass\b/g;
+const DECLARATION = /^(?:export\s+)?(?:default\s+)?(?:abstract\s+)?class\s+([A-Za-z_$][\w$]*)/;
+const COMPILED_NAME = /^class\s+([A-Za-z_$][\w$]*)/;
+
+interface CompiledFile {
+  readonly text: string;
+  /** The first PREFIX characters after each `class` keyword, to the offsets they occur at. */
+  readonly classes: Map<string, number[]>;
+}
+
+const files = new Map<string, CompiledFile | null>();
+const originals = new Map<string, string[] | null>();
+
+/**
+ * The original declaration of `cls`, which lives in `compiledFile` (absolute), when that file has a source map and
+ * the class can be found in it; undefined otherwise. Never throws.
+ */
+export function declaredClass(cls: Function, compiledFile: string): DeclaredClass | undefined {
+  try {
+    const map = sourceMapFor(compiledFile);
+    if (map === undefined) return undefined;
+    const compiled = compiledOf(compiledFile);
+    if (compiled === undefined) return undefined;
+    const own = fnToString.call(cls);
+    if (!own.startsWith('class')) return undefined;
+    const offset = offsetOf(cls, own, compiled);
+    if (offset === undefined) return undefined;
+    const named = COMPILED_NAME.exec(own);
+    // The identifier's mapping carries the original name when the minifier renamed it; the keyword's, the line.
+    const at = positionOfOffset(compiled.text, offset);
+    const keyword = map.originalPositionFor(at.line, at.column);
+    if (keyword === undefined) return undefined;
+    let name: string | undefined;
+    if (named) {
+      const nameAt = positionOfOffset(compiled.text, offset + own.indexOf(named[1], 5));
+      name = map.originalPositionFor(nameAt.line, nameAt.column)?.name;
+    }
+    name ??= nameInOriginal(keyword, map.sourcesContent(keyword.source));
+    return { source: keyword.source, line: keyword.line, ...(name !== undefined ? { name } : {}) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where `cls` is declared in the compiled text. A minified build has many identical class bodies (every module
+ * `class{}`, every guard `class{canActivate(){return!0}}`): among them, the one bound to the class's own (mangled)
+ * name (`o=class{…}`, `class o{…}`). Two equally likely places are no answer: a wrong name is worse than none.
+ */
+function offsetOf(cls: Function, own: string, compiled: CompiledFile): number | undefined {
+  const { text } = compiled;
+  let found: number[];
+  if (own.length < PREFIX) {
+    found = [];
+    for (let at = text.indexOf(own); at !== -1; at = text.indexOf(own, at + 1)) found.push(at);
+  } else {
+    found = (compiled.classes.get(own.slice(0, PREFIX)) ?? []).filter((at) => text.startsWith(own, at));
+  }
+  if (found.length <= 1) return found[0];
+  const name = cls.name;
+  if (typeof name !== 'string' || name === '' || COMPILED_NAME.test(own)) return undefined;
+  const bound = new RegExp(`(?:^|[^\\w$.])${name.replace(/\$/g, '\\$')}\\s*=\\s*$`);
+  const named = found.filter((at) => bound.test(text.slice(Math.max(0, at - name.length - 8), at)));
+  return named.length === 1 ? named[0] : undefined;
+}
+
+function compiledOf(file: string): CompiledFile | undefined {
+  const known = files.get(file);
+  if (known !== undefined) return known ?? undefined;
+  let compiled: CompiledFile | undefined;
+  try {
+    const text = fs.readFileSync(file, 'utf8');
+    const classes = new Map<string, number[]>();
+    for (const m of text.matchAll(CLASS_KEYWORD)) {
+      const key = text.slice(m.index, m.index + PREFIX);
+      const list = classes.get(key);
+      if (list === undefined) classes.set(key, [m.index]);
+      else list.push(m.index);
+    }
+    compiled = { text, classes };
+  } catch {
+    compiled = undefined;
+  }
+  files.set(file, compiled ?? null);
+  return compiled;
+}
+
+/** The class name declared at `at` in the original text: the map's `sourcesContent`, or the file on disk. */
+function nameInOriginal(at: OriginalPosition, content: string | undefined): string | undefined {
+  let lines = originals.get(at.source);
+  if (lines === undefined) {
+    try {
+      lines = (content ?? fs.readFileSync(at.source, 'utf8')).split('\n');
+    } catch {
+      lines = null;
+    }
+    originals.set(at.source, lines);
+  }
+  const line = lines?.[at.line - 1];
+  if (line === undefined) return undefined;
+  return DECLARATION.exec(line.slice(at.column))?.[1] ?? DECLARATION.exec(line.trimStart())?.[1];
+}
+
+/**
+ * A name a minifier gives (`C3`, `_3`, `e`): one or two characters. Real class names that short are rare enough
+ * that asking the source map about them costs nothing they would miss.
+ */
+export function looksMangled(name: string): boolean {
+  return /^[A-Za-z_$][\w$]?$/.test(name);
+}
+
+/**
+ * The file a bundle runs from, where its classes are when no module exports them: the process's main script.
+ * Undefined when there is none (a REPL, `node -e`).
+ */
+export function mainScript(): string | undefined {
+  const main = process.argv[1];
+  if (main === undefined || main === '' || main.startsWith('-')) return undefined;
+  try {
+    return fs.realpathSync(main);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The name the original source gives a class whose name looks mangled, read through the source map of `file` (or
+ * of the main script, for a bundle); undefined when the name looks fine or no map tells.
+ */
+export function originalClassName(cls: Function, file?: string): string | undefined {
+  if (typeof cls.name !== 'string' || !looksMangled(cls.name)) return undefined;
+  const compiled = file ?? mainScript();
+  return compiled === undefined ? undefined : declaredClass(cls, compiled)?.name;
+}
+
+/** Forgets every file read (tests). */
+export function clearDeclaredClasses(): void {
+  files.clear();
+  originals.clear();
+}
+
+/**
+ * The application's own source root: the folder of its main script as the source declares it (through a bundle's
+ * map: `apps/api/src/main.ts`), one up when that folder is a `src` (`apps/api`). Relative to the working directory
+ * when inside it; undefined without a main script.
+ */
+export function applicationRoot(): string | undefined {
+  const main = mainScript();
+  if (main === undefined) return undefined;
+  let file = main;
+  try {
+    const text = fs.readFileSync(main, 'utf8');
+    // The main script's first mapped line says which original file it is.
+    const map = sourceMapFor(main);
+    const lines = text.split('\n', 50);
+    for (let i = 0; map !== undefined && i < lines.length; i++) {
+      const original = map.originalPositionFor(i + 1, Math.max(0, lines[i].length - 1));
+      if (original !== undefined && path.isAbsolute(original.source)) {
+        file = original.source;
+        break;
+      }
+    }
+  } catch {
+    /* the main script as it is */
+  }
+  const dir = path.dirname(file);
+  return path.basename(dir) === 'src' ? path.dirname(dir) : dir;
+}
+
+/**
+ * The shared library a file (absolute, or relative to the working directory) lies in when it is outside `root`:
+ * its folder up to its own `src` (`libs/shared/src/db.ts` → `libs/shared`), or its folder. Undefined inside root.
+ */
+export function sharedLibraryOf(file: string, root: string): string | undefined {
+  const absolute = path.resolve(file);
+  const inside = path.relative(root, absolute);
+  if (!inside.startsWith('..') && !path.isAbsolute(inside)) return undefined;
+  const parts = absolute.split(path.sep);
+  const src = parts.lastIndexOf('src');
+  const library = src > 0 ? parts.slice(0, src).join(path.sep) : path.dirname(absolute);
+  const relative = path.relative(process.cwd(), library);
+  return (relative.startsWith('..') || path.isAbsolute(relative) ? library : relative || '.').split(path.sep).join('/');
+}

@@ -1,0 +1,75 @@
+/**
+ * The shapes issue #44 measured on real applications (test/fixtures/apps/shapes-app), each beside its control: a
+ * guard, a pipe and an interceptor listed in `providers` and installed through APP_GUARD/APP_PIPE/APP_INTERCEPTOR
+ * too; `useExisting` aliases, one nothing resolves and one injected; two modules of one name. Phase 2 on, the
+ * app driven, then stopped: both reports read.
+ */
+import { LOADING_CASES, getJson, startApp, type RunningApp } from './support/app-process';
+
+describe.each(LOADING_CASES)('real-application shapes (%s)', (loading) => {
+  let app: RunningApp;
+  let report: any;
+  let ghosts: any;
+  let node: (name: string) => any;
+
+  beforeAll(async () => {
+    app = await startApp(loading, { app: 'shapes-app', env: { DIAG_GHOST_TRACKING_ENABLED: 'true' } });
+    report = app.readReport();
+    node = (name) => report.graph.nodes.find((n: any) => n.name === name);
+    for (let i = 0; i < 2; i++) {
+      const res = await getJson(app.port, '/shapes');
+      expect(res.body).toEqual({ text: 'from diag', from: 'noreply@example.test', checkIns: ['api', 'admin'] });
+    }
+    await app.stop();
+    ghosts = app.readReport('diag-ghost-report.json');
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('lists a guard, pipe or interceptor registered as a plain provider besides its APP_* registration', () => {
+    for (const name of ['UserStatusGuard', 'TrimPipe', 'TimingInterceptor']) {
+      expect(node(name)).toMatchObject({ verdict: 'candidate' });
+      expect(report.ghostCandidates.beans).toContain(name);
+    }
+    // The registrations Nest calls stay entry points, and the instances they built were called.
+    expect(node('APP_GUARD(UserStatusGuard)').entryPoints).toContain('global-enhancer:APP_GUARD');
+    expect(node('APP_PIPE(TrimPipe)').entryPoints).toContain('global-enhancer:APP_PIPE');
+    expect(node('RouteGuard').entryPoints).toContain('enhancer');
+    expect(ghosts.touched).toEqual(expect.arrayContaining(['APP_GUARD(UserStatusGuard)', 'RouteGuard']));
+    expect(ghosts.untouched).toEqual(expect.arrayContaining(['UserStatusGuard', 'TrimPipe', 'TimingInterceptor']));
+  });
+
+  it("judges an alias by what resolves its token, never by its target's entry points or calls", () => {
+    // SmsConfig has an onModuleInit and is called on every request; its alias is resolved by nothing.
+    expect(node('SMS_CONFIG_PROVIDER')).toMatchObject({ kind: 'alias', verdict: 'candidate' });
+    expect(report.ghostCandidates.beans).toContain('SMS_CONFIG_PROVIDER');
+    expect(report.ghostCandidates.beans).not.toContain('MAIL_CONFIG_PROVIDER');
+    expect(ghosts.touched).toContain('SmsConfig');
+    expect(ghosts.touched).not.toContain('SMS_CONFIG_PROVIDER');
+    expect(ghosts.untrackable.SMS_CONFIG_PROVIDER).toBe('alias');
+    const verdict = ghosts.verdicts.find((v: any) => v.name === 'SMS_CONFIG_PROVIDER');
+    expect(verdict).toMatchObject({ ghostCandidate: true });
+    expect(verdict.verdict).not.toBe('in-use');
+  });
+
+  it('names an APP_GUARD alias by its target, as docs/reports.md says', () => {
+    expect(node('APP_GUARD(AliasedGuard)')).toMatchObject({ kind: 'alias' });
+    expect(node('APP_GUARD(AliasedGuard)').entryPoints).toContain('global-enhancer:APP_GUARD');
+    expect(report.graph.nodes.map((n: any) => n.name)).not.toContain('APP_GUARD');
+  });
+
+  it('counts as untrackable only the beans a verdict calls untrackable (no module classes)', () => {
+    const untrackableVerdicts = ghosts.verdicts.filter((v: any) => v.verdict === 'untrackable').map((v: any) => v.name);
+    expect(Object.keys(ghosts.untrackable).sort()).toEqual(untrackableVerdicts.sort());
+    expect(ghosts.untrackableCount).toBe(untrackableVerdicts.length);
+    expect(Object.keys(ghosts.untrackable)).not.toContain('ShapesModule');
+  });
+
+  it('says where each of two modules of one name is declared', () => {
+    expect(node('CheckInModule/CheckInModule').moduleSource).toMatch(/check-in-api\/check-in\.module\.js$/);
+    expect(node('CheckInModule/CheckInModule#2').moduleSource).toMatch(/check-in-admin\/check-in\.module\.js$/);
+    expect(node('AdminCheckIn').moduleSource).toMatch(/check-in-admin\/check-in\.module\.js$/);
+    expect(node('ShapesController').moduleSource).toBeUndefined();
+  });
+});
