@@ -5,6 +5,8 @@
  * "never called on any instance, in the time this bean has existed, with this much of it observed".
  */
 
+import type { MethodVerdict } from './member-verdicts';
+
 /** The verdict vocabulary; scripts and dashboards rely on these exact strings. */
 export type Verdict = 'in-use' | 'never-touched' | 'insufficient-evidence' | 'untrackable' | 'retired';
 
@@ -58,6 +60,8 @@ export interface BeanVerdict {
   readonly why: string;
   /** For `insufficient-evidence`: the days and process-hours still missing. */
   readonly needs?: { readonly days: number; readonly processHours: number };
+  /** Method depth: the verdict of each of its methods, most likely dead first (member-verdicts.ts). */
+  readonly methods?: readonly MethodVerdict[];
 }
 
 const DAY_MS = 86_400_000;
