@@ -320,8 +320,8 @@ function forEachWrapper(
  */
 class MethodGate implements Gate {
   declare armed: boolean;
-  /** The method's first call was seen and told. */
-  called = false;
+  /** When the method's first call was seen and told (ms since the epoch); 0 until then. */
+  calledAt = 0;
 
   constructor(
     readonly site: PrototypeSite,
@@ -415,7 +415,7 @@ class PrototypeSite implements Gate {
     if (i < 0) {
       this.gates = [...this.gates, gate];
     } else {
-      gate.called = this.gates[i]!.called;
+      gate.calledAt = this.gates[i]!.calledAt;
       this.gates = this.gates.map((g, j) => (j === i ? gate : g));
     }
     return gate;
@@ -433,6 +433,11 @@ class PrototypeSite implements Gate {
   hold(member: FirstTouch): void {
     if (this.member === undefined) this.member = member;
     else this.more = [...this.more, member];
+  }
+
+  /** Method depth: tells a member that joined late of the methods its class had already had called. */
+  tellCalled(member: FirstTouch): void {
+    for (const gate of this.gates) if (gate.calledAt !== 0) member.methodCalled(gate.key, gate.calledAt);
   }
 
   memberFor(obj: object): FirstTouch | undefined {
@@ -486,7 +491,7 @@ class PrototypeSite implements Gate {
     }
     if (touched === undefined) return;
     const target = touched;
-    const called = this.perMethod ? this.gates.filter((g) => g.called).map((g) => g.key) : undefined;
+    const called = this.perMethod ? this.gates.filter((g) => g.calledAt !== 0).map((g) => g.key) : undefined;
     forEachWrapper(this.proto, (key, desc, wrapper, original) => {
       if (Object.prototype.hasOwnProperty.call(target, key)) return;
       if (called !== undefined && !called.includes(key)) return;
@@ -525,9 +530,8 @@ class PrototypeSite implements Gate {
    * depth; and the method goes back on the prototype as soon as no member is pending.
    */
   enterMethod(receiver: unknown, key: string, gate: MethodGate): void {
-    if (!gate.called) {
-      gate.called = true;
-      const at = Date.now();
+    if (gate.calledAt === 0) {
+      const at = (gate.calledAt = Date.now());
       for (const member of this.members()) member.methodCalled(key, at);
     }
     this.enter(receiver, key);
@@ -544,7 +548,7 @@ class PrototypeSite implements Gate {
     let released = 0;
     for (const gate of this.gates) {
       if (!gate.armed) continue;
-      if (calledOnly && !gate.called) {
+      if (calledOnly && gate.calledAt === 0) {
         armed++;
         continue;
       }
@@ -673,6 +677,7 @@ class FirstTouch implements Gate, FirstTouchHandle {
       site.hold(this);
       this.site = site;
       site.cover(inherited, meta);
+      site.tellCalled(this);
     }
     if (own.length > 0) this.swapped = new Array<unknown>(own.length * 3).fill(undefined);
     for (let i = 0; i < own.length; i++) {
