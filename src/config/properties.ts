@@ -18,6 +18,7 @@ import {
   PATH,
   PORT,
   POSITIVE_INT,
+  oneOf,
   someOf,
   STRING,
 } from '../shared/setting-types';
@@ -50,6 +51,28 @@ const GHOST_SETTINGS = {
       type: LIST,
       defaultValue: (): readonly string[] => [],
       description: 'Bean names never wrapped; reported as `excluded`',
+    }),
+    /**
+     * `diag.ghost-tracking.depth`: `method` (each method of a tracked bean has its own first touch and verdict)
+     * or `bean` (only the bean's first call of any method).
+     */
+    depth: setting({
+      property: 'diag.ghost-tracking.depth',
+      type: oneOf('depth', ['method', 'bean'] as const),
+      defaultValue: (): 'method' | 'bean' => 'method',
+      description:
+        '`method`: each method of a tracked bean has its own first touch and verdict, and endpoints take their handler method\'s; `bean`: only the first call of any method',
+    }),
+    /**
+     * `diag.ghost-tracking.kept`: methods and endpoints rare on purpose, `pattern=reason` (`Bean#method`, a route,
+     * `kind:route`; `*` matches anything): shown with their reason, never a finding.
+     */
+    kept: setting({
+      property: 'diag.ghost-tracking.kept',
+      type: LIST,
+      defaultValue: (): readonly string[] => [],
+      description:
+        'Methods and endpoints rare on purpose, as `pattern=reason` (`Bean#method`, a route such as `GET /webhooks/*`, or `kind:route`; `*` matches anything): shown with their reason, never a finding',
     }),
   },
   /*
