@@ -22,7 +22,7 @@ import type * as LedgerInventoryModule from './ledger/inventory';
 import type * as LedgerIdentityModule from './ledger/identity';
 import type * as KeptModule from './kept';
 import type * as MemberSourceModule from './member-source';
-import type { MemberEvidence } from './ledger/answer';
+import type { MemberCounts, MemberEvidence } from './ledger/answer';
 import type { MethodCalls } from './member-verdicts';
 import type { EndpointRecord } from './analysis/bean-graph';
 import type { LedgerAnswer, LedgerWriter, ServiceIdentity } from './ledger';
@@ -123,6 +123,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number, timeout: () => Error): 
   ]).finally(() => clearTimeout(timer));
 }
 
+/** How old the ledger's answer may be for the metrics' member counts (what the metrics' own reads allow). */
+const METRICS_LEDGER_MAX_AGE_MS = 5 * 60_000;
+
 /** How long a ledger read is reused: the actuator, the page and the metrics may all ask within one scrape. */
 const LEDGER_READ_TTL_MS = 10_000;
 
@@ -154,6 +157,8 @@ export class GhostDetector implements GhostSnapshotSource {
   /** The process was ready and its start-up published: a later analysis adds the section itself. */
   private startupPublished = false;
   private startupTimer: NodeJS.Timeout | undefined;
+  /** This run's member counts for metrics, and when they were computed. */
+  private localMembers: { at: number; counts: MemberCounts | undefined } | undefined;
 
   constructor(
     readonly config: DiagConfig,
@@ -531,6 +536,22 @@ export class GhostDetector implements GhostSnapshotSource {
         keptEndpoint: (e) => parts.keptBy(patterns, e.route, `${e.kind}:${e.route}`),
       },
     };
+  }
+
+  /**
+   * Methods and endpoints per verdict (method depth), for metrics: the ledger's last answer when there is one,
+   * else this run's, computed at most once a minute (a scrape must not judge every method each time).
+   */
+  memberCounts(): MemberCounts | undefined {
+    const latest = this.latest;
+    if (latest === undefined || this.tracker?.depth !== 'method') return undefined;
+    const now = Date.now();
+    const fleet = this.cachedLedgerAnswer(METRICS_LEDGER_MAX_AGE_MS)?.memberCounts;
+    if (fleet !== undefined) return fleet;
+    if (this.localMembers === undefined || now - this.localMembers.at > 60_000) {
+      this.localMembers = { at: now, counts: this.thisRun(latest, now).memberCounts };
+    }
+    return this.localMembers.counts;
   }
 
   /** The ledger writer's state, for metrics; undefined without a ledger. */

@@ -13,7 +13,7 @@ describe('configuration', () => {
 
   it('has the SPEC defaults', () => {
     const c = resolveConfig({}, {});
-    expect(c.ghostTracking).toEqual({ enabled: false, exclude: [] });
+    expect(c.ghostTracking).toEqual({ enabled: false, exclude: [], depth: 'method', kept: [] });
     expect(c.report.dir).toBe(process.cwd());
     expect(c.actuator).toMatchObject({
       include: undefined,
@@ -26,10 +26,10 @@ describe('configuration', () => {
 
   it('lets the environment override options, which override defaults', () => {
     const c = resolveConfig(
-      { ghostTracking: { enabled: true, exclude: ['A'] }, actuator: { port: 9000, include: ['diag'] } },
-      { MANAGEMENT_SERVER_PORT: '0', DIAG_GHOST_TRACKING_EXCLUDE: 'B, C ,' },
+      { ghostTracking: { enabled: true, exclude: ['A'], depth: 'method' }, actuator: { port: 9000, include: ['diag'] } },
+      { MANAGEMENT_SERVER_PORT: '0', DIAG_GHOST_TRACKING_EXCLUDE: 'B, C ,', DIAG_GHOST_TRACKING_DEPTH: 'Bean' },
     );
-    expect(c.ghostTracking).toEqual({ enabled: true, exclude: ['B', 'C'] });
+    expect(c.ghostTracking).toEqual({ enabled: true, exclude: ['B', 'C'], depth: 'bean', kept: [] });
     expect(c.actuator.port).toBe(0);
     expect(c.actuator.include).toEqual(['diag']);
   });
