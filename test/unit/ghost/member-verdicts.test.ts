@@ -203,3 +203,69 @@ describe('method source', () => {
     expect(methodLine(text, 'Orders', 'missing')).toBeUndefined();
   });
 });
+
+describe('the ledger command, below the beans', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { memberFindings, membersText, addMemberResults } = require('../../../src/ghost/cli/members') as typeof import('../../../src/ghost/cli/members');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { toSarif } = require('../../../src/ghost/cli/check') as typeof import('../../../src/ghost/cli/check');
+  const answer = thisProcessLedger(
+    'svc',
+    [{ name: 'OrdersController', ghostCandidate: false, tracked: true }],
+    new Map([['OrdersController', NOW - DAY]]),
+    true,
+    thresholds,
+    NOW,
+    NOW - 30 * DAY,
+    1000,
+    {
+      endpoints: [
+        { kind: 'http', route: 'GET /orders', bean: 'OrdersController', method: 'list' },
+        { kind: 'http', route: 'DELETE /orders/:id', bean: 'OrdersController', method: 'remove' },
+        { kind: 'http', route: 'POST /dr/restore', bean: 'OrdersController', method: 'restore' },
+      ],
+      methodsOf: () =>
+        new Map<string, number | undefined>([
+          ['list', NOW - DAY],
+          ['remove', undefined],
+          ['restore', undefined],
+          ['helper', undefined],
+        ]),
+      lookups: {
+        source: (_bean, method) => ({ file: 'src/orders.controller.ts', line: method.length }),
+        kept: (_bean, method) => (method === 'restore' ? 'disaster recovery' : undefined),
+      },
+    },
+  );
+
+  it('finds each never-touched method and endpoint once, kept ones left out', () => {
+    expect(memberFindings(answer).map((f) => f.key)).toEqual([
+      'http DELETE /orders/:id',
+      'OrdersController#helper',
+      'OrdersController#remove',
+    ]);
+  });
+
+  it('prints never-called endpoints, then never-called methods per bean, kept ones with their reason', () => {
+    const text = membersText(answer);
+    expect(text).toMatch(/never-called endpoints \(1 of 3\)\n {2}http DELETE \/orders\/:id → OrdersController\.remove \(src\/orders\.controller\.ts:6\)/);
+    expect(text).toMatch(/kept: http POST \/dr\/restore: disaster recovery/);
+    expect(text).toMatch(/OrdersController \(in-use\): 2 of 4 methods never called\n {4}helper/);
+  });
+
+  it('gives SARIF one result per finding at its TypeScript line, new unless in the baseline', () => {
+    const sarif = addMemberResults(toSarif('never-touched-bean', [], new Set(), '0.0.0'), memberFindings(answer), new Set(['OrdersController#helper'])) as {
+      runs: Array<{ results: Array<{ ruleId: string; baselineState: string; locations: Array<{ physicalLocation?: { artifactLocation: { uri: string }; region: { startLine: number } } }> }> }>;
+    };
+    const results = sarif.runs[0]!.results;
+    expect(results.map((r) => [r.ruleId, r.baselineState])).toEqual([
+      ['never-touched-endpoint', 'new'],
+      ['never-touched-method', 'unchanged'],
+      ['never-touched-method', 'new'],
+    ]);
+    expect(results[0]!.locations[0]!.physicalLocation).toEqual({
+      artifactLocation: { uri: 'src/orders.controller.ts' },
+      region: { startLine: 6 },
+    });
+  });
+});
