@@ -61,7 +61,7 @@ const GHOST_SETTINGS = {
       type: oneOf('depth', ['method', 'bean'] as const),
       defaultValue: (): 'method' | 'bean' => 'method',
       description:
-        '`method`: each method of a tracked bean has its own first touch and verdict, and endpoints take their handler method\'s; `bean`: only the first call of any method',
+        "`method`: each method of a tracked bean has its own first touch and verdict, and endpoints take their handler method's; `bean`: only the first call of any method",
     }),
     /**
      * `diag.ghost-tracking.kept`: methods and endpoints rare on purpose, `pattern=reason` (`Bean#method`, a route,

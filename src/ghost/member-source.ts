@@ -14,7 +14,10 @@ import type { MemberSource } from './member-verdicts';
 export function methodLine(text: string, className: string | undefined, method: string): number | undefined {
   const lines = text.split('\n');
   const name = method.replace(/[$]/g, '\\$&');
-  const classAt = className === undefined ? -1 : lines.findIndex((l) => new RegExp(`\\bclass\\s+${className.replace(/[$]/g, '\\$&')}\\b`).test(l));
+  const classAt =
+    className === undefined
+      ? -1
+      : lines.findIndex((l) => new RegExp(`\\bclass\\s+${className.replace(/[$]/g, '\\$&')}\\b`).test(l));
   const definition = new RegExp(
     `^\\s*(?:@\\S+\\s+)*(?:(?:public|private|protected|static|override|async|readonly)\\s+)*\\*?\\s*(?:${name}|\\[['"]${name}['"]\\]|['"]${name}['"])\\s*(?:<[^>]*>)?\\(`,
   );

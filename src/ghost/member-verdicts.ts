@@ -52,9 +52,11 @@ export interface MemberLookups {
   readonly keptEndpoint?: (endpoint: EndpointRecord) => string | undefined;
 }
 
-const byVerdictThenName = <T extends { verdict: Verdict }>(key: (t: T) => string) => (a: T, b: T) =>
-  VERDICT_ORDER.indexOf(a.verdict) - VERDICT_ORDER.indexOf(b.verdict) ||
-  (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+const byVerdictThenName =
+  <T extends { verdict: Verdict }>(key: (t: T) => string) =>
+  (a: T, b: T) =>
+    VERDICT_ORDER.indexOf(a.verdict) - VERDICT_ORDER.indexOf(b.verdict) ||
+    (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 
 /**
  * The verdicts of a bean's methods, most likely dead first: the bean's own rules and evidence, with the
@@ -70,7 +72,11 @@ export function methodVerdicts(
   const out: MethodVerdict[] = [];
   for (const [name, calledAt] of calls) {
     const { lastTouched: _bean, ...rest } = bean;
-    const judged = verdictOf({ ...rest, ...(calledAt !== undefined ? { lastTouched: calledAt } : {}) }, thresholds, now);
+    const judged = verdictOf(
+      { ...rest, ...(calledAt !== undefined ? { lastTouched: calledAt } : {}) },
+      thresholds,
+      now,
+    );
     const source = lookups.source?.(bean.name, name);
     const kept = lookups.kept?.(bean.name, name);
     out.push({
@@ -124,7 +130,8 @@ export function endpointVerdicts(
       } else {
         verdict = bean.verdict;
       }
-      const rare = verdict === 'never-touched' || verdict === 'insufficient-evidence' ? rareJob(e, thresholds) : undefined;
+      const rare =
+        verdict === 'never-touched' || verdict === 'insufficient-evidence' ? rareJob(e, thresholds) : undefined;
       if (rare !== undefined) {
         verdict = 'insufficient-evidence';
         why = rare;

@@ -110,7 +110,10 @@ describe.each(LOADING_CASES)('first-touch tracking on the tracking app (%s)', (l
       archive: 'never-touched',
     });
     const archive = bean('AsyncService').methods.find((m: { name: string }) => m.name === 'archive');
-    expect(archive.source).toEqual({ file: expect.stringMatching(/tracking\.module\.(js|ts)$/), line: expect.any(Number) });
+    expect(archive.source).toEqual({
+      file: expect.stringMatching(/tracking\.module\.(js|ts)$/),
+      line: expect.any(Number),
+    });
     // Routes the router captured at bootstrap: called ones are in use, the one nobody calls is not.
     expect(methods('TrackingController')).toEqual({
       exercise: 'in-use',

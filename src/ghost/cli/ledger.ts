@@ -192,7 +192,12 @@ export async function runLedger(
     const fresh = findings.filter((f) => !known.has(f.bean));
     if (o.format === 'json') out(`${JSON.stringify(answer, null, 2)}\n`);
     else if (o.format === 'sarif') {
-      const sarif = toSarif(KIND, findings.filter((f) => !members.has(f.bean)), known, o.version);
+      const sarif = toSarif(
+        KIND,
+        findings.filter((f) => !members.has(f.bean)),
+        known,
+        o.version,
+      );
       out(`${JSON.stringify(addMemberResults(sarif, memberFound, known), null, 2)}\n`);
     } else {
       out(ledgerText(answer, o.all) + membersText(answer));

@@ -56,7 +56,8 @@ export function membersText(answer: LedgerAnswer): string {
   if (endpoints.length > 0) {
     lines.push('', `never-called endpoints (${never.length} of ${endpoints.length})`);
     for (const e of never) lines.push(`  ${e.kind} ${e.route} → ${e.bean}.${e.method}${at(e.source)}`);
-    for (const e of waiting) lines.push(`  not judged yet: ${e.kind} ${e.route}${e.why !== undefined ? `: ${e.why}` : ''}`);
+    for (const e of waiting)
+      lines.push(`  not judged yet: ${e.kind} ${e.route}${e.why !== undefined ? `: ${e.why}` : ''}`);
     for (const e of kept) lines.push(`  kept: ${e.kind} ${e.route}: ${e.kept}`);
   }
   const beans = answer.beans.filter((b) => (b.methods ?? []).some((m) => m.verdict === 'never-touched' || m.kept));
@@ -88,7 +89,11 @@ const MEMBER_RULES = {
  * Adds the members' rules and one result per finding to a SARIF log made by `toSarif` (its first run), each at
  * its file and line so that code scanning annotates the method.
  */
-export function addMemberResults(sarif: object, findings: readonly MemberFinding[], known: ReadonlySet<string>): object {
+export function addMemberResults(
+  sarif: object,
+  findings: readonly MemberFinding[],
+  known: ReadonlySet<string>,
+): object {
   const run = (sarif as { runs: Array<{ tool: { driver: { rules: object[] } }; results: object[] }> }).runs[0]!;
   const first = run.tool.driver.rules.length;
   const ids = Object.keys(MEMBER_RULES) as Array<keyof typeof MEMBER_RULES>;

@@ -197,8 +197,10 @@ function judgedMethods(
 
 /** Methods and endpoints per verdict; a kept one counts under `kept` only, never as a finding. */
 function memberCounts(beans: readonly LedgerBean[], endpoints: readonly EndpointVerdict[]): MemberCounts {
-  const zero = () =>
-    ({ ...(Object.fromEntries(VERDICT_ORDER.map((v) => [v, 0])) as Record<Verdict, number>), kept: 0 });
+  const zero = () => ({
+    ...(Object.fromEntries(VERDICT_ORDER.map((v) => [v, 0])) as Record<Verdict, number>),
+    kept: 0,
+  });
   const methods = zero();
   for (const bean of beans)
     for (const m of bean.methods ?? []) {

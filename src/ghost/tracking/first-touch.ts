@@ -779,7 +779,6 @@ class FirstTouch implements Gate, FirstTouchHandle {
   }
 }
 
-
 const NONE: unknown[] = [];
 const NO_MEMBERS: readonly FirstTouch[] = [];
 const NO_KEYS: readonly string[] = [];
@@ -807,7 +806,15 @@ export function installFirstTouch(target: object, options: FirstTouchOptions, co
   const inherited = inheritedMethods(target, options);
   const methods = own.length + inherited.length;
   if (methods === 0)
-    return { methods: 0, pending: false, onPrototype: false, context, end: () => undefined, methodNames: () => NO_KEYS, classPrototype: () => undefined };
+    return {
+      methods: 0,
+      pending: false,
+      onPrototype: false,
+      context,
+      end: () => undefined,
+      methodNames: () => NO_KEYS,
+      classPrototype: () => undefined,
+    };
   if (inherited.length > 0 && refusesWrappers(getPrototypeOf(target)!, inherited)) throw new LockedPrototypeError();
 
   const state = new FirstTouch(target, methods, options, context);

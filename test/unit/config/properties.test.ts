@@ -26,7 +26,10 @@ describe('configuration', () => {
 
   it('lets the environment override options, which override defaults', () => {
     const c = resolveConfig(
-      { ghostTracking: { enabled: true, exclude: ['A'], depth: 'method' }, actuator: { port: 9000, include: ['diag'] } },
+      {
+        ghostTracking: { enabled: true, exclude: ['A'], depth: 'method' },
+        actuator: { port: 9000, include: ['diag'] },
+      },
       { MANAGEMENT_SERVER_PORT: '0', DIAG_GHOST_TRACKING_EXCLUDE: 'B, C ,', DIAG_GHOST_TRACKING_DEPTH: 'Bean' },
     );
     expect(c.ghostTracking).toEqual({ enabled: true, exclude: ['B', 'C'], depth: 'bean', kept: [] });

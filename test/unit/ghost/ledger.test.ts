@@ -285,10 +285,16 @@ describe('the member metrics', () => {
       metrics.install(provider.getMeter('test'));
       const data = await collect(reader);
       const points = metric(data, METRICS.ghostMembers.name).dataPoints.map(
-        (p) => `${String(p.attributes[ATTRIBUTES.ghostMemberKind])} ${String(p.attributes[ATTRIBUTES.ghostVerdict])} ${p.value}`,
+        (p) =>
+          `${String(p.attributes[ATTRIBUTES.ghostMemberKind])} ${String(p.attributes[ATTRIBUTES.ghostVerdict])} ${String(p.value)}`,
       );
       expect(points).toEqual(
-        expect.arrayContaining(['method in-use 7', 'method never-touched 3', 'method kept 1', 'endpoint never-touched 2']),
+        expect.arrayContaining([
+          'method in-use 7',
+          'method never-touched 3',
+          'method kept 1',
+          'endpoint never-touched 2',
+        ]),
       );
     } finally {
       metrics.uninstall();

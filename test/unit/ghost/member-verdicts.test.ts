@@ -1,5 +1,7 @@
 import type { EndpointRecord } from '../../../src/ghost/analysis/bean-graph';
 import { Kept, keptBy, keptPatterns, keptReason } from '../../../src/ghost/kept';
+import { addMemberResults, memberFindings, membersText } from '../../../src/ghost/cli/members';
+import { toSarif } from '../../../src/ghost/cli/check';
 import { thisProcessLedger } from '../../../src/ghost/ledger/answer';
 import { methodLine } from '../../../src/ghost/member-source';
 import { cronPeriodMs, endpointVerdicts, methodVerdicts } from '../../../src/ghost/member-verdicts';
@@ -105,7 +107,10 @@ describe('endpoint verdicts', () => {
     });
     // Fires every minute: its silence over weeks is a verdict.
     expect(byRoute.heartbeat!.verdict).toBe('never-touched');
-    expect(byRoute['POST /webhooks/partner']).toMatchObject({ verdict: 'never-touched', kept: 'partner calls quarterly' });
+    expect(byRoute['POST /webhooks/partner']).toMatchObject({
+      verdict: 'never-touched',
+      kept: 'partner calls quarterly',
+    });
   });
 
   it('count methods and endpoints per verdict, kept ones apart', () => {
@@ -137,8 +142,20 @@ describe('endpoint verdicts', () => {
     expect(cronPeriodMs('0 3 * * 1')).toBe(7 * DAY);
     expect(cronPeriodMs('*/5 * * * *')).toBe(3_600_000);
     expect(cronPeriodMs('not a cron')).toBeUndefined();
-    const endpoint: EndpointRecord = { kind: 'cron', route: 'r', bean: 'B', method: 'm', schedule: { cron: '0 3 * * 1' } };
-    expect(endpointVerdicts([endpoint], [{ name: 'B', verdict: 'in-use', methods: [{ name: 'm', verdict: 'never-touched' }] }], thresholds)[0]!.verdict).toBe('never-touched');
+    const endpoint: EndpointRecord = {
+      kind: 'cron',
+      route: 'r',
+      bean: 'B',
+      method: 'm',
+      schedule: { cron: '0 3 * * 1' },
+    };
+    expect(
+      endpointVerdicts(
+        [endpoint],
+        [{ name: 'B', verdict: 'in-use', methods: [{ name: 'm', verdict: 'never-touched' }] }],
+        thresholds,
+      )[0]!.verdict,
+    ).toBe('never-touched');
   });
 });
 
@@ -153,7 +170,11 @@ describe('kept on purpose', () => {
       }
     }
     const sync = Partner.prototype.sync;
-    Kept('quarterly partner call')(Partner.prototype, 'sync', Object.getOwnPropertyDescriptor(Partner.prototype, 'sync')!);
+    Kept('quarterly partner call')(
+      Partner.prototype,
+      'sync',
+      Object.getOwnPropertyDescriptor(Partner.prototype, 'sync')!,
+    );
     expect(Partner.prototype.sync).toBe(sync);
     expect(keptReason(Partner.prototype, 'sync')).toBe('quarterly partner call');
     expect(keptReason(Partner.prototype, 'other')).toBeUndefined();
@@ -205,10 +226,6 @@ describe('method source', () => {
 });
 
 describe('the ledger command, below the beans', () => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { memberFindings, membersText, addMemberResults } = require('../../../src/ghost/cli/members') as typeof import('../../../src/ghost/cli/members');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { toSarif } = require('../../../src/ghost/cli/check') as typeof import('../../../src/ghost/cli/check');
   const answer = thisProcessLedger(
     'svc',
     [{ name: 'OrdersController', ghostCandidate: false, tracked: true }],
@@ -248,14 +265,26 @@ describe('the ledger command, below the beans', () => {
 
   it('prints never-called endpoints, then never-called methods per bean, kept ones with their reason', () => {
     const text = membersText(answer);
-    expect(text).toMatch(/never-called endpoints \(1 of 3\)\n {2}http DELETE \/orders\/:id → OrdersController\.remove \(src\/orders\.controller\.ts:6\)/);
+    expect(text).toMatch(
+      /never-called endpoints \(1 of 3\)\n {2}http DELETE \/orders\/:id → OrdersController\.remove \(src\/orders\.controller\.ts:6\)/,
+    );
     expect(text).toMatch(/kept: http POST \/dr\/restore: disaster recovery/);
     expect(text).toMatch(/OrdersController \(in-use\): 2 of 4 methods never called\n {4}helper/);
   });
 
   it('gives SARIF one result per finding at its TypeScript line, new unless in the baseline', () => {
-    const sarif = addMemberResults(toSarif('never-touched-bean', [], new Set(), '0.0.0'), memberFindings(answer), new Set(['OrdersController#helper'])) as {
-      runs: Array<{ results: Array<{ ruleId: string; baselineState: string; locations: Array<{ physicalLocation?: { artifactLocation: { uri: string }; region: { startLine: number } } }> }> }>;
+    const sarif = addMemberResults(
+      toSarif('never-touched-bean', [], new Set(), '0.0.0'),
+      memberFindings(answer),
+      new Set(['OrdersController#helper']),
+    ) as {
+      runs: Array<{
+        results: Array<{
+          ruleId: string;
+          baselineState: string;
+          locations: Array<{ physicalLocation?: { artifactLocation: { uri: string }; region: { startLine: number } } }>;
+        }>;
+      }>;
     };
     const results = sarif.runs[0]!.results;
     expect(results.map((r) => [r.ruleId, r.baselineState])).toEqual([
