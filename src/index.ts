@@ -36,6 +36,9 @@ export type { BeanVerdict, Verdict } from './ghost/verdicts';
 export type { LedgerAnswer, LedgerBean, LedgerProvenance, LedgerVersion } from './ghost/ledger/answer';
 // Several processes' ghost reports combined (docs/tracking.md, "State across processes").
 export { mergeGhostReports } from './ghost/tracking/tracker';
+export { Kept } from './ghost/kept';
+export type { EndpointVerdict, MemberSource, MethodVerdict } from './ghost/member-verdicts';
+export type { EndpointRecord } from './ghost/analysis/bean-graph';
 export type { ActuatorHandle } from './actuator';
 
 // The package's own load ends here: a step of its own on the start-up timeline.

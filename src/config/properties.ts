@@ -20,6 +20,7 @@ import {
   PORT,
   POSITIVE_INT,
   SECOND_OR_MORE_MS,
+  oneOf,
   someOf,
   STRING,
 } from '../shared/setting-types';
@@ -65,6 +66,28 @@ const GHOST_SETTINGS = {
       defaultValue: () => 86_400_000,
       description:
         'How finely last use is known: once per period the wrappers of touched beans are put back, so a use in each period says "still used" (one day by default; one second at least)',
+    }),
+    /**
+     * `diag.ghost-tracking.depth`: `method` (each method of a tracked bean has its own first touch and verdict)
+     * or `bean` (only the bean's first call of any method).
+     */
+    depth: setting({
+      property: 'diag.ghost-tracking.depth',
+      type: oneOf('depth', ['method', 'bean'] as const),
+      defaultValue: (): 'method' | 'bean' => 'method',
+      description:
+        "`method`: each method of a tracked bean has its own first touch and verdict, and endpoints take their handler method's; `bean`: only the first call of any method",
+    }),
+    /**
+     * `diag.ghost-tracking.kept`: methods and endpoints rare on purpose, `pattern=reason` (`Bean#method`, a route,
+     * `kind:route`; `*` matches anything): shown with their reason, never a finding.
+     */
+    kept: setting({
+      property: 'diag.ghost-tracking.kept',
+      type: LIST,
+      defaultValue: (): readonly string[] => [],
+      description:
+        'Methods and endpoints rare on purpose, as `pattern=reason` (`Bean#method`, a route such as `GET /webhooks/*`, or `kind:route`; `*` matches anything): shown with their reason, never a finding',
     }),
   },
   /*

@@ -20,6 +20,11 @@ import type * as LedgerModule from './ledger';
 import type * as LedgerAnswerModule from './ledger/answer';
 import type * as LedgerInventoryModule from './ledger/inventory';
 import type * as LedgerIdentityModule from './ledger/identity';
+import type * as KeptModule from './kept';
+import type * as MemberSourceModule from './member-source';
+import type { MemberCounts, MemberEvidence } from './ledger/answer';
+import type { MethodCalls } from './member-verdicts';
+import type { EndpointRecord } from './analysis/bean-graph';
 import type { LedgerAnswer, LedgerWriter, ServiceIdentity } from './ledger';
 import type { LedgerWriterStatus } from './ledger/writer';
 import type { EvidenceThresholds } from './verdicts';
@@ -27,6 +32,15 @@ import type * as RedisModule from '../shared/redis';
 import type * as BootReportModule from './reports/boot-report';
 import type { BootProfile } from './reports/boot-report';
 import { STEP_KIND, stepEnded, stepStarted } from '../shared/boot-clock';
+
+/**
+ * The entry points of a start-up report: its `endpoints` (the inventory the NestJS adapter adds, issue #43), read
+ * structurally so that a report without them (another container, an older build) has none.
+ */
+export function reportEndpoints(report: DiagReport): readonly EndpointRecord[] | undefined {
+  const endpoints = (report as { endpoints?: unknown }).endpoints;
+  return Array.isArray(endpoints) ? (endpoints as EndpointRecord[]) : undefined;
+}
 
 /** `create()`'s value, computed at the first call. */
 export function once<T>(create: () => T): () => T {
@@ -52,6 +66,8 @@ const verdictParts = once(() => ({
   ...(require('./ledger/answer') as typeof LedgerAnswerModule),
   ...(require('./ledger/inventory') as typeof LedgerInventoryModule),
   ...(require('./ledger/identity') as typeof LedgerIdentityModule),
+  ...(require('./kept') as typeof KeptModule),
+  ...(require('./member-source') as typeof MemberSourceModule),
 }));
 const bootReport = once(() => require('./reports/boot-report') as typeof BootReportModule);
 /* eslint-enable @typescript-eslint/no-require-imports */
@@ -109,6 +125,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number, timeout: () => Error): 
   ]).finally(() => clearTimeout(timer));
 }
 
+/** How old the ledger's answer may be for the metrics' member counts (what the metrics' own reads allow). */
+const METRICS_LEDGER_MAX_AGE_MS = 5 * 60_000;
+
 /** How long a ledger read is reused: the actuator, the page and the metrics may all ask within one scrape. */
 const LEDGER_READ_TTL_MS = 10_000;
 
@@ -142,6 +161,8 @@ export class GhostDetector implements GhostSnapshotSource {
   /** The process was ready and its start-up published: a later analysis adds the section itself. */
   private startupPublished = false;
   private startupTimer: NodeJS.Timeout | undefined;
+  /** This run's member counts for metrics, and when they were computed. */
+  private localMembers: { at: number; counts: MemberCounts | undefined } | undefined;
 
   constructor(
     readonly config: DiagConfig,
@@ -150,6 +171,7 @@ export class GhostDetector implements GhostSnapshotSource {
     this.tracker = config.ghostTracking.enabled
       ? new GhostTracker({
           exclude: config.ghostTracking.exclude,
+          depth: config.ghostTracking.depth,
           rearmEveryMs: config.ghostTracking.lastUseResolutionMs,
         })
       : undefined;
@@ -514,7 +536,58 @@ export class GhostDetector implements GhostSnapshotSource {
       Math.round(performance.timeOrigin),
       process.uptime() / 3600,
       this.ledgerAddress(),
+      this.memberEvidence(report),
     );
+  }
+
+  /**
+   * What the verdicts below the beans need (method depth): each bean's methods (from `methods`, a merged ghost
+   * report's, else the live tracker's), the inventory's endpoints, and where each method is and whether it is kept.
+   */
+  private memberEvidence(
+    report: DiagReport,
+    methods?: GhostReport['methods'],
+  ): MemberEvidence & { methodsOf?: (name: string) => MethodCalls | undefined } {
+    const tracker = this.tracker;
+    if (tracker === undefined || tracker.depth !== 'method') return {};
+    const parts = verdictParts();
+    const patterns = parts.keptPatterns(this.config.ghostTracking.kept);
+    const nodes = new Map(report.graph.nodes.map((n) => [n.name, n]));
+    const find = parts.memberSourceFinder();
+    const endpoints = reportEndpoints(report);
+    return {
+      methodsOf: (name) => {
+        const merged = methods?.[name];
+        if (merged === undefined) return tracker.methodsOf(name);
+        return new Map(Object.entries(merged).map(([k, at]) => [k, at === null ? undefined : Date.parse(at)]));
+      },
+      ...(endpoints !== undefined ? { endpoints } : {}),
+      lookups: {
+        source: (bean, method) => {
+          const node = nodes.get(bean);
+          return node === undefined ? undefined : find(node.source, node.className ?? node.token, method);
+        },
+        kept: (bean, method) =>
+          parts.keptReason(tracker.prototypeOf(bean), method) ?? parts.keptBy(patterns, `${bean}#${method}`),
+        keptEndpoint: (e) => parts.keptBy(patterns, e.route, `${e.kind}:${e.route}`),
+      },
+    };
+  }
+
+  /**
+   * Methods and endpoints per verdict (method depth), for metrics: the ledger's last answer when there is one,
+   * else this run's, computed at most once a minute (a scrape must not judge every method each time).
+   */
+  memberCounts(): MemberCounts | undefined {
+    const latest = this.latest;
+    if (latest === undefined || this.tracker?.depth !== 'method') return undefined;
+    const now = Date.now();
+    const fleet = this.cachedLedgerAnswer(METRICS_LEDGER_MAX_AGE_MS)?.memberCounts;
+    if (fleet !== undefined) return fleet;
+    if (this.localMembers === undefined || now - this.localMembers.at > 60_000) {
+      this.localMembers = { at: now, counts: this.thisRun(latest, now).memberCounts };
+    }
+    return this.localMembers.counts;
   }
 
   /** The ledger writer's state, for metrics; undefined without a ledger. */
@@ -587,10 +660,12 @@ export class GhostDetector implements GhostSnapshotSource {
         Date.now(),
         performance.timeOrigin,
         process.uptime() / 3600,
+        this.ledgerAddress(),
+        this.memberEvidence(latest, report.methods),
       );
       // The ghost report keeps the verdict's own fields; the evidence lives in the ledger's answer.
       const verdicts = local.beans.map(({ firstSeen: _f, processHours: _h, className: _c, ...verdict }) => verdict);
-      return { ...report, verdicts };
+      return { ...report, verdicts, ...(local.endpoints !== undefined ? { endpoints: [...local.endpoints] } : {}) };
     } catch (err) {
       safeLog('debug', `verdicts not computed: ${(err as Error)?.message ?? String(err)}`);
       return report;

@@ -5,6 +5,8 @@
  * "never called on any instance, in the time this bean has existed, with this much of it observed".
  */
 
+import type { MethodVerdict } from './member-verdicts';
+
 /** The verdict vocabulary; scripts and dashboards rely on these exact strings. */
 export type Verdict = 'in-use' | 'dormant' | 'never-touched' | 'insufficient-evidence' | 'untrackable' | 'retired';
 
@@ -100,6 +102,8 @@ export interface BeanVerdict {
   readonly evidence: string;
   /** For `insufficient-evidence`: the days, process-hours and tracked share still missing. */
   readonly needs?: { readonly days: number; readonly processHours: number; readonly trackedShare?: number };
+  /** Method depth: the verdict of each of its methods, most likely dead first (member-verdicts.ts). */
+  readonly methods?: readonly MethodVerdict[];
 }
 
 const DAY_MS = 86_400_000;

@@ -36,7 +36,8 @@ export class DiagTelemetry {
       const answer = detector.cachedLedgerAnswer(METRICS_LEDGER_READ_MS);
       return { status, ...(answer ? { answer } : {}) };
     };
-    this.metrics = new DiagMetrics({ report, ghosts, sketches, ledger });
+    const members = () => detector.memberCounts();
+    this.metrics = new DiagMetrics({ report, ghosts, sketches, ledger, members });
     this.spans = new StartupSpans({ tracer, beanSpans: detector.config.telemetry.beanSpans, ghosts, report });
     detector.addListener({
       containerReady: (r) => this.spans.reportReady(r),

@@ -9,7 +9,7 @@ import type {
 import type { DiagReport } from '../ghost/reports/diag-report';
 import type { GhostReport } from '../ghost/tracking/types';
 import type { SketchRegistryView } from '../sketch/types';
-import type { LedgerAnswer } from '../ghost/ledger/answer';
+import type { LedgerAnswer, MemberCounts } from '../ghost/ledger/answer';
 import type { LedgerWriterStatus } from '../ghost/ledger/writer';
 import { safeLog } from '../shared/logger';
 import { beanIndex } from './bean-index';
@@ -25,6 +25,8 @@ export interface MetricSources {
   sketches(): SketchRegistryView | undefined;
   /** The ghost ledger, when one is configured: this process's writer and the fleet's last answer read. */
   ledger?(): { readonly status: LedgerWriterStatus; readonly answer?: LedgerAnswer } | undefined;
+  /** Method depth: methods and endpoints per verdict (the ledger's answer, else this run's). */
+  members?(): MemberCounts | undefined;
 }
 
 interface Instruments {
@@ -45,6 +47,7 @@ interface Instruments {
   readonly fleetLive: Observable;
   readonly fleetFailures: Observable;
   readonly fleetLastWrite: Observable;
+  readonly members: Observable;
 }
 
 type Spec = (typeof METRICS)[keyof typeof METRICS];
@@ -104,6 +107,7 @@ export class DiagMetrics {
           METRICS.ghostFleetLastWriteAge.name,
           options(METRICS.ghostFleetLastWriteAge),
         ),
+        members: meter.createObservableGauge(METRICS.ghostMembers.name, options(METRICS.ghostMembers)),
       };
       const callback: BatchObservableCallback = (result) => this.observe(result, instruments);
       const observables = Object.values(instruments);
@@ -133,6 +137,20 @@ export class DiagMetrics {
     this.guard('ghost', () => this.observeGhosts(result, m));
     this.guard('sketch', () => this.observeSketches(result, m));
     this.guard('ledger', () => this.observeLedger(result, m));
+    this.guard('members', () => this.observeMembers(result, m));
+  }
+
+  private observeMembers(result: BatchObservableResult, m: Instruments): void {
+    const counts = this.sources.members?.();
+    if (!counts) return;
+    for (const [kind, byVerdict] of [
+      ['method', counts.methods],
+      ['endpoint', counts.endpoints],
+    ] as const) {
+      for (const [verdict, n] of Object.entries(byVerdict)) {
+        result.observe(m.members, n, { [ATTRIBUTES.ghostMemberKind]: kind, [ATTRIBUTES.ghostVerdict]: verdict });
+      }
+    }
   }
 
   private observeLedger(result: BatchObservableResult, m: Instruments): void {

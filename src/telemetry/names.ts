@@ -71,6 +71,16 @@ export const METRICS = {
     unit: '{bean}',
     description: 'Beans of the service per verdict (diag.ghost.verdict), from the ghost ledger every replica writes',
   },
+  /**
+   * Method depth: methods and endpoints per kind (`diag.ghost.member.kind`) and verdict (`diag.ghost.verdict`,
+   * or `kept` for those rare on purpose), from the ghost ledger's answer when there is one, else this run's.
+   */
+  ghostMembers: {
+    name: 'diag.ghost.members',
+    unit: '{member}',
+    description:
+      'Methods and endpoints per kind (diag.ghost.member.kind) and verdict (diag.ghost.verdict, or kept), from the ledger when there is one, else this run',
+  },
   /** Ghost ledger: processes of the service whose heartbeat is recent, as the ledger answers. */
   ghostFleetLiveProcesses: {
     name: 'diag.ghost.fleet.processes.live',
@@ -146,6 +156,8 @@ export const ATTRIBUTES = {
   beanScope: 'diag.bean.scope',
   /** On diag.ghost.fleet.beans: `in-use`, `never-touched`, `insufficient-evidence`, `untrackable`, `retired`. */
   ghostVerdict: 'diag.ghost.verdict',
+  /** On diag.ghost.members: `method` or `endpoint`. */
+  ghostMemberKind: 'diag.ghost.member.kind',
   sketchId: 'diag.sketch.id',
   /** On sync durations: whether the round was answered. */
   sketchSyncOutcome: 'diag.sketch.sync.outcome',

@@ -9,6 +9,10 @@ import { LOADING_CASES, getJson, startApp, tempDir, waitFor, type RunningApp } f
 const TRACKING_ENV = {
   DIAG_GHOST_TRACKING_ENABLED: 'true',
   DIAG_GHOST_TRACKING_EXCLUDE: 'ExcludedService',
+  // One run is enough evidence here, so that a never-called method reads never-touched.
+  DIAG_GHOST_TRACKING_LEDGER_MIN_DAYS: '0',
+  DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS: '0',
+  DIAG_GHOST_TRACKING_KEPT: 'TrackingController#quarterly=partner quarterly sync',
 };
 
 describe.each(LOADING_CASES)('first-touch tracking on the tracking app (%s)', (loading) => {
@@ -97,6 +101,41 @@ describe.each(LOADING_CASES)('first-touch tracking on the tracking app (%s)', (l
 
   it('leaves beans untouched when only a getter or a lifecycle hook ran, or nothing at all', () => {
     expect(report.untouched).toEqual(expect.arrayContaining(['GetterOnlyService', 'LifecycleOnly', 'LegacyService']));
+  });
+
+  it('gives each method of a tracked bean its own verdict: dead methods of live beans, never-called routes, kept ones', () => {
+    const bean = (name: string) => report.verdicts.find((v: { name: string }) => v.name === name);
+    const methods = (name: string) =>
+      Object.fromEntries(bean(name).methods.map((m: { name: string; verdict: string }) => [m.name, m.verdict]));
+    expect(bean('AsyncService').verdict).toBe('in-use');
+    expect(methods('AsyncService')).toEqual({
+      load: 'in-use',
+      range: 'in-use',
+      stream: 'in-use',
+      archive: 'never-touched',
+    });
+    const archive = bean('AsyncService').methods.find((m: { name: string }) => m.name === 'archive');
+    expect(archive.source).toEqual({
+      file: expect.stringMatching(/tracking\.module\.(js|ts)$/),
+      line: expect.any(Number),
+    });
+    // Routes the router captured at bootstrap: called ones are in use, the one nobody calls is not.
+    expect(methods('TrackingController')).toEqual({
+      exercise: 'in-use',
+      beats: 'in-use',
+      identity: 'in-use',
+      neverCalled: 'never-touched',
+      quarterly: 'never-touched',
+    });
+    const quarterly = bean('TrackingController').methods.find((m: { name: string }) => m.name === 'quarterly');
+    expect(quarterly.kept).toBe('partner quarterly sync');
+    // Inherited methods are the bean's; lifecycle hooks are not methods.
+    expect(methods('InheritedGreeter')).toEqual({ greet: 'in-use' });
+    expect(methods('LifecycleOnly')).toEqual({ status: 'never-touched' });
+    // @Interval and @OnEvent callbacks, captured at bootstrap, reach their methods.
+    expect(methods('HeartbeatJob')).toMatchObject({ beat: 'in-use' });
+    expect(methods('AuditListener')).toMatchObject({ onOrder: 'in-use' });
+    expect(report.methods.AsyncService.archive).toBeNull();
   });
 
   it('reports every skip reason instead of hiding the bean', () => {

@@ -11,8 +11,15 @@ import * as sketch from '../../src/sketch';
 const names = (entry: object): string[] => Object.keys(entry).sort();
 
 describe('entry points', () => {
-  it("diag-instrumentation exports the instrumentation, the lazy containers' ready signal, the logger hook, the errors' base and the report merge", () => {
-    expect(names(main)).toEqual(['DiagError', 'DiagInstrumentation', 'diagReady', 'mergeGhostReports', 'setLogger']);
+  it("diag-instrumentation exports the instrumentation, the lazy containers' ready signal, the logger hook, the errors' base, the report merge and the kept mark", () => {
+    expect(names(main)).toEqual([
+      'DiagError',
+      'DiagInstrumentation',
+      'Kept',
+      'diagReady',
+      'mergeGhostReports',
+      'setLogger',
+    ]);
   });
 
   it('diag-instrumentation/sketch exports the sketches, the registry, the stores, the decorators and the loader', () => {

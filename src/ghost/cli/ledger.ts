@@ -4,6 +4,7 @@ import { ledgerIdentity } from '../ledger';
 import type { LedgerAnswer, LedgerBean } from '../ledger/answer';
 import { span, hoursText, VERDICT_ORDER, type EvidenceThresholds, type Verdict } from '../verdicts';
 import { jointText, jointView } from '../ledger/joint';
+import { addMemberResults, memberFindings, membersText } from './members';
 import {
   CheckInputError,
   count,
@@ -239,6 +240,10 @@ export async function runLedger(
         ...(b.className !== undefined ? { className: b.className } : {}),
         ...(b.source !== undefined ? { source: b.source } : {}),
       }));
+    // Never-touched methods and endpoints gate beside the beans, under their own keys (`Bean#method`, `http GET /x`).
+    const memberFound = memberFindings(answer);
+    const members = new Set(memberFound.map((f) => f.key));
+    for (const f of memberFound) findings.push({ bean: f.key });
     if (o.updateBaseline) {
       if (o.baseline === undefined) {
         throw new CheckInputError(
@@ -252,9 +257,16 @@ export async function runLedger(
     const known = readBaseline(o.baseline, KIND);
     const fresh = findings.filter((f) => !known.has(f.bean));
     if (o.format === 'json') out(`${JSON.stringify(answer, null, 2)}\n`);
-    else if (o.format === 'sarif') out(`${JSON.stringify(toSarif(KIND, findings, known, o.version), null, 2)}\n`);
-    else {
-      out(ledgerText(answer, o.all));
+    else if (o.format === 'sarif') {
+      const sarif = toSarif(
+        KIND,
+        findings.filter((f) => !members.has(f.bean)),
+        known,
+        o.version,
+      );
+      out(`${JSON.stringify(addMemberResults(sarif, memberFound, known), null, 2)}\n`);
+    } else {
+      out(ledgerText(answer, o.all) + membersText(answer));
       if (fresh.length > 0) {
         // The same judgement, accepted: the thresholds given are repeated, or the baseline would hold other beans.
         const accept = [

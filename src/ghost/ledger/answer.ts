@@ -1,4 +1,13 @@
 import type { InventoryBean } from './inventory';
+import type { EndpointRecord } from '../analysis/bean-graph';
+import {
+  endpointVerdicts,
+  methodVerdicts,
+  type EndpointVerdict,
+  type MemberLookups,
+  type MethodCalls,
+  type MethodVerdict,
+} from '../member-verdicts';
 import {
   fullThresholds,
   VERDICT_ORDER,
@@ -90,6 +99,25 @@ export interface LedgerAnswer {
   /** How many beans have each verdict. */
   readonly counts: Readonly<Record<Verdict, number>>;
   readonly beans: readonly LedgerBean[];
+  /**
+   * The entry points the framework calls, each with its handler method's verdict, most likely dead first
+   * (method depth, once the inventory has them).
+   */
+  readonly endpoints?: readonly EndpointVerdict[];
+  /** How many methods and endpoints have each verdict (kept ones counted apart, under `kept`). */
+  readonly memberCounts?: MemberCounts;
+}
+
+/** Counts per kind of member: methods and endpoints, by verdict, and how many are kept on purpose. */
+export interface MemberCounts {
+  readonly methods: Readonly<Record<Verdict, number>> & { readonly kept: number };
+  readonly endpoints: Readonly<Record<Verdict, number>> & { readonly kept: number };
+}
+
+/** What is known below the beans: each bean's methods, the endpoints, and the lookups that annotate them. */
+export interface MemberEvidence {
+  readonly endpoints?: readonly EndpointRecord[];
+  readonly lookups?: MemberLookups;
 }
 
 /**
@@ -130,6 +158,8 @@ export interface LedgerEvidence extends BeanEvidence {
   readonly className?: string;
   readonly touchedIn?: readonly string[];
   readonly lastTouchedBy?: { readonly processStartedAt: number; readonly version: string };
+  /** Method depth: its methods, each to its first call (ms) or undefined. */
+  readonly methods?: MethodCalls;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -141,6 +171,7 @@ export function ledgerAnswer(
   thresholds: JudgedThresholds,
   provenance: LedgerProvenance,
   now: number,
+  members: MemberEvidence = {},
 ): LedgerAnswer {
   const byName = new Map(evidence.map((e) => [e.name, e]));
   const counts = Object.fromEntries(VERDICT_ORDER.map((v) => [v, 0])) as Record<Verdict, number>;
@@ -157,8 +188,11 @@ export function ledgerAnswer(
         : judged;
     counts[v.verdict]++;
     const e = byName.get(v.name)!;
+    const methods =
+      e.methods === undefined ? undefined : judgedMethods(e, thresholds, now, lost, members.lookups ?? {});
     return {
       ...v,
+      ...(methods !== undefined ? { methods } : {}),
       ...(e.className !== undefined && e.className !== v.name ? { className: e.className } : {}),
       firstSeen: iso(e.firstSeen),
       processHours: Math.round(e.processHours * 1000) / 1000,
@@ -176,7 +210,55 @@ export function ledgerAnswer(
         : {}),
     };
   });
-  return { service, generatedAt: iso(now), thresholds, provenance, counts, beans };
+  const endpoints =
+    members.endpoints !== undefined
+      ? endpointVerdicts(members.endpoints, beans, thresholds, members.lookups ?? {})
+      : undefined;
+  const withMembers = beans.some((b) => b.methods !== undefined) || endpoints !== undefined;
+  return {
+    service,
+    generatedAt: iso(now),
+    thresholds,
+    provenance,
+    counts,
+    beans,
+    ...(endpoints !== undefined ? { endpoints } : {}),
+    ...(withMembers ? { memberCounts: memberCounts(beans, endpoints ?? []) } : {}),
+  };
+}
+
+/** A bean's methods judged; a lost touch record forbids `never-touched` for them as for beans. */
+function judgedMethods(
+  e: LedgerEvidence,
+  thresholds: EvidenceThresholds,
+  now: number,
+  lost: number,
+  lookups: MemberLookups,
+): MethodVerdict[] {
+  const judged = methodVerdicts(e, e.methods!, thresholds, now, lookups);
+  return lost === 0
+    ? judged
+    : judged.map((m) => (m.verdict === 'never-touched' ? { ...m, verdict: 'insufficient-evidence' as const } : m));
+}
+
+/** Methods and endpoints per verdict; a kept one counts under `kept` only, never as a finding. */
+function memberCounts(beans: readonly LedgerBean[], endpoints: readonly EndpointVerdict[]): MemberCounts {
+  const zero = () => ({
+    ...(Object.fromEntries(VERDICT_ORDER.map((v) => [v, 0])) as Record<Verdict, number>),
+    kept: 0,
+  });
+  const methods = zero();
+  for (const bean of beans)
+    for (const m of bean.methods ?? []) {
+      if (m.kept !== undefined) methods.kept++;
+      else methods[m.verdict]++;
+    }
+  const eps = zero();
+  for (const e of endpoints) {
+    if (e.kept !== undefined) eps.kept++;
+    else eps[e.verdict]++;
+  }
+  return { methods, endpoints: eps };
 }
 
 /**
@@ -194,6 +276,7 @@ export function thisProcessLedger(
   uptimeHours: number,
   /** The ledger this process writes to, when it has one (`redis://host:port`): the answer names it. */
   ledger?: string,
+  members?: MemberEvidence & { readonly methodsOf?: (name: string) => MethodCalls | undefined },
 ): LedgerAnswer {
   const hours = tracking ? uptimeHours : 0;
   const evidence: LedgerEvidence[] = beans.map((b) => ({
@@ -209,6 +292,7 @@ export function thisProcessLedger(
     processHours: b.tracked === true ? hours : 0,
     processes: { total: 1, tracked: tracking ? 1 : 0 },
     live: true,
+    ...methodsField(b.tracked === true ? members?.methodsOf?.(b.name) : undefined),
   }));
   return ledgerAnswer(
     service,
@@ -230,5 +314,9 @@ export function thisProcessLedger(
       versionDetails: [],
     },
     now,
+    members ?? {},
   );
 }
+
+const methodsField = (methods: MethodCalls | undefined): { methods?: MethodCalls } =>
+  methods !== undefined ? { methods } : {};

@@ -33,6 +33,17 @@ export interface FirstTouchOptions {
    * objects, plus a context each, cost less heap than a closure each.
    */
   readonly onTouch: (context: unknown, target: object, handle: FirstTouchHandle) => void;
+  /**
+   * `method` (the default): each method of the class chain has a first touch of its own, its wrapper taken off
+   * the prototype at its first call on any instance of the class, and `onMethodTouch` says which. `bean`: the
+   * wrappers go together, at the first call of any method, once no instance of the class is pending.
+   */
+  readonly depth?: 'bean' | 'method';
+  /**
+   * Method depth: called once per method of a class, at its first call on any instance of it (tracked or not:
+   * the method's code ran), with the context of each object tracked with that class, the key and the time.
+   */
+  readonly onMethodTouch?: (context: unknown, key: string, at: number) => void;
 }
 
 /** A successfully instrumented object. */
@@ -49,6 +60,13 @@ export interface FirstTouchHandle {
   readonly onPrototype: boolean;
   /** Handed to `onTouch` at the touch; the caller may replace it until then (say, to add a name). */
   context: unknown;
+  /**
+   * The methods of the object's class chain that are watched (its own function properties left out), in the
+   * order found; empty when only its own properties were wrapped. Kept as the site's list, made at install.
+   */
+  methodNames(): readonly string[];
+  /** The class prototype its methods were watched on, when they were (for marks such as `@Kept`). */
+  classPrototype(): object | undefined;
   /**
    * Stops observing without a touch (the application closed): the object and its class are as if it had never
    * been tracked, and `onTouch` is never called. No-op once touched.
@@ -294,9 +312,45 @@ function forEachWrapper(
 }
 
 /**
+ * The gate of one method's wrapper at method depth: armed until the method's first call on any instance of
+ * its class, or, while another instance of the class is still pending, until that one's touch (its first call
+ * of any method must still be seen). Like the site's, `armed` is `true` inherited from the prototype and an own
+ * `false` written once at release, so that a captured wrapper's test folds into a constant (PrototypeSite.armed).
+ * One per method of a class, not per instance.
+ */
+class MethodGate implements Gate {
+  declare armed: boolean;
+  /** When the method's first call was seen and told (ms since the epoch); 0 until then. */
+  calledAt = 0;
+
+  constructor(
+    readonly site: PrototypeSite,
+    readonly key: string,
+  ) {}
+
+  enter(receiver: unknown, key: string): void {
+    this.site.enterMethod(receiver, key, this);
+  }
+}
+
+Object.defineProperty(MethodGate.prototype, 'armed', {
+  value: true,
+  writable: false,
+  enumerable: false,
+  configurable: false,
+});
+
+/** Gives `gate` its own `false`, written once: from then on its wrappers only forward. */
+function disarm(gate: object): void {
+  Object.defineProperty(gate, 'armed', { value: false, writable: false, enumerable: true, configurable: false });
+}
+
+/**
  * The wrappers on one prototype: the class prototype of one or more tracked objects. A wrapper observes the
- * site's members (other instances of the class, untracked, only pass through); when the last of them has been
- * touched the prototype gets its original methods back.
+ * site's members (other instances of the class, untracked, only pass through). At bean depth, when the last of
+ * them has been touched the prototype gets its original methods back. At method depth each method gets its own
+ * back at its first call, as soon as no member is pending any more (in the common case of one instance per
+ * class, at that very call).
  */
 class PrototypeSite implements Gate {
   /**
@@ -306,12 +360,15 @@ class PrototypeSite implements Gate {
    * folds a field written once on an object it knows (the wrapper's site is a constant once the wrapper is
    * inlined) into a constant, where a field that changes value stays a load and a compare in the caller's
    * loop. Measured on `bench:shapes` (bound-at-startup): ~+1 ns per call with a plain field, none this way.
+   * (Bean depth only: at method depth each wrapper has a MethodGate of its own, which does the same.)
    */
   declare armed: boolean;
   /**
-   * The tracked objects of this prototype not yet touched. Held strongly: a site lives as long as its class,
-   * so the tracker ends the tracking of an application's beans when the application closes (`end()`), which
-   * takes them out. (Weak references cost ~180 bytes per bean, more than a third of all the rest.)
+   * The tracked objects of this prototype: at bean depth those not yet touched; at method depth every one not
+   * ended, touched ones included (their names are told of each method's first call). Held strongly: a site
+   * lives as long as its class, so the tracker ends the tracking of an application's beans when the application
+   * closes (`end()`), which takes them out. A touched record no longer holds its object. (Weak references cost
+   * ~180 bytes per bean, more than a third of all the rest.)
    */
   private member: FirstTouch | undefined;
   /** Members beyond the first (the same class tracked more than once), rare. */
@@ -321,8 +378,13 @@ class PrototypeSite implements Gate {
    * delete, where a replaced method is put back). Only subclasses have any.
    */
   private added: readonly string[] = NO_KEYS;
+  /** Method depth: one gate per wrapped method, in the order found. */
+  private gates: readonly MethodGate[] = NO_GATES;
 
-  constructor(private readonly proto: object) {}
+  constructor(
+    private readonly proto: object,
+    private readonly perMethod: boolean,
+  ) {}
 
   /** Wraps what is not wrapped yet. Throws when the prototype refuses a property; `drop` takes it back. */
   cover(methods: readonly Candidate[], meta: MetadataApi | undefined): void {
@@ -330,8 +392,9 @@ class PrototypeSite implements Gate {
       const { key, desc, holder } = methods[i]!;
       const own = holder === this.proto ? desc : Object.getOwnPropertyDescriptor(this.proto, key);
       if (own !== undefined && own.value === desc.value && siteOriginals.has(desc.value)) continue;
-      const wrapper = makeWrapper(originalOf(desc.value), key, this, meta, siteOriginals);
-      if (own === undefined) this.added = [...this.added, key];
+      const gate = this.perMethod ? this.gateFor(key) : this;
+      const wrapper = makeWrapper(originalOf(desc.value), key, gate, meta, siteOriginals);
+      if (own === undefined && !this.added.includes(key)) this.added = [...this.added, key];
       // The attributes of the method a lookup reaches; configurable so that it can be taken off again.
       Object.defineProperty(this.proto, key, {
         value: wrapper,
@@ -342,9 +405,39 @@ class PrototypeSite implements Gate {
     }
   }
 
+  /**
+   * A new gate for `key`. A method given back at its first call and wrapped again for an instance that joined
+   * the class later keeps its first call: it is told once.
+   */
+  private gateFor(key: string): MethodGate {
+    const gate = new MethodGate(this, key);
+    const i = this.gates.findIndex((g) => g.key === key);
+    if (i < 0) {
+      this.gates = [...this.gates, gate];
+    } else {
+      gate.calledAt = this.gates[i]!.calledAt;
+      this.gates = this.gates.map((g, j) => (j === i ? gate : g));
+    }
+    return gate;
+  }
+
+  get prototype(): object {
+    return this.proto;
+  }
+
+  /** Method depth: the methods watched on this class, in the order found. */
+  methodKeys(): readonly string[] {
+    return this.gates.length === 0 ? NO_KEYS : this.gates.map((g) => g.key);
+  }
+
   hold(member: FirstTouch): void {
     if (this.member === undefined) this.member = member;
     else this.more = [...this.more, member];
+  }
+
+  /** Method depth: tells a member that joined late of the methods its class had already had called. */
+  tellCalled(member: FirstTouch): void {
+    for (const gate of this.gates) if (gate.calledAt !== 0) member.methodCalled(gate.key, gate.calledAt);
   }
 
   memberFor(obj: object): FirstTouch | undefined {
@@ -357,29 +450,51 @@ class PrototypeSite implements Gate {
     return this.member === undefined ? [...this.more] : [this.member, ...this.more];
   }
 
+  private hasPending(): boolean {
+    if (this.member?.armed === true) return true;
+    for (const m of this.more) if (m.armed) return true;
+    return false;
+  }
+
   /**
-   * One of this prototype's tracked objects was touched (or its install failed). The last one gives the
-   * prototype back its methods. Before that, a touched object would keep calling through the wrappers while
-   * its siblings stay pending (the same class provided twice, one copy unused): it gets own properties
-   * holding the original methods instead, so its calls are direct again, on a hidden class of its own.
+   * One of this prototype's tracked objects was touched, ended, or its install failed (`touched` undefined).
+   * At bean depth it leaves, and the last one gives the prototype back its methods. At method depth a touched
+   * one stays (its names hear of later first calls), and the methods already called go back once none is
+   * pending. Before that, a touched object would keep calling through the wrappers while its siblings stay
+   * pending (the same class provided twice, one copy unused): it gets own properties holding the original
+   * methods instead (at method depth, those already called), so its calls are direct again, on a hidden class
+   * of its own.
    */
   drop(member: FirstTouch, touched: object | undefined): void {
-    if (this.member === member) {
-      this.member = this.more[0];
-      this.more = this.more.length <= 1 ? NO_MEMBERS : this.more.slice(1);
-    } else if (this.more.includes(member)) {
-      this.more = this.more.length === 1 ? NO_MEMBERS : this.more.filter((m) => m !== member);
-    } else {
-      return;
+    if (!this.perMethod || touched === undefined) {
+      if (this.member === member) {
+        this.member = this.more[0];
+        this.more = this.more.length <= 1 ? NO_MEMBERS : this.more.slice(1);
+      } else if (this.more.includes(member)) {
+        this.more = this.more.length === 1 ? NO_MEMBERS : this.more.filter((m) => m !== member);
+      } else {
+        return;
+      }
     }
-    if (this.member === undefined) {
-      this.release();
+    if (!this.perMethod) {
+      if (this.member === undefined) {
+        this.release();
+        return;
+      }
+    } else if (this.member === undefined) {
+      // Nobody left to tell: every method goes back, called or not (an application closed).
+      this.releaseGates(false);
+      return;
+    } else if (!this.hasPending()) {
+      this.releaseGates(true);
       return;
     }
     if (touched === undefined) return;
     const target = touched;
+    const called = this.perMethod ? this.gates.filter((g) => g.calledAt !== 0).map((g) => g.key) : undefined;
     forEachWrapper(this.proto, (key, desc, wrapper, original) => {
       if (Object.prototype.hasOwnProperty.call(target, key)) return;
+      if (called !== undefined && !called.includes(key)) return;
       safely(() => Object.defineProperty(target, key, { ...desc, value: original, configurable: true }));
       keepLateMetadata(wrapper, original);
     });
@@ -406,12 +521,61 @@ class PrototypeSite implements Gate {
         return;
       }
     }
-    for (const member of this.members()) member.enter(receiver, key);
+    for (const member of this.members()) if (member.armed) member.enter(receiver, key);
+  }
+
+  /**
+   * Method depth: a call through `gate`'s wrapper. The method's first call, on any instance of the class (its
+   * code ran, whoever the receiver), is told to every member's names; the call's bean is touched as at bean
+   * depth; and the method goes back on the prototype as soon as no member is pending.
+   */
+  enterMethod(receiver: unknown, key: string, gate: MethodGate): void {
+    if (gate.calledAt === 0) {
+      const at = (gate.calledAt = Date.now());
+      for (const member of this.members()) member.methodCalled(key, at);
+    }
+    this.enter(receiver, key);
+    if (gate.armed && !this.hasPending()) this.releaseGates(true);
+  }
+
+  /**
+   * Method depth: gives the prototype back the methods already called (`calledOnly`), or all of them, and
+   * disarms their gates; the site is done once no gate is armed.
+   */
+  private releaseGates(calledOnly: boolean): void {
+    const proto = this.proto as Record<string, unknown>;
+    let armed = 0;
+    let released = 0;
+    for (const gate of this.gates) {
+      if (!gate.armed) continue;
+      if (calledOnly && gate.calledAt === 0) {
+        armed++;
+        continue;
+      }
+      disarm(gate);
+      released++;
+      const key = gate.key;
+      const desc = Object.getOwnPropertyDescriptor(proto, key);
+      const original = typeof desc?.value === 'function' ? siteOriginals.get(desc.value as Function) : undefined;
+      // Unless someone replaced the wrapper meanwhile.
+      if (original === undefined) continue;
+      safely(() => {
+        if (this.added.includes(key)) delete proto[key];
+        else Object.defineProperty(proto, key, { ...desc, value: original });
+      });
+      keepLateMetadata(desc!.value as Function, original);
+    }
+    if (armed === 0) {
+      disarm(this);
+      sites.delete(this.proto);
+      this.added = NO_KEYS;
+    }
+    if (released > 0) renew(this.proto);
   }
 
   /** Disarms the wrappers and puts the prototype's methods back, unless someone replaced a wrapper meanwhile. */
   private release(): void {
-    Object.defineProperty(this, 'armed', { value: false, writable: false, enumerable: true, configurable: false });
+    disarm(this);
     sites.delete(this.proto);
     const proto = this.proto as Record<string, unknown>;
     const added = this.added;
@@ -462,8 +626,12 @@ class FirstTouch implements Gate, FirstTouchHandle {
   /** The tracked object, until its touch; read by its site to find it among the members. */
   target: object | undefined;
   context: unknown;
+  /** The site of its prototype; kept after the touch at method depth (its list of methods). */
   private site: PrototypeSite | undefined;
-  /** Shared by every object of one tracker. */
+  /**
+   * Shared by every object of one tracker. Kept while the record is its site's member (at method depth, after
+   * the touch too, to tell its names of later first calls of methods); undefined once it left.
+   */
   private options: FirstTouchOptions | undefined;
   /** Own function properties swapped in place: key, original descriptor, wrapper, key, … */
   private swapped: unknown[] = NONE;
@@ -480,11 +648,19 @@ class FirstTouch implements Gate, FirstTouchHandle {
   }
 
   get onPrototype(): boolean {
-    return this.site !== undefined;
+    return this.site !== undefined && this.armed;
   }
 
   installedWith(options: FirstTouchOptions): boolean {
     return this.options === options;
+  }
+
+  methodNames(): readonly string[] {
+    return this.site?.methodKeys() ?? NO_KEYS;
+  }
+
+  classPrototype(): object | undefined {
+    return this.site?.prototype;
   }
 
   /** Throws when a property cannot be defined; `end` then takes back what was done. */
@@ -494,13 +670,14 @@ class FirstTouch implements Gate, FirstTouchHandle {
       const proto = Object.getPrototypeOf(target) as object;
       let site = sites.get(proto);
       if (site === undefined) {
-        site = new PrototypeSite(proto);
+        site = new PrototypeSite(proto, this.options!.depth !== 'bean');
         sites.set(proto, site);
       }
       // Held before covering: a failure half-way is undone by the same `drop` as a touch.
       site.hold(this);
       this.site = site;
       site.cover(inherited, meta);
+      site.tellCalled(this);
     }
     if (own.length > 0) this.swapped = new Array<unknown>(own.length * 3).fill(undefined);
     for (let i = 0; i < own.length; i++) {
@@ -514,19 +691,38 @@ class FirstTouch implements Gate, FirstTouchHandle {
     }
   }
 
-  /** Also takes back a partial install. */
+  /** Also takes back a partial install; after the touch, leaves the site (method depth). */
   end(): void {
-    if (!this.armed) return;
+    if (!this.armed) {
+      const site = this.site;
+      if (site !== undefined && this.options !== undefined) {
+        this.options = undefined;
+        safely(() => site.drop(this, undefined));
+      }
+      return;
+    }
     this.armed = false;
     this.restoreSwapped(this.target!);
     this.leaveSite(false);
     this.release();
+    this.options = undefined;
   }
 
   /** A wrapper's call on `receiver` through `key`. Calls of framework hooks inherited from the site do not count. */
   enter(_receiver: unknown, key: string): void {
     if (this.options?.ignore.has(key) === true) return;
     this.touch();
+  }
+
+  /** Method depth: the first call of `key` on any instance of the class, told to this object's names. */
+  methodCalled(key: string, at: number): void {
+    const options = this.options;
+    if (options?.onMethodTouch === undefined || options.ignore.has(key)) return;
+    try {
+      options.onMethodTouch(this.context, key, at);
+    } catch {
+      /* the tracker's bookkeeping must not break the call */
+    }
   }
 
   touch(): void {
@@ -552,7 +748,10 @@ class FirstTouch implements Gate, FirstTouchHandle {
   private leaveSite(touched: boolean): void {
     const site = this.site;
     if (site === undefined) return;
-    this.site = undefined;
+    const perMethod = this.options?.depth !== 'bean';
+    // At method depth a touched record stays its site's member; its site is kept for its list of methods.
+    if (!perMethod || !touched) this.site = perMethod ? site : undefined;
+    if (perMethod && !touched) this.options = undefined;
     const target = this.target!;
     safely(() => site.drop(this, touched ? target : undefined));
   }
@@ -572,9 +771,10 @@ class FirstTouch implements Gate, FirstTouchHandle {
     }
   }
 
+  /** Lets go of the object (and, at bean depth, of the options: nothing more will be told). */
   private release(): void {
     this.target = undefined;
-    this.options = undefined;
+    if (this.options?.depth === 'bean' || this.site === undefined) this.options = undefined;
     this.swapped = NONE;
   }
 }
@@ -582,6 +782,7 @@ class FirstTouch implements Gate, FirstTouchHandle {
 const NONE: unknown[] = [];
 const NO_MEMBERS: readonly FirstTouch[] = [];
 const NO_KEYS: readonly string[] = [];
+const NO_GATES: readonly MethodGate[] = [];
 
 interface Candidate {
   readonly key: string;
@@ -604,7 +805,16 @@ export function installFirstTouch(target: object, options: FirstTouchOptions, co
   const own = ownMethods(target, options.ignore);
   const inherited = inheritedMethods(target, options);
   const methods = own.length + inherited.length;
-  if (methods === 0) return { methods: 0, pending: false, onPrototype: false, context, end: () => undefined };
+  if (methods === 0)
+    return {
+      methods: 0,
+      pending: false,
+      onPrototype: false,
+      context,
+      end: () => undefined,
+      methodNames: () => NO_KEYS,
+      classPrototype: () => undefined,
+    };
   if (inherited.length > 0 && refusesWrappers(getPrototypeOf(target)!, inherited)) throw new LockedPrototypeError();
 
   const state = new FirstTouch(target, methods, options, context);

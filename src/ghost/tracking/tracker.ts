@@ -37,7 +37,15 @@ export interface GhostTrackerOptions {
    * seen (`diag.ghost-tracking.last-use-resolution-ms`). Unset: a bean's first touch is its only one.
    */
   readonly rearmEveryMs?: number;
+  /**
+   * `method` (the default): each method of a bean's class chain has its own first touch, reported per bean
+   * (`diag.ghost-tracking.depth`); `bean`: the first call of any method is all that is observed.
+   */
+  readonly depth?: TrackingDepth;
 }
+
+/** How deep Phase 2 looks (`diag.ghost-tracking.depth`). */
+export type TrackingDepth = 'bean' | 'method';
 
 /** Called once per bean name, at the first touch. */
 export type FirstTouchListener = (name: string) => void;
@@ -55,6 +63,8 @@ interface Rearmable {
   current?: FirstTouchModule.FirstTouchHandle;
   ended?: boolean;
 }
+/** Called once per bean name and method, at the method's first call on any instance of the bean's class. */
+export type MethodTouchListener = (name: string, method: string, at: number) => void;
 
 /**
  * The names one instrumented object is tracked under, kept as its first-touch handle's context: a string,
@@ -93,6 +103,16 @@ export class GhostTracker implements GhostSnapshotSource {
   private rearmable: Rearmable[] = [];
   private readonly rearmableOf = new WeakMap<object, Rearmable>();
   private rearmTimer: NodeJS.Timeout | undefined;
+  private readonly methodListeners: MethodTouchListener[] = [];
+  /** How deep this tracker looks. */
+  readonly depth: TrackingDepth;
+  /**
+   * Method depth: the first instance tracked under each name, whose class's list of methods the snapshot reads
+   * (lazily: nothing is named per method until a report asks).
+   */
+  private readonly handles = new Map<string, FirstTouchModule.FirstTouchHandle>();
+  /** Method depth: per bean name, its methods called so far and when each was first called (ms). */
+  private readonly calledMethods = new Map<string, Map<string, number>>();
   /** What each owner (an application's container) had tracked, to end it when the owner closes. */
   private readonly owned = new WeakMap<object, Array<{ end(): void }>>();
   private changes = 0;
@@ -121,9 +141,11 @@ export class GhostTracker implements GhostSnapshotSource {
     this.ignore = new Set(options.lifecycleHooks ?? DEFAULT_LIFECYCLE_HOOKS);
     const stopAt = options.stopAt === undefined ? [] : [...options.stopAt];
     this.stopAt = stopAt.length > 0 ? new Set(stopAt) : undefined;
+    this.depth = options.depth ?? 'method';
     this.touchOptions = {
       ignore: this.ignore,
       stopAt: this.stopAt,
+      depth: this.depth,
       onTouch: (names, target, handle) => {
         this.instances.set(target, handle);
         const known = this.rearmableOf.get(target);
@@ -134,6 +156,9 @@ export class GhostTracker implements GhostSnapshotSource {
         }
         this.touched(namesOf(names));
       },
+      ...(this.depth === 'method'
+        ? { onMethodTouch: (names: unknown, key: string, at: number) => this.methodTouched(namesOf(names), key, at) }
+        : {}),
     };
     if (options.rearmEveryMs !== undefined) {
       this.rearmTimer = setInterval(() => this.rearm(), options.rearmEveryMs);
@@ -217,6 +242,7 @@ export class GhostTracker implements GhostSnapshotSource {
     if (handle.methods === 0) return this.skip(name, 'no-methods');
     // Named only on success, so a failed attempt leaves no name behind (a name is what counts as tracked).
     this.addName(name);
+    if (this.depth === 'method' && !this.handles.has(name)) this.handles.set(name, handle);
     if (!handle.onPrototype) this.instances.set(instance, handle);
     if (options.owner !== undefined) {
       const list = this.owned.get(options.owner);
@@ -231,7 +257,10 @@ export class GhostTracker implements GhostSnapshotSource {
     const names = namesOf(handle.context);
     if (names.includes(name)) return { status: 'already-tracked', name };
     this.addName(name);
+    if (this.depth === 'method' && !this.handles.has(name)) this.handles.set(name, handle);
     handle.context = [...names, name] satisfies BeanNames;
+    // An alias shares the methods already called on its object.
+    for (const [method, at] of this.calledMethods.get(names[0]!) ?? []) this.methodTouched([name], method, at);
     if (!handle.pending) this.touched([name]);
     return { status: 'tracked', name, methods: handle.methods, aliasOf: names[0]! };
   }
@@ -280,6 +309,60 @@ export class GhostTracker implements GhostSnapshotSource {
         }
       }
     }
+  }
+
+  /** Method depth: a method's first call on the class of the beans tracked under `names`. */
+  private methodTouched(names: readonly string[], method: string, at: number): void {
+    for (const name of names) {
+      let called = this.calledMethods.get(name);
+      if (called === undefined) this.calledMethods.set(name, (called = new Map()));
+      // After a re-arm (rearm()) a method's next call is told again: its time is then its last use in this period,
+      // so a method used all along never ages into `dormant` on the strength of its first call. The listeners hear
+      // only the first call; a late member told of an older call (tellCalled) moves nothing back.
+      const previous = called.get(method);
+      if (previous !== undefined && previous >= at) continue;
+      called.set(method, at);
+      this.changes += 1;
+      if (previous !== undefined) continue;
+      for (const listener of this.methodListeners) {
+        try {
+          listener(name, method, at);
+        } catch {
+          /* a listener must not break the host's method call */
+        }
+      }
+    }
+  }
+
+  /**
+   * Method depth: the methods watched on the bean tracked under `name` (its class chain's, lifecycle hooks
+   * left out), each with when it was first called (undefined: not yet). Undefined at bean depth, or for a name
+   * with no class methods (an object whose functions are its own properties is watched as a whole).
+   */
+  methodsOf(name: string): ReadonlyMap<string, number | undefined> | undefined {
+    const keys = this.handles.get(name)?.methodNames();
+    if (keys === undefined || keys.length === 0) return undefined;
+    const called = this.calledMethods.get(name);
+    const methods = new Map<string, number | undefined>();
+    for (const key of keys) methods.set(key, called?.get(key));
+    return methods;
+  }
+
+  /** The class prototype the methods of the bean tracked under `name` are watched on (method depth). */
+  prototypeOf(name: string): object | undefined {
+    return this.handles.get(name)?.classPrototype();
+  }
+
+  /**
+   * Registers `listener`, called synchronously once per bean name and method inside the call that first calls
+   * the method (method depth). Exceptions are swallowed. Returns a function that unregisters it.
+   */
+  onMethodTouch(listener: MethodTouchListener): () => void {
+    this.methodListeners.push(listener);
+    return () => {
+      const i = this.methodListeners.indexOf(listener);
+      if (i >= 0) this.methodListeners.splice(i, 1);
+    };
   }
 
   /**
@@ -385,7 +468,31 @@ export class GhostTracker implements GhostSnapshotSource {
       if (this.untrackable.has(name)) continue;
       (wasTouched ? touched : untouched).push(name);
     }
-    return buildReport(touched, untouched, this.untrackable, this.framework.size, this.frameworkName, this.unresolved);
+    return buildReport(
+      touched,
+      untouched,
+      this.untrackable,
+      this.framework.size,
+      this.frameworkName,
+      this.unresolved,
+      this.depth === 'method' ? this.methodsSnapshot(touched, untouched) : undefined,
+    );
+  }
+
+  /** Each tracked bean's methods, to the ISO time of their first call or null: names resolved now, not at start-up. */
+  private methodsSnapshot(touched: readonly string[], untouched: readonly string[]): MethodsField {
+    const out: MethodsField = {};
+    for (const name of [...touched, ...untouched].sort()) {
+      const methods = this.methodsOf(name);
+      if (methods === undefined) continue;
+      const field: Record<string, string | null> = {};
+      for (const key of [...methods.keys()].sort()) {
+        const at = methods.get(key);
+        field[key] = at === undefined ? null : new Date(at).toISOString();
+      }
+      out[name] = field;
+    }
+    return out;
   }
 
   /** `GhostSnapshotSource` for the actuator. */
@@ -401,6 +508,7 @@ function buildReport(
   frameworkSkipped: number,
   framework?: string,
   neverResolved?: Iterable<string>,
+  methods?: MethodsField,
 ): GhostReport {
   touched.sort();
   untouched.sort();
@@ -418,7 +526,22 @@ function buildReport(
     frameworkSkipped,
     ...(framework !== undefined ? { framework } : {}),
     ...(neverResolved !== undefined ? neverResolvedFields([...neverResolved].sort()) : {}),
+    ...(methods !== undefined ? { methods } : {}),
   };
+}
+
+/** The report's `methods`: bean name → method → ISO time of its first call, or null. */
+type MethodsField = Record<string, Record<string, string | null>>;
+
+/** Folds one report's `methods` into `into`: a method called in any process is called, at its earliest call. */
+function mergeMethods(into: MethodsField, from: MethodsField): void {
+  for (const [bean, methods] of Object.entries(from)) {
+    const target = (into[bean] ??= {});
+    for (const [method, at] of Object.entries(methods)) {
+      const before = target[method];
+      target[method] = before === undefined || before === null ? at : at === null || before <= at ? before : at;
+    }
+  }
 }
 
 function neverResolvedFields(names: string[]): { neverResolvedCount: number; neverResolved: string[] } {
@@ -439,8 +562,10 @@ export function mergeGhostReports(reports: Iterable<GhostReport>): GhostReport {
   let frameworkSkipped = 0;
   let framework: string | undefined;
   let neverResolved: Set<string> | undefined;
+  let methods: MethodsField | undefined;
   for (const report of reports) {
     framework ??= report.framework;
+    if (report.methods !== undefined) mergeMethods((methods ??= {}), report.methods);
     if (report.neverResolved !== undefined) {
       const here = new Set(report.neverResolved);
       neverResolved = neverResolved === undefined ? here : new Set([...neverResolved].filter((n) => here.has(n)));
@@ -461,5 +586,5 @@ export function mergeGhostReports(reports: Iterable<GhostReport>): GhostReport {
     if (untrackable.has(name)) continue;
     (touchedAnywhere.has(name) ? touched : untouched).push(name);
   }
-  return buildReport(touched, untouched, untrackable, frameworkSkipped, framework, neverResolved);
+  return buildReport(touched, untouched, untrackable, frameworkSkipped, framework, neverResolved, methods);
 }

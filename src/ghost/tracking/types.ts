@@ -1,4 +1,5 @@
 import type { BeanVerdict } from '../verdicts';
+import type { EndpointVerdict } from '../member-verdicts';
 /**
  * Shapes of the ghost detector's outputs. Field names are the contract's (SPEC 3); readers outside the core
  * (actuator, telemetry) depend on these types only.
@@ -48,6 +49,17 @@ export interface GhostReport {
    * `insufficient-evidence`, `untrackable`), most likely dead first: present once the start-up report exists.
    */
   readonly verdicts?: BeanVerdict[];
+  /**
+   * Method depth (`diag.ghost-tracking.depth=method`, the default): each tracked bean's methods (its class
+   * chain's, lifecycle hooks left out), each to the ISO time of its first call on any instance of the class,
+   * or null while it has not been called. What processes merge; the verdicts carry the judged form.
+   */
+  readonly methods?: Record<string, Record<string, string | null>>;
+  /**
+   * The entry points the framework calls (routes, resolvers, listeners, jobs), each with its handler method's
+   * verdict, most likely dead first: present beside `verdicts` once the inventory has them.
+   */
+  readonly endpoints?: EndpointVerdict[];
 }
 
 /** What the live snapshot answers with Phase 2 off. */

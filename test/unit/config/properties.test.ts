@@ -13,7 +13,13 @@ describe('configuration', () => {
 
   it('has the SPEC defaults', () => {
     const c = resolveConfig({}, {});
-    expect(c.ghostTracking).toEqual({ enabled: false, exclude: [], lastUseResolutionMs: 86_400_000 });
+    expect(c.ghostTracking).toEqual({
+      enabled: false,
+      exclude: [],
+      lastUseResolutionMs: 86_400_000,
+      depth: 'method',
+      kept: [],
+    });
     expect(c.ledger).toMatchObject({ minDays: 14, minProcessHours: 168, minTrackedShare: 1 });
     expect(c.report.dir).toBe(process.cwd());
     expect(c.actuator).toMatchObject({
@@ -27,10 +33,19 @@ describe('configuration', () => {
 
   it('lets the environment override options, which override defaults', () => {
     const c = resolveConfig(
-      { ghostTracking: { enabled: true, exclude: ['A'] }, actuator: { port: 9000, include: ['diag'] } },
-      { MANAGEMENT_SERVER_PORT: '0', DIAG_GHOST_TRACKING_EXCLUDE: 'B, C ,' },
+      {
+        ghostTracking: { enabled: true, exclude: ['A'], depth: 'method' },
+        actuator: { port: 9000, include: ['diag'] },
+      },
+      { MANAGEMENT_SERVER_PORT: '0', DIAG_GHOST_TRACKING_EXCLUDE: 'B, C ,', DIAG_GHOST_TRACKING_DEPTH: 'Bean' },
     );
-    expect(c.ghostTracking).toEqual({ enabled: true, exclude: ['B', 'C'], lastUseResolutionMs: 86_400_000 });
+    expect(c.ghostTracking).toEqual({
+      enabled: true,
+      exclude: ['B', 'C'],
+      lastUseResolutionMs: 86_400_000,
+      depth: 'bean',
+      kept: [],
+    });
     expect(c.actuator.port).toBe(0);
     expect(c.actuator.include).toEqual(['diag']);
   });

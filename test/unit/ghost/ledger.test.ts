@@ -284,3 +284,47 @@ describe('the fleet metrics', () => {
     }
   });
 });
+
+describe('the member metrics', () => {
+  it('report methods and endpoints per kind and verdict, kept ones apart', async () => {
+    const reader = new TestReader();
+    const provider = new MeterProvider({ readers: [reader] });
+    const zero = {
+      'in-use': 0,
+      dormant: 0,
+      'never-touched': 0,
+      'insufficient-evidence': 0,
+      untrackable: 0,
+      retired: 0,
+      kept: 0,
+    };
+    const metrics = new DiagMetrics({
+      report: () => undefined,
+      ghosts: () => undefined,
+      sketches: () => undefined,
+      members: () => ({
+        methods: { ...zero, 'in-use': 7, 'never-touched': 3, kept: 1 },
+        endpoints: { ...zero, 'never-touched': 2 },
+      }),
+    });
+    try {
+      metrics.install(provider.getMeter('test'));
+      const data = await collect(reader);
+      const points = metric(data, METRICS.ghostMembers.name).dataPoints.map(
+        (p) =>
+          `${String(p.attributes[ATTRIBUTES.ghostMemberKind])} ${String(p.attributes[ATTRIBUTES.ghostVerdict])} ${String(p.value)}`,
+      );
+      expect(points).toEqual(
+        expect.arrayContaining([
+          'method in-use 7',
+          'method never-touched 3',
+          'method kept 1',
+          'endpoint never-touched 2',
+        ]),
+      );
+    } finally {
+      metrics.uninstall();
+      await provider.shutdown();
+    }
+  });
+});

@@ -122,3 +122,23 @@ describe('re-arming touched beans', () => {
     }
   });
 });
+
+describe('re-arming at method depth', () => {
+  it("a method's time is its last use per period, not its first call", () => {
+    jest.useFakeTimers({ now: Date.UTC(2026, 10, 1) });
+    try {
+      const tracker = new GhostTracker({ depth: 'method' });
+      const orders = new Orders();
+      tracker.track('Orders', orders);
+      orders.list();
+      const first = tracker.methodsOf('Orders')!.get('list')!;
+      jest.setSystemTime(Date.UTC(2026, 10, 20));
+      tracker.rearm();
+      orders.list();
+      const later = tracker.methodsOf('Orders')!.get('list')!;
+      expect(later - first).toBe(19 * 86_400_000);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});

@@ -486,6 +486,12 @@ describe('snapshot', () => {
       untrackableCount: 3,
       untrackable: { Excluded: 'excluded', Frozen: 'final-class', Req: 'non-singleton' },
       frameworkSkipped: 1,
+      // A method's first call is its class's: Mid's `run` ran, on Zeta and Alpha.
+      methods: {
+        Alpha: { run: expect.any(String) },
+        Mid: { run: expect.any(String) },
+        Zeta: { run: expect.any(String) },
+      },
     });
     expect(Object.keys(report.untrackable)).toEqual(['Excluded', 'Frozen', 'Req']);
     expect(report.disclaimer).toMatch(/not .*unused/);

@@ -1,0 +1,187 @@
+/**
+ * Verdicts below the bean (issue #43): each tracked bean's methods and the entry points the framework calls
+ * (routes, resolvers, listeners, jobs), judged with the beans' vocabulary and thresholds (verdicts.ts) on the
+ * evidence of the bean they belong to. A method is `in-use` once it was called on any instance of its class; an
+ * endpoint takes its handler method's verdict, except a job whose schedule fires less often than the evidence
+ * window, which silence cannot judge.
+ */
+import type { EndpointRecord } from './analysis/bean-graph';
+import { span, verdictOf, VERDICT_ORDER, type BeanEvidence, type EvidenceThresholds, type Verdict } from './verdicts';
+
+/** Where a method is defined: the file (relative to the application's directory when inside it) and its line. */
+export interface MemberSource {
+  readonly file: string;
+  readonly line: number;
+}
+
+/** One method of a tracked bean (the contract's `methods: [{ name, verdict, source? }]`). */
+export interface MethodVerdict {
+  readonly name: string;
+  readonly verdict: Verdict;
+  readonly source?: MemberSource;
+  /** ISO time of its first call, when it was called. */
+  readonly lastTouched?: string;
+  /** Rare on purpose (`@Kept`, `diag.ghost-tracking.kept`): the reason; never a finding. */
+  readonly kept?: string;
+}
+
+/** One entry point with its handler's verdict (the contract's `endpoints: [{ kind, route, bean, method, verdict, source? }]`). */
+export interface EndpointVerdict {
+  readonly kind: EndpointRecord['kind'];
+  readonly route: string;
+  readonly bean: string;
+  readonly method: string;
+  readonly verdict: Verdict;
+  readonly source?: MemberSource;
+  readonly lastTouched?: string;
+  readonly kept?: string;
+  /** Why, when it is not the handler method's plain verdict (a rare job, a handler not tracked). */
+  readonly why?: string;
+  /** Jobs: when it fires next, as the inventory says. */
+  readonly nextAt?: string;
+}
+
+/** What a bean's methods are known by: each method's first call (ms), undefined when never called. */
+export type MethodCalls = ReadonlyMap<string, number | undefined>;
+
+/** Looks up what the report adds per method: its source line and whether it is kept. */
+export interface MemberLookups {
+  readonly source?: (bean: string, method: string) => MemberSource | undefined;
+  readonly kept?: (bean: string, method: string) => string | undefined;
+  /** For endpoints: kept by their route (`diag.ghost-tracking.kept` patterns). */
+  readonly keptEndpoint?: (endpoint: EndpointRecord) => string | undefined;
+}
+
+const byVerdictThenName =
+  <T extends { verdict: Verdict }>(key: (t: T) => string) =>
+  (a: T, b: T) =>
+    VERDICT_ORDER.indexOf(a.verdict) - VERDICT_ORDER.indexOf(b.verdict) ||
+    (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+
+/**
+ * The verdicts of a bean's methods, most likely dead first: the bean's own rules and evidence, with the
+ * method's first call for the bean's. A retired or untrackable bean's methods share its verdict.
+ */
+export function methodVerdicts(
+  bean: BeanEvidence,
+  calls: MethodCalls,
+  thresholds: EvidenceThresholds,
+  now: number,
+  lookups: MemberLookups = {},
+): MethodVerdict[] {
+  const out: MethodVerdict[] = [];
+  for (const [name, calledAt] of calls) {
+    const { lastTouched: _bean, ...rest } = bean;
+    const judged = verdictOf(
+      { ...rest, ...(calledAt !== undefined ? { lastTouched: calledAt } : {}) },
+      thresholds,
+      now,
+    );
+    const source = lookups.source?.(bean.name, name);
+    const kept = lookups.kept?.(bean.name, name);
+    out.push({
+      name,
+      verdict: judged.verdict,
+      ...(source !== undefined ? { source } : {}),
+      ...(judged.lastTouched !== undefined ? { lastTouched: judged.lastTouched } : {}),
+      ...(kept !== undefined ? { kept } : {}),
+    });
+  }
+  return out.sort(byVerdictThenName((m) => m.name));
+}
+
+/** A bean as the endpoints' join needs it: its verdict and its methods'. */
+export interface JudgedBean {
+  readonly name: string;
+  readonly verdict: Verdict;
+  readonly methods?: readonly MethodVerdict[];
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Every endpoint with its handler method's verdict, most likely dead first. A job whose schedule fires less
+ * often than the evidence window (`thresholds.minDays`) is never judged by its silence: `insufficient-evidence`,
+ * saying when it fires next. An endpoint whose handler has no method verdict (its bean untrackable, or tracked at
+ * bean depth) takes the bean's verdict when that is not `in-use` (a call of another method proves nothing of
+ * this one), else `untrackable`.
+ */
+export function endpointVerdicts(
+  endpoints: readonly EndpointRecord[],
+  beans: readonly JudgedBean[],
+  thresholds: EvidenceThresholds,
+  lookups: MemberLookups = {},
+): EndpointVerdict[] {
+  const byName = new Map(beans.map((b) => [b.name, b]));
+  return endpoints
+    .map((e): EndpointVerdict => {
+      const bean = byName.get(e.bean);
+      const method = bean?.methods?.find((m) => m.name === e.method);
+      let verdict: Verdict;
+      let why: string | undefined;
+      if (method !== undefined) {
+        verdict = method.verdict;
+      } else if (bean === undefined) {
+        verdict = 'untrackable';
+        why = 'its handler bean is not in the inventory';
+      } else if (bean.verdict === 'in-use' || bean.verdict === 'never-touched') {
+        verdict = bean.verdict === 'in-use' ? 'untrackable' : 'never-touched';
+        if (verdict === 'untrackable') why = `its handler method ${e.method} is not tracked (bean depth?)`;
+      } else {
+        verdict = bean.verdict;
+      }
+      const rare =
+        verdict === 'never-touched' || verdict === 'insufficient-evidence' ? rareJob(e, thresholds) : undefined;
+      if (rare !== undefined) {
+        verdict = 'insufficient-evidence';
+        why = rare;
+      }
+      const source = method?.source ?? lookups.source?.(e.bean, e.method);
+      const kept = lookups.keptEndpoint?.(e) ?? method?.kept ?? lookups.kept?.(e.bean, e.method);
+      return {
+        kind: e.kind,
+        route: e.route,
+        bean: e.bean,
+        method: e.method,
+        verdict,
+        ...(source !== undefined ? { source } : {}),
+        ...(method?.lastTouched !== undefined ? { lastTouched: method.lastTouched } : {}),
+        ...(kept !== undefined ? { kept } : {}),
+        ...(why !== undefined ? { why } : {}),
+        ...(e.schedule?.nextAt !== undefined ? { nextAt: e.schedule.nextAt } : {}),
+      };
+    })
+    .sort(byVerdictThenName((e) => `${e.kind} ${e.route}`));
+}
+
+/** Why silence cannot judge this job, when its schedule fires less often than the evidence window. */
+function rareJob(e: EndpointRecord, thresholds: EvidenceThresholds): string | undefined {
+  if (e.kind !== 'cron' && e.kind !== 'interval' && e.kind !== 'timeout') return undefined;
+  const every = e.schedule?.everyMs ?? (e.schedule?.cron !== undefined ? cronPeriodMs(e.schedule.cron) : undefined);
+  const window = thresholds.minDays * DAY_MS;
+  if (every === undefined || every <= window) return undefined;
+  const next = e.schedule?.nextAt !== undefined ? `; it fires next at ${e.schedule.nextAt}` : '';
+  return `fires about every ${span(every)}, less often than the evidence window of ${span(window)}: its silence proves nothing${next}`;
+}
+
+/**
+ * About how long a cron expression waits between two firings, from its coarsest restricted field (seconds
+ * optional, as `cron` and `@nestjs/schedule` accept): a month or a day of the month named makes it monthly or
+ * rarer, a weekday weekly, an hour daily. Errs towards "rarer", the safe side: a job judged too rare is only
+ * left unjudged. Undefined when the expression is not understood.
+ */
+export function cronPeriodMs(cron: string): number | undefined {
+  const fields = cron.trim().split(/\s+/);
+  if (fields.length !== 5 && fields.length !== 6) return undefined;
+  const [, hour, dom, month, dow] = fields.length === 6 ? fields.slice(1) : fields;
+  const restricted = (f: string | undefined) => f !== undefined && f !== '*' && f !== '?';
+  const count = (f: string) => (f.startsWith('*/') ? undefined : f.split(',').length);
+  if (restricted(month)) {
+    const n = count(month!);
+    return n === undefined ? 31 * DAY_MS * Number(month!.slice(2) || 1) : (365 * DAY_MS) / n;
+  }
+  if (restricted(dom)) return 28 * DAY_MS;
+  if (restricted(dow)) return 7 * DAY_MS;
+  if (restricted(hour)) return DAY_MS;
+  return 3_600_000;
+}

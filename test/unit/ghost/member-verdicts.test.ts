@@ -1,0 +1,302 @@
+import type { EndpointRecord } from '../../../src/ghost/analysis/bean-graph';
+import { Kept, keptBy, keptPatterns, keptReason } from '../../../src/ghost/kept';
+import { addMemberResults, memberFindings, membersText } from '../../../src/ghost/cli/members';
+import { toSarif } from '../../../src/ghost/cli/check';
+import { thisProcessLedger } from '../../../src/ghost/ledger/answer';
+import { methodLine } from '../../../src/ghost/member-source';
+import { cronPeriodMs, endpointVerdicts, methodVerdicts } from '../../../src/ghost/member-verdicts';
+import type { BeanEvidence } from '../../../src/ghost/verdicts';
+import { GhostTracker } from '../../../src/ghost/tracking/tracker';
+
+const DAY = 86_400_000;
+const NOW = Date.parse('2026-11-27T12:00:00Z');
+const thresholds = { minDays: 14, minProcessHours: 168 };
+const bean = (over: Partial<BeanEvidence> = {}): BeanEvidence => ({
+  name: 'Orders',
+  ghostCandidate: false,
+  tracked: true,
+  firstSeen: NOW - 30 * DAY,
+  processHours: 1000,
+  live: true,
+  lastTouched: NOW - DAY,
+  ...over,
+});
+
+describe('method verdicts', () => {
+  it("judge each method by the bean's rules and evidence, with the method's first call", () => {
+    const calls = new Map<string, number | undefined>([
+      ['list', NOW - DAY],
+      ['purge', undefined],
+    ]);
+    expect(methodVerdicts(bean(), calls, thresholds, NOW).map((m) => [m.name, m.verdict])).toEqual([
+      ['purge', 'never-touched'],
+      ['list', 'in-use'],
+    ]);
+    // Young evidence: not yet a verdict.
+    expect(methodVerdicts(bean({ firstSeen: NOW - DAY }), calls, thresholds, NOW)[0]!.verdict).toBe(
+      'insufficient-evidence',
+    );
+    // A retired or untrackable bean's methods share its verdict.
+    expect(methodVerdicts(bean({ live: false }), calls, thresholds, NOW).map((m) => m.verdict)).toEqual([
+      'retired',
+      'retired',
+    ]);
+  });
+});
+
+describe('endpoint verdicts', () => {
+  const endpoints: EndpointRecord[] = [
+    { kind: 'http', route: 'GET /api/v1/orders', bean: 'OrdersController', method: 'list' },
+    { kind: 'http', route: 'DELETE /api/v1/orders/:id', bean: 'OrdersController', method: 'remove' },
+    { kind: 'graphql', route: 'Query.orders', bean: 'OrdersResolver', method: 'orders' },
+    {
+      kind: 'cron',
+      route: 'yearly-archive',
+      bean: 'Jobs',
+      method: 'archive',
+      schedule: { cron: '0 0 1 1 *', nextAt: '2027-01-01T00:00:00.000Z' },
+    },
+    { kind: 'interval', route: 'heartbeat', bean: 'Jobs', method: 'beat', schedule: { everyMs: 60_000 } },
+    { kind: 'http', route: 'POST /webhooks/partner', bean: 'OrdersController', method: 'webhook' },
+  ];
+  const answer = () =>
+    thisProcessLedger(
+      'svc',
+      [
+        { name: 'OrdersController', ghostCandidate: false, tracked: true },
+        { name: 'OrdersResolver', ghostCandidate: false, tracked: 'already-proxied' },
+        { name: 'Jobs', ghostCandidate: false, tracked: true },
+      ],
+      new Map([
+        ['OrdersController', NOW - DAY],
+        ['Jobs', NOW - DAY],
+      ]),
+      true,
+      thresholds,
+      NOW,
+      NOW - 30 * DAY,
+      1000,
+      undefined,
+      {
+        endpoints,
+        methodsOf: (name) =>
+          name === 'OrdersController'
+            ? new Map<string, number | undefined>([
+                ['list', NOW - DAY],
+                ['remove', undefined],
+                ['webhook', undefined],
+              ])
+            : name === 'Jobs'
+              ? new Map<string, number | undefined>([
+                  ['archive', undefined],
+                  ['beat', undefined],
+                ])
+              : undefined,
+        lookups: { keptEndpoint: (e) => keptBy(keptPatterns(['POST /webhooks/*=partner calls quarterly']), e.route) },
+      },
+    );
+
+  it("take their handler method's verdict; a job rarer than the evidence window is never judged by silence", () => {
+    const byRoute = Object.fromEntries(answer().endpoints!.map((e) => [e.route, e]));
+    expect(byRoute['GET /api/v1/orders']!.verdict).toBe('in-use');
+    expect(byRoute['DELETE /api/v1/orders/:id']!.verdict).toBe('never-touched');
+    expect(byRoute['Query.orders']!.verdict).toBe('untrackable');
+    expect(byRoute['yearly-archive']).toMatchObject({
+      verdict: 'insufficient-evidence',
+      nextAt: '2027-01-01T00:00:00.000Z',
+      why: expect.stringMatching(/less often than the evidence window.*fires next at 2027-01-01/),
+    });
+    // Fires every minute: its silence over weeks is a verdict.
+    expect(byRoute.heartbeat!.verdict).toBe('never-touched');
+    expect(byRoute['POST /webhooks/partner']).toMatchObject({
+      verdict: 'never-touched',
+      kept: 'partner calls quarterly',
+    });
+  });
+
+  it('count methods and endpoints per verdict, kept ones apart', () => {
+    const a = answer();
+    expect(a.memberCounts!.endpoints).toMatchObject({
+      'in-use': 1,
+      'never-touched': 2,
+      'insufficient-evidence': 1,
+      untrackable: 1,
+      kept: 1,
+    });
+    expect(a.memberCounts!.methods).toMatchObject({ 'in-use': 1, 'never-touched': 4, kept: 0 });
+    expect(a.beans.find((b) => b.name === 'OrdersController')!.methods!.map((m) => m.name)).toEqual([
+      'remove',
+      'webhook',
+      'list',
+    ]);
+  });
+
+  it('without members, the answer has exactly its former shape', () => {
+    const a = thisProcessLedger('svc', [], new Map(), true, thresholds, NOW, NOW, 1);
+    expect(a).not.toHaveProperty('endpoints');
+    expect(a).not.toHaveProperty('memberCounts');
+  });
+
+  it('estimate how often a cron fires, erring towards rarer', () => {
+    expect(cronPeriodMs('0 0 1 1 *')).toBe(365 * DAY);
+    expect(cronPeriodMs('0 0 0 1 */3 *')).toBe(93 * DAY);
+    expect(cronPeriodMs('0 3 * * 1')).toBe(7 * DAY);
+    expect(cronPeriodMs('*/5 * * * *')).toBe(3_600_000);
+    expect(cronPeriodMs('not a cron')).toBeUndefined();
+    const endpoint: EndpointRecord = {
+      kind: 'cron',
+      route: 'r',
+      bean: 'B',
+      method: 'm',
+      schedule: { cron: '0 3 * * 1' },
+    };
+    expect(
+      endpointVerdicts(
+        [endpoint],
+        [{ name: 'B', verdict: 'in-use', methods: [{ name: 'm', verdict: 'never-touched' }] }],
+        thresholds,
+      )[0]!.verdict,
+    ).toBe('never-touched');
+  });
+});
+
+describe('kept on purpose', () => {
+  it('@Kept marks a method, or every method of a class, with its reason, at no cost to the method', () => {
+    class Partner {
+      sync(): number {
+        return 1;
+      }
+      other(): number {
+        return 2;
+      }
+    }
+    const sync = Partner.prototype.sync;
+    Kept('quarterly partner call')(
+      Partner.prototype,
+      'sync',
+      Object.getOwnPropertyDescriptor(Partner.prototype, 'sync')!,
+    );
+    expect(Partner.prototype.sync).toBe(sync);
+    expect(keptReason(Partner.prototype, 'sync')).toBe('quarterly partner call');
+    expect(keptReason(Partner.prototype, 'other')).toBeUndefined();
+
+    @Kept('disaster recovery')
+    class Recovery {
+      restore(): number {
+        return 1;
+      }
+    }
+    class SubRecovery extends Recovery {}
+    expect(keptReason(SubRecovery.prototype, 'restore')).toBe('disaster recovery');
+
+    const tracker = new GhostTracker();
+    tracker.track('Partner', new Partner());
+    expect(keptReason(tracker.prototypeOf('Partner'), 'sync')).toBe('quarterly partner call');
+  });
+
+  it('settings patterns match Bean#method, routes and kind:route, with or without a reason', () => {
+    const patterns = keptPatterns(['Billing#export*=yearly audit', 'cron:dr-*', 'GET /admin/*']);
+    expect(keptBy(patterns, 'Billing#exportAll')).toBe('yearly audit');
+    expect(keptBy(patterns, 'Billing#import')).toBeUndefined();
+    expect(keptBy(patterns, 'dr-restore', 'cron:dr-restore')).toBe('kept by diag.ghost-tracking.kept');
+    expect(keptBy(patterns, 'GET /admin/users/:id')).toBeDefined();
+    expect(keptBy(patterns, 'GET /administrators')).toBeUndefined();
+  });
+});
+
+describe('method source', () => {
+  it('finds the line of a method in its class, compiled or TypeScript', () => {
+    const text = [
+      'class Other {',
+      '  archive() {}',
+      '}',
+      'class Orders {',
+      '  constructor() {}',
+      '  @Get()',
+      '  public async list(): Promise<void> {}',
+      '  async *stream() {}',
+      '  archive(id) {',
+      '  }',
+      '}',
+    ].join('\n');
+    expect(methodLine(text, 'Orders', 'archive')).toBe(9);
+    expect(methodLine(text, 'Orders', 'list')).toBe(7);
+    expect(methodLine(text, 'Orders', 'stream')).toBe(8);
+    expect(methodLine(text, 'Orders', 'missing')).toBeUndefined();
+  });
+});
+
+describe('the ledger command, below the beans', () => {
+  const answer = thisProcessLedger(
+    'svc',
+    [{ name: 'OrdersController', ghostCandidate: false, tracked: true }],
+    new Map([['OrdersController', NOW - DAY]]),
+    true,
+    thresholds,
+    NOW,
+    NOW - 30 * DAY,
+    1000,
+    undefined,
+    {
+      endpoints: [
+        { kind: 'http', route: 'GET /orders', bean: 'OrdersController', method: 'list' },
+        { kind: 'http', route: 'DELETE /orders/:id', bean: 'OrdersController', method: 'remove' },
+        { kind: 'http', route: 'POST /dr/restore', bean: 'OrdersController', method: 'restore' },
+      ],
+      methodsOf: () =>
+        new Map<string, number | undefined>([
+          ['list', NOW - DAY],
+          ['remove', undefined],
+          ['restore', undefined],
+          ['helper', undefined],
+        ]),
+      lookups: {
+        source: (_bean, method) => ({ file: 'src/orders.controller.ts', line: method.length }),
+        kept: (_bean, method) => (method === 'restore' ? 'disaster recovery' : undefined),
+      },
+    },
+  );
+
+  it('finds each never-touched method and endpoint once, kept ones left out', () => {
+    expect(memberFindings(answer).map((f) => f.key)).toEqual([
+      'http DELETE /orders/:id',
+      'OrdersController#helper',
+      'OrdersController#remove',
+    ]);
+  });
+
+  it('prints never-called endpoints, then never-called methods per bean, kept ones with their reason', () => {
+    const text = membersText(answer);
+    expect(text).toMatch(
+      /never-called endpoints \(1 of 3\)\n {2}http DELETE \/orders\/:id → OrdersController\.remove \(src\/orders\.controller\.ts:6\)/,
+    );
+    expect(text).toMatch(/kept: http POST \/dr\/restore: disaster recovery/);
+    expect(text).toMatch(/OrdersController \(in-use\): 2 of 4 methods never called\n {4}helper/);
+  });
+
+  it('gives SARIF one result per finding at its TypeScript line, new unless in the baseline', () => {
+    const sarif = addMemberResults(
+      toSarif('never-touched-bean', [], new Set(), '0.0.0'),
+      memberFindings(answer),
+      new Set(['OrdersController#helper']),
+    ) as {
+      runs: Array<{
+        results: Array<{
+          ruleId: string;
+          baselineState: string;
+          locations: Array<{ physicalLocation?: { artifactLocation: { uri: string }; region: { startLine: number } } }>;
+        }>;
+      }>;
+    };
+    const results = sarif.runs[0]!.results;
+    expect(results.map((r) => [r.ruleId, r.baselineState])).toEqual([
+      ['never-touched-endpoint', 'new'],
+      ['never-touched-method', 'unchanged'],
+      ['never-touched-method', 'new'],
+    ]);
+    expect(results[0]!.locations[0]!.physicalLocation).toEqual({
+      artifactLocation: { uri: 'src/orders.controller.ts' },
+      region: { startLine: 6 },
+    });
+  });
+});
