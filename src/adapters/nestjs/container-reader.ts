@@ -6,7 +6,12 @@ import {
   type BeanScope,
 } from '../../ghost/analysis/bean-graph';
 import type { ClassOrigin, ClassOriginIndex } from '../../ghost/origins/class-origin';
-import { applicationRoot, looksMangled, sharedLibraryOf } from '../../ghost/origins/declared-class';
+import {
+  applicationRoots,
+  looksMangled,
+  sharedLibraryIn,
+  type ApplicationRoots,
+} from '../../ghost/origins/declared-class';
 import { safeLog } from '../../shared/logger';
 import type { NestBeanFacts } from './entry-points';
 import { className, nestTokenName } from './names';
@@ -179,12 +184,12 @@ function clashingModuleSources(container: NestContainer, origins: ClassOriginInd
   return out;
 }
 
-let appRoot: string | null | undefined;
+let appRoots: ApplicationRoots | null | undefined;
 
-/** The application's own source root (see {@link applicationRoot}), read once per process. */
-function ownRoot(): string | undefined {
-  if (appRoot === undefined) appRoot = applicationRoot() ?? null;
-  return appRoot ?? undefined;
+/** The application's own source roots (see {@link applicationRoots}), read once per process. */
+function ownRoot(): ApplicationRoots | undefined {
+  if (appRoots === undefined) appRoots = applicationRoots() ?? null;
+  return appRoots ?? undefined;
 }
 
 /**
@@ -380,11 +385,11 @@ export function warnIfMangled(graph: BeanGraph): void {
 function sourceOf(
   cls: unknown,
   origins: ClassOriginIndex,
-  root: string | undefined,
+  root: ApplicationRoots | undefined,
 ): { source?: string; sharedLibrary?: string } {
   const file = origins.fileOf(cls);
   if (file === undefined) return {};
-  const library = root === undefined ? undefined : sharedLibraryOf(file, root);
+  const library = root === undefined ? undefined : sharedLibraryIn(file, root);
   return { source: file, ...(library !== undefined ? { sharedLibrary: library } : {}) };
 }
 

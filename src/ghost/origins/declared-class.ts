@@ -168,31 +168,72 @@ export function clearDeclaredClasses(): void {
 }
 
 /**
- * The application's own source root: the folder of its main script as the source declares it (through a bundle's
- * map: `apps/api/src/main.ts`), one up when that folder is a `src` (`apps/api`). Relative to the working directory
- * when inside it; undefined without a main script.
+ * The application's own source roots, compiled and original: the folder of its main script
+ * (`dist/apps/api/apps/api/src/main.js`), and the folder of the file its source map says it was compiled from
+ * (`apps/api/src/main.ts`), each one up when that folder is a `src`. Both, because a bean's file is compared in the
+ * space it is known in: a file with no map against the compiled root, a file read through its map against the
+ * original root (a trial on a real monorepo built with tsc compared compiled files with the original root, and
+ * called every bean of the application shared). Undefined without a main script.
  */
-export function applicationRoot(): string | undefined {
-  const main = mainScript();
-  if (main === undefined) return undefined;
-  let file = main;
-  try {
-    const text = fs.readFileSync(main, 'utf8');
-    // The main script's first mapped line says which original file it is.
-    const map = sourceMapFor(main);
-    const lines = text.split('\n', 50);
-    for (let i = 0; map !== undefined && i < lines.length; i++) {
-      const original = map.originalPositionFor(i + 1, Math.max(0, lines[i].length - 1));
-      if (original !== undefined && path.isAbsolute(original.source)) {
-        file = original.source;
-        break;
-      }
-    }
-  } catch {
-    /* the main script as it is */
-  }
+export interface ApplicationRoots {
+  readonly compiled: string;
+  readonly original?: string;
+}
+
+const rootOf = (file: string): string => {
   const dir = path.dirname(file);
   return path.basename(dir) === 'src' ? path.dirname(dir) : dir;
+};
+
+export function applicationRoots(): ApplicationRoots | undefined {
+  const main = mainScript();
+  if (main === undefined) return undefined;
+  const original = originalFileOf(main, path.basename(main, path.extname(main)));
+  return { compiled: rootOf(main), ...(original !== undefined ? { original: rootOf(original) } : {}) };
+}
+
+/**
+ * The original file `compiled` was built from, through its source map: the map's source named like `stem`
+ * (`main.js` → `main.ts`: a bundle's map lists every module, webpack's externals and runtime first), else its only
+ * source that is a file on disk outside node_modules. Undefined without a map or such a source.
+ */
+export function originalFileOf(
+  compiled: string,
+  stem = path.basename(compiled, path.extname(compiled)),
+): string | undefined {
+  try {
+    const map = sourceMapFor(compiled);
+    if (map === undefined) return undefined;
+    const real = map.sources.filter(
+      (s) => path.isAbsolute(s) && !s.split(path.sep).includes('node_modules') && fs.existsSync(s),
+    );
+    return real.find((s) => path.basename(s, path.extname(s)) === stem) ?? (real.length === 1 ? real[0] : undefined);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A compiled JavaScript file (its source map, if any, says what it was compiled from). */
+const COMPILED = /\.[cm]?js$/;
+
+/**
+ * The shared library `file` lies in, when it is outside the application's roots: a file with a map is compared
+ * through it (its original against the original root), any file against the compiled root; outside both, the
+ * library is named from the original file when there is one (`libs/shared`, not `dist/apps/api/libs/shared`).
+ */
+export function sharedLibraryIn(file: string, roots: ApplicationRoots): string | undefined {
+  if (!COMPILED.test(file)) {
+    // Already an original path (a bundle's class read through its map, or TypeScript run as it is).
+    return sharedLibraryOf(file, roots.original ?? roots.compiled);
+  }
+  if (isInside(file, roots.compiled)) return undefined;
+  const original = roots.original !== undefined ? originalFileOf(file) : undefined;
+  return original !== undefined ? sharedLibraryOf(original, roots.original!) : sharedLibraryOf(file, roots.compiled);
+}
+
+function isInside(file: string, root: string): boolean {
+  const inside = path.relative(root, path.resolve(file));
+  return !inside.startsWith('..') && !path.isAbsolute(inside);
 }
 
 /**
