@@ -129,7 +129,12 @@ export function trackedShareText(p: { total: number; tracked: number }): string 
 
 /** Process-hours as a person reads them: `12.5`, `0.31`, `0.0021`. */
 export function hoursText(h: number): string {
-  return `${round(h)} process-${round(h) === 1 ? 'hour' : 'hours'}`;
+  // Below a tenth of an hour "0.000004 process-hours" says nothing to a person (a trial with thresholds in seconds
+  // read it so): minutes, then seconds, of process time.
+  const ms = h * 3_600_000;
+  if (h === 0 || h >= 0.1) return `${round(h)} process-${round(h) === 1 ? 'hour' : 'hours'}`;
+  if (ms >= 60_000) return `${Math.round(ms / 60_000)} process-minutes`;
+  return `${Math.max(1, Math.round(ms / 1000))} process-${Math.round(ms / 1000) <= 1 ? 'second' : 'seconds'}`;
 }
 
 /** A bean's evidence in one line: since when, how many processes of which versions, tracked process-hours. */

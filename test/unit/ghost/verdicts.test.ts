@@ -1,4 +1,10 @@
-import { verdictOf, verdicts, type BeanEvidence, type EvidenceThresholds } from '../../../src/ghost/verdicts';
+import {
+  hoursText,
+  verdictOf,
+  verdicts,
+  type BeanEvidence,
+  type EvidenceThresholds,
+} from '../../../src/ghost/verdicts';
 
 /** diag.ghost-tracking.ledger.min-days and min-process-hours by default. */
 const DEFAULT_THRESHOLDS: EvidenceThresholds = { minDays: 14, minProcessHours: 168 };
@@ -143,5 +149,16 @@ describe('last use (issue #45)', () => {
     const v = verdictOf(bean({ lastTouched: NOW - 20 * DAY, processes: { total: 2, tracked: 1 } }), thresholds, NOW);
     expect(v.verdict).toBe('in-use');
     expect(v.why).toContain('not seen');
+  });
+});
+
+describe('process time in words', () => {
+  it('says minutes or seconds of process time below a tenth of an hour, never 0.000004 process-hours', () => {
+    expect(hoursText(500)).toBe('500 process-hours');
+    expect(hoursText(0.5)).toBe('0.5 process-hours');
+    expect(hoursText(0.05)).toBe('3 process-minutes');
+    expect(hoursText(0.000004)).toBe('1 process-second');
+    expect(hoursText(10 / 3600)).toBe('10 process-seconds');
+    expect(hoursText(0)).toBe('0 process-hours');
   });
 });
