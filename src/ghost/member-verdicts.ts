@@ -104,7 +104,7 @@ const DAY_MS = 86_400_000;
  * often than the evidence window (`thresholds.minDays`) is never judged by its silence: `insufficient-evidence`,
  * saying when it fires next. An endpoint whose handler has no method verdict (its bean untrackable, or tracked at
  * bean depth) takes the bean's verdict when that is not `in-use` (a call of another method proves nothing of
- * this one), else `untrackable`.
+ * this one), else `untrackable`. Endpoints of beans that are not the application's (a framework's own) are left out.
  */
 export function endpointVerdicts(
   endpoints: readonly EndpointRecord[],
@@ -113,45 +113,50 @@ export function endpointVerdicts(
   lookups: MemberLookups = {},
 ): EndpointVerdict[] {
   const byName = new Map(beans.map((b) => [b.name, b]));
-  return endpoints
-    .map((e): EndpointVerdict => {
-      const bean = byName.get(e.bean);
-      const method = bean?.methods?.find((m) => m.name === e.method);
-      let verdict: Verdict;
-      let why: string | undefined;
-      if (method !== undefined) {
-        verdict = method.verdict;
-      } else if (bean === undefined) {
-        verdict = 'untrackable';
-        why = 'its handler bean is not in the inventory';
-      } else if (bean.verdict === 'in-use' || bean.verdict === 'never-touched') {
-        verdict = bean.verdict === 'in-use' ? 'untrackable' : 'never-touched';
-        if (verdict === 'untrackable') why = `its handler method ${e.method} is not tracked (bean depth?)`;
-      } else {
-        verdict = bean.verdict;
-      }
-      const rare =
-        verdict === 'never-touched' || verdict === 'insufficient-evidence' ? rareJob(e, thresholds) : undefined;
-      if (rare !== undefined) {
-        verdict = 'insufficient-evidence';
-        why = rare;
-      }
-      const source = method?.source ?? lookups.source?.(e.bean, e.method);
-      const kept = lookups.keptEndpoint?.(e) ?? method?.kept ?? lookups.kept?.(e.bean, e.method);
-      return {
-        kind: e.kind,
-        route: e.route,
-        bean: e.bean,
-        method: e.method,
-        verdict,
-        ...(source !== undefined ? { source } : {}),
-        ...(method?.lastTouched !== undefined ? { lastTouched: method.lastTouched } : {}),
-        ...(kept !== undefined ? { kept } : {}),
-        ...(why !== undefined ? { why } : {}),
-        ...(e.schedule?.nextAt !== undefined ? { nextAt: e.schedule.nextAt } : {}),
-      };
-    })
-    .sort(byVerdictThenName((e) => `${e.kind} ${e.route}`));
+  return (
+    endpoints
+      // A handler that is not one of the application's beans is a framework's (Vendure's 519 resolvers of its own, on
+      // a trial): like a framework bean, its endpoints are not the application's to delete, so they are not judged
+      // here; diag-report.json's inventory still lists every endpoint.
+      .filter((e) => byName.has(e.bean))
+      .map((e): EndpointVerdict => {
+        const bean = byName.get(e.bean);
+        const method = bean?.methods?.find((m) => m.name === e.method);
+        let verdict: Verdict;
+        let why: string | undefined;
+        if (method !== undefined) {
+          verdict = method.verdict;
+        } else if (bean === undefined) {
+          verdict = 'untrackable'; // filtered out above
+        } else if (bean.verdict === 'in-use' || bean.verdict === 'never-touched') {
+          verdict = bean.verdict === 'in-use' ? 'untrackable' : 'never-touched';
+          if (verdict === 'untrackable') why = `its handler method ${e.method} is not tracked (bean depth?)`;
+        } else {
+          verdict = bean.verdict;
+        }
+        const rare =
+          verdict === 'never-touched' || verdict === 'insufficient-evidence' ? rareJob(e, thresholds) : undefined;
+        if (rare !== undefined) {
+          verdict = 'insufficient-evidence';
+          why = rare;
+        }
+        const source = method?.source ?? lookups.source?.(e.bean, e.method);
+        const kept = lookups.keptEndpoint?.(e) ?? method?.kept ?? lookups.kept?.(e.bean, e.method);
+        return {
+          kind: e.kind,
+          route: e.route,
+          bean: e.bean,
+          method: e.method,
+          verdict,
+          ...(source !== undefined ? { source } : {}),
+          ...(method?.lastTouched !== undefined ? { lastTouched: method.lastTouched } : {}),
+          ...(kept !== undefined ? { kept } : {}),
+          ...(why !== undefined ? { why } : {}),
+          ...(e.schedule?.nextAt !== undefined ? { nextAt: e.schedule.nextAt } : {}),
+        };
+      })
+      .sort(byVerdictThenName((e) => `${e.kind} ${e.route}`))
+  );
 }
 
 /** Why silence cannot judge this job, when its schedule fires less often than the evidence window. */

@@ -58,6 +58,8 @@ describe('endpoint verdicts', () => {
     },
     { kind: 'interval', route: 'heartbeat', bean: 'Jobs', method: 'beat', schedule: { everyMs: 60_000 } },
     { kind: 'http', route: 'POST /webhooks/partner', bean: 'OrdersController', method: 'webhook' },
+    // A framework's own handler (Vendure's resolvers, on a trial): no bean of the application.
+    { kind: 'graphql', route: 'Query.products', bean: 'ProductResolver', method: 'products' },
   ];
   const answer = () =>
     thisProcessLedger(
@@ -101,6 +103,8 @@ describe('endpoint verdicts', () => {
     expect(byRoute['GET /api/v1/orders']!.verdict).toBe('in-use');
     expect(byRoute['DELETE /api/v1/orders/:id']!.verdict).toBe('never-touched');
     expect(byRoute['Query.orders']!.verdict).toBe('untrackable');
+    // Not the application's to delete, so not judged (it stays in diag-report.json's inventory).
+    expect(byRoute['Query.products']).toBeUndefined();
     expect(byRoute['yearly-archive']).toMatchObject({
       verdict: 'insufficient-evidence',
       nextAt: '2027-01-01T00:00:00.000Z',
