@@ -83,20 +83,6 @@ export interface Edge {
   readonly kind: EdgeKind;
 }
 
-/** An entry point the framework calls, tied to its handler: the bean and the method the framework invokes. */
-export interface EndpointRecord {
-  /** What calls it. */
-  readonly kind: 'http' | 'graphql' | 'rpc' | 'event' | 'ws' | 'cron' | 'interval' | 'timeout' | 'cqrs' | 'queue';
-  /** As the user knows it: 'GET /api/v1/items/:id', 'Query.items', the event name, the job's name, the pattern. */
-  readonly route: string;
-  /** The handler bean's name, exactly as the report names beans (BeanGraph node name). */
-  readonly bean: string;
-  /** The handler's method name on the bean's class (a key of its prototype chain). */
-  readonly method: string;
-  /** Jobs only: how often it fires, to judge silence fairly (a yearly cron is never judged within a 14-day window). */
-  readonly schedule?: { readonly everyMs?: number; readonly cron?: string; readonly nextAt?: string };
-}
-
 export class BeanGraph {
   private readonly beanList: Bean[] = [];
   private readonly edgeList: Edge[] = [];
