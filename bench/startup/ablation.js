@@ -14,6 +14,7 @@ const path = require('node:path');
 
 const { arg, median } = require('../sketch/workload');
 const { APPS, count: countInstructions, twoAtATime, valgrindVersion } = require('./instructions');
+const { CUTS: TIMELINE_CUTS } = require('./timeline-share');
 
 const root = path.resolve(__dirname, '..', '..');
 const RUNS = arg('runs', 1);
@@ -36,29 +37,8 @@ const CUTS = {
   },
   timeline: {
     what: 'the start-up timeline: no reading or record per module load, phase or hook',
-    edits: [
-      ['shared/boot-clock.js', /function loadStarted\(filename\) \{/, (m) => `${m}\n    return -1;`],
-      [
-        'shared/boot-clock.js',
-        /function stepStarted\(kind, name, subject = '', group = ''\) \{/,
-        (m) => `${m}\n    return -1;`,
-      ],
-      [
-        'shared/boot-clock.js',
-        /function stepRecorded\(kind, name, start, end, subject = '', group = ''\) \{/,
-        (m) => `${m}\n    return;`,
-      ],
-      [
-        'adapters/nestjs/boot-phases.js',
-        /function timed\(name, original, then\) \{/,
-        (m) => `${m}\n    return original;`,
-      ],
-      [
-        'adapters/nestjs/boot-phases.js',
-        /function timedHookPhase\(hook, original, then\) \{/,
-        (m) => `${m}\n    return original;`,
-      ],
-    ],
+    // The same cut bench:timeline measures the timeline's share with.
+    edits: TIMELINE_CUTS,
   },
   'nest-phase2': {
     phase2Only: true,

@@ -165,7 +165,7 @@ async function main() {
   if (process.argv.includes('--json')) console.log(JSON.stringify({ results, build }));
 }
 
-module.exports = { copies, measureShare, measureBuild };
+module.exports = { CUTS, copies, measureShare, measureBuild };
 
 if (require.main === module) {
   main().catch((err) => {
