@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
+import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment';
 import NodeEnvironment from 'jest-environment-node';
 import { CHILDREN_GLOBAL, TEMP_DIRS_GLOBAL } from './temp-global';
 
@@ -33,6 +34,13 @@ export async function killLeftovers(children: Set<ChildProcess>): Promise<void> 
  * every directory it made with tempDir().
  */
 export default class DiagTestEnvironment extends NodeEnvironment {
+  private readonly testPath: string;
+
+  constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
+    super(config, context);
+    this.testPath = context.testPath;
+  }
+
   override async teardown(): Promise<void> {
     const children = (this.global as Record<string, unknown>)[CHILDREN_GLOBAL];
     if (children instanceof Set) await killLeftovers(children as Set<ChildProcess>);
@@ -47,5 +55,20 @@ export default class DiagTestEnvironment extends NodeEnvironment {
       }
     }
     await super.teardown();
+    logHandles(this.testPath);
   }
+}
+
+/**
+ * With DIAG_TEST_HANDLES=<file>, appends what keeps this worker's loop alive once a test file is over (one JSON
+ * line per file): the way to find the file that leaves a timer, socket or pipe behind, which is what jest reports
+ * as "A worker process has failed to exit gracefully".
+ */
+function logHandles(testPath: string): void {
+  const file = process.env['DIAG_TEST_HANDLES'];
+  if (!file) return;
+  fs.appendFileSync(
+    file,
+    `${JSON.stringify({ pid: process.pid, test: testPath, resources: process.getActiveResourcesInfo() })}\n`,
+  );
 }
