@@ -506,6 +506,13 @@ function beforeInstrumentation(
   };
 }
 
+/**
+ * Each package directory's version, read once per process: a profile is rebuilt when the report, the page or the
+ * actuator asks after something new was recorded, and reading Vendure's 300 package.json files again each time
+ * was a third of a build (130 ms of 360 under a profiler).
+ */
+const versionsByDir = new Map<string, string | undefined>();
+
 /** Builds the profile: cheap enough to run per request (thousands of loads: a few milliseconds). */
 export function buildBootProfile(input: BootInput): BootProfile {
   const { marks } = input;
@@ -573,24 +580,24 @@ export function buildBootProfile(input: BootInput): BootProfile {
   const steps: BootStep[] = [];
   flatten(roots, steps);
 
-  const versions = new Map<string, string | undefined>();
   const dirs = new Map<string, string>();
   for (let i = 0; i < input.loads.count; i++) {
     const pkg = packageOf(input.loads.files[i]!);
     if (pkg && !dirs.has(pkg.name)) dirs.set(pkg.name, pkg.dir);
   }
   const versionOf = (name: string): string | undefined => {
-    if (!versions.has(name)) {
-      const dir = dirs.get(name);
+    const dir = dirs.get(name);
+    if (dir === undefined) return undefined;
+    if (!versionsByDir.has(dir)) {
       let v: string | undefined;
       try {
-        v = dir !== undefined ? packageVersionAt(dir) : undefined;
+        v = packageVersionAt(dir);
       } catch {
         v = undefined;
       }
-      versions.set(name, v);
+      versionsByDir.set(dir, v);
     }
-    return versions.get(name);
+    return versionsByDir.get(dir);
   };
 
   // Our own cost, as self time (the packages our load pulls in, @opentelemetry/instrumentation say, are theirs).

@@ -44,22 +44,31 @@ export function currentBootProfile(timeline?: StartupTimeline): BootProfile {
 }
 
 /**
- * Who required each cached module, from `module.children` (every module that required it lists it), read once
- * when first asked, after ready. (`module.parent` would say the first one only, and is deprecated.)
+ * Who required each cached module, from `module.children` (every module that required it lists it), read when
+ * first asked after ready and again only when modules were loaded since: a profile is rebuilt several times
+ * after ready, and reading Vendure's 4,700 modules each time was half of a build (75 ms under a profiler).
+ * (`module.parent` would say the first one only, and is deprecated.)
  */
+let requirersRead: { modules: number; byChild: Map<string, string[]> } | undefined;
+
 function requirers(): (file: string) => readonly string[] {
   let byChild: Map<string, string[]> | undefined;
   return (file) => {
     if (byChild === undefined) {
-      byChild = new Map();
-      for (const m of Object.values(require.cache)) {
-        if (m === undefined) continue;
-        for (const child of m.children ?? []) {
-          const list = byChild.get(child.filename);
-          if (list === undefined) byChild.set(child.filename, [m.filename]);
-          else list.push(m.filename);
+      const modules = Object.values(require.cache);
+      if (requirersRead === undefined || requirersRead.modules !== modules.length) {
+        const map = new Map<string, string[]>();
+        for (const m of modules) {
+          if (m === undefined) continue;
+          for (const child of m.children ?? []) {
+            const list = map.get(child.filename);
+            if (list === undefined) map.set(child.filename, [m.filename]);
+            else list.push(m.filename);
+          }
         }
+        requirersRead = { modules: modules.length, byChild: map };
       }
+      byChild = requirersRead.byChild;
     }
     return byChild.get(file) ?? [];
   };
