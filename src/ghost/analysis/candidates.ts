@@ -28,9 +28,14 @@ export const LAZY_GHOST_CANDIDATES_DISCLAIMER =
  */
 export type EntryPointClassifier = (bean: Bean) => readonly string[] | { readonly candidate: string };
 
-/** Why an orphan is not a candidate, per bean. */
+/** Why an orphan (or a bean needed only by candidates) is or is not a candidate, per bean. */
 export type OrphanVerdict =
-  | { readonly status: 'candidate'; readonly reason?: string }
+  | {
+      readonly status: 'candidate';
+      readonly reason?: string;
+      /** A bean something injects, but only these candidates do. */
+      readonly neededOnlyBy?: readonly string[];
+    }
   | { readonly status: 'not-instantiated' }
   | { readonly status: 'entry-point'; readonly reasons: readonly string[] }
   | { readonly status: 'classification-failed'; readonly error: string }
@@ -47,8 +52,16 @@ export interface GhostCandidates {
   readonly notInstantiatedExcluded: number;
   /** Orphans whose classification threw; excluded rather than listed. */
   readonly classificationFailedExcluded: number;
-  /** Candidates the application looked up by token after start-up: used, though nothing injects them. */
+  /**
+   * Candidates the application looked up by token after start-up: used, though nothing injects them (and the
+   * candidates needed only by them, which leave with them).
+   */
   readonly lookedUpExcluded: number;
+  /**
+   * Of `count`, the beans something injects, but only candidates do (`candidateReason` names them): dead once
+   * those are, the shape of a repository injected only by a dead duplicate service (issue #44). Not orphans.
+   */
+  readonly neededOnlyByCandidates?: number;
 }
 
 export interface Phase1Result {
@@ -75,8 +88,8 @@ function errorText(err: unknown): string {
 
 /**
  * Applies the Phase 1 rules. Every orphan ends in exactly one bucket, so
- * `orphans.length === count + entryPointsExcluded + notInstantiatedExcluded + classificationFailedExcluded`
- * (`+ lookedUpExcluded` once lookups after start-up have taken candidates off).
+ * `orphans.length + neededOnlyByCandidates === count + entryPointsExcluded + notInstantiatedExcluded +
+ * classificationFailedExcluded` (`+ lookedUpExcluded` once lookups after start-up have taken candidates off).
  */
 export function findGhostCandidates(graph: BeanGraph, classify: EntryPointClassifier): Phase1Result {
   const orphans: string[] = [];
@@ -126,6 +139,7 @@ export function findGhostCandidates(graph: BeanGraph, classify: EntryPointClassi
     verdicts.set(bean.name, verdict!);
   }
 
+  const neededOnlyByCandidates = addNeededOnlyByCandidates(graph, classify, candidates, verdicts);
   orphans.sort();
   candidates.sort();
   return {
@@ -139,8 +153,64 @@ export function findGhostCandidates(graph: BeanGraph, classify: EntryPointClassi
       notInstantiatedExcluded: notInstantiated,
       classificationFailedExcluded: failed,
       lookedUpExcluded: 0,
+      ...(neededOnlyByCandidates > 0 ? { neededOnlyByCandidates } : {}),
     },
     verdicts,
     frameworkBeans,
   };
+}
+
+/**
+ * Beans dead through their dependents: created at start-up, injected, but only by candidates, and no entry point
+ * of their own. Deleting the candidates leaves them orphans, so a team deciding what to delete wants them in the
+ * same list, saying which candidates hold them (a real monorepo's repository injected only by a dead duplicate
+ * service was missed before issue #44). Repeated until nothing changes: a chain of them goes as one. Eager
+ * containers only: in a lazy one a binding needed only by unresolved ones was never resolved itself, already an
+ * orphan. A bean whose classification throws stays out, as an orphan's would. Returns how many were added.
+ */
+function addNeededOnlyByCandidates(
+  graph: BeanGraph,
+  classify: EntryPointClassifier,
+  candidates: string[],
+  verdicts: Map<string, OrphanVerdict>,
+): number {
+  if (candidates.length === 0) return 0;
+  const dependents = new Map<number, number[]>();
+  for (const e of graph.edges()) {
+    const list = dependents.get(e.to);
+    if (list === undefined) dependents.set(e.to, [e.from]);
+    else if (!list.includes(e.from)) list.push(e.from);
+  }
+  const dead = new Set(candidates);
+  let added = 0;
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const bean of graph.beans()) {
+      if (bean.framework || bean.resolved !== undefined || dead.has(bean.name) || verdicts.has(bean.name)) continue;
+      if (!bean.eager || bean.scope !== 'singleton') continue;
+      const by = dependents.get(bean.id);
+      if (by === undefined || by.length === 0) continue;
+      const names = by.map((id) => graph.bean(id).name);
+      if (!names.every((n) => dead.has(n))) continue;
+      let reasons: ReturnType<EntryPointClassifier>;
+      try {
+        reasons = classify(bean);
+      } catch {
+        continue;
+      }
+      // An entry point the framework calls, or an adapter's own verdict: not dead through its dependents.
+      if (!Array.isArray(reasons) || reasons.length > 0) continue;
+      const neededOnlyBy = [...names].sort();
+      verdicts.set(bean.name, {
+        status: 'candidate',
+        reason: `needed only by ${neededOnlyBy.length === 1 ? 'the candidate' : 'the candidates'} ${neededOnlyBy.join(', ')}`,
+        neededOnlyBy,
+      });
+      dead.add(bean.name);
+      candidates.push(bean.name);
+      added += 1;
+      changed = true;
+    }
+  }
+  return added;
 }

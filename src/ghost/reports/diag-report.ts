@@ -31,6 +31,8 @@ export interface ReportNode {
   verdict?: OrphanVerdict['status'];
   /** Why a candidate is one, when a rule beyond "nothing injects it" says so (`unused-passport-strategy`). */
   candidateReason?: string;
+  /** A candidate something injects, but only these candidates do: it leaves the list with any of them. */
+  neededOnlyBy?: string[];
   entryPoints?: string[];
   classificationError?: string;
   /** A candidate looked up by token after start-up: how (`app.get`, `moduleRef.resolve`…) and when first. */
@@ -51,15 +53,16 @@ export const REPORT_LEGEND = {
     'Application beans nothing injects, before any rule: controllers, crons, guards and other entry points are ' +
     'here too. Not a list of dead code; ghostCandidates is.',
   ghostCandidates:
-    'The orphans no rule explains (created at start-up, no entry point, not looked up since): LOW confidence, ' +
-    'confirm with Phase 2 (diag-ghost-report.json) before deleting anything.',
+    'The orphans no rule explains (created at start-up, no entry point, not looked up since), and the beans only ' +
+    'they inject (neededOnlyBy): LOW confidence, confirm with Phase 2 (diag-ghost-report.json) before deleting ' +
+    'anything.',
   endpoints:
     'Every entry point the framework calls (HTTP routes as served, GraphQL fields, message patterns, WebSocket ' +
     'messages, event listeners, jobs, CQRS and queue handlers), each with its handler bean and method. The ' +
     'inventory, not a verdict: which ones were never called is in diag-ghost-report.json.',
   'graph.nodes[].verdict':
     'Why an orphan is or is not a candidate: candidate, entry-point, not-instantiated, looked-up, ' +
-    'classification-failed. A bean with dependents has none.',
+    'classification-failed. A bean with dependents has none, unless only candidates depend on it (candidate).',
 } as const;
 
 /** `diag-report.json`: written once the container has created every static instance. */
@@ -144,6 +147,8 @@ export function buildDiagReport(input: DiagReportInput): DiagReport {
       node.verdict = verdict.status;
       if (verdict.status === 'entry-point') node.entryPoints = [...verdict.reasons];
       if (verdict.status === 'candidate' && verdict.reason !== undefined) node.candidateReason = verdict.reason;
+      if (verdict.status === 'candidate' && verdict.neededOnlyBy !== undefined)
+        node.neededOnlyBy = [...verdict.neededOnlyBy];
       if (verdict.status === 'classification-failed') node.classificationError = verdict.error;
     }
     return node;
@@ -188,23 +193,34 @@ export function buildDiagReport(input: DiagReportInput): DiagReport {
  */
 export function excludeLookedUp(report: DiagReport, lookups: ReadonlyMap<string, BeanLookup>): DiagReport {
   const candidates = report.ghostCandidates;
-  const leaving = candidates.beans.filter((name) => lookups.has(name));
-  if (leaving.length === 0) return report;
-  const left = new Set(leaving);
+  const lookedUp = new Set(candidates.beans.filter((name) => lookups.has(name)));
+  if (lookedUp.size === 0) return report;
+  // A candidate needed only by candidates is used again once one of them is: it leaves with them, in chains.
+  const left = new Set(lookedUp);
+  const held = report.graph.nodes.filter((n) => n.neededOnlyBy !== undefined && candidates.beans.includes(n.name));
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const node of held) {
+      if (left.has(node.name) || !node.neededOnlyBy!.some((name) => left.has(name))) continue;
+      left.add(node.name);
+      changed = true;
+    }
+  }
   return {
     ...report,
     ghostCandidates: {
       ...candidates,
-      count: candidates.count - leaving.length,
+      count: candidates.count - left.size,
       beans: candidates.beans.filter((name) => !left.has(name)),
-      lookedUpExcluded: (candidates.lookedUpExcluded ?? 0) + leaving.length,
+      lookedUpExcluded: (candidates.lookedUpExcluded ?? 0) + left.size,
     },
     graph: {
       ...report.graph,
       nodes: report.graph.nodes.map((node) => {
         if (!left.has(node.name)) return node;
-        const { candidateReason: _reason, ...rest } = node;
-        return { ...rest, verdict: 'looked-up', lookedUp: lookups.get(node.name)! };
+        const { candidateReason: _reason, neededOnlyBy: _by, verdict: _verdict, ...rest } = node;
+        // Needed by a bean the application looked up: in use, as any injected bean (no Phase 1 verdict).
+        return lookedUp.has(node.name) ? { ...rest, verdict: 'looked-up', lookedUp: lookups.get(node.name)! } : rest;
       }),
     },
   };

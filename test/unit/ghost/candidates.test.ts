@@ -89,14 +89,15 @@ describe('Phase 1 rules on synthetic graphs', () => {
 
   it('treats every kind of edge as a use: property, factory inject and alias', () => {
     const g = new BeanGraph();
-    const a = g.addBean(bean('A'));
+    const a = g.addBean(bean('A', { role: 'controller' }));
     const viaProperty = g.addBean(bean('ViaProperty'));
     const viaFactory = g.addBean(bean('ViaFactory'));
     const viaAlias = g.addBean(bean('ViaAlias'));
     g.addEdge(a, viaProperty, 'property');
     g.addEdge(a, viaFactory, 'factory-inject');
     g.addEdge(a, viaAlias, 'alias');
-    expect(findGhostCandidates(g, () => []).ghostCandidates.beans).toEqual(['A']);
+    const live = findGhostCandidates(g, (b) => (b.role === 'controller' ? ['controller'] : []));
+    expect(live.ghostCandidates.beans).toEqual([]);
   });
 
   it('keeps the orphan arithmetic exact on a large random graph', () => {
@@ -109,10 +110,54 @@ describe('Phase 1 rules on synthetic graphs', () => {
     for (let i = 0; i < 3000; i++) g.addEdge(Math.floor(rand() * 2000), Math.floor(rand() * 2000), 'constructor');
     const r = findGhostCandidates(g, (b) => (Number(b.token.slice(1)) % 5 === 0 ? ['controller'] : []));
     const c = r.ghostCandidates;
-    expect(r.orphans.length).toBe(
+    expect(r.orphans.length + (c.neededOnlyByCandidates ?? 0)).toBe(
       c.count + c.entryPointsExcluded + c.notInstantiatedExcluded + c.classificationFailedExcluded,
     );
-    for (const name of c.beans) expect(g.inDegree(g.beans().find((b) => b.name === name)!.id)).toBe(0);
+    // A candidate is an orphan, or every bean injecting it is a candidate.
+    const listed = new Set(c.beans);
+    for (const name of c.beans) {
+      const id = g.beans().find((b) => b.name === name)!.id;
+      const by = g
+        .edges()
+        .filter((e) => e.to === id)
+        .map((e) => g.bean(e.from).name);
+      if (g.inDegree(id) > 0) expect(by.every((n) => listed.has(n))).toBe(true);
+    }
+  });
+
+  it('lists a bean injected only by candidates, in chains, naming them; never one with another dependent or an entry point', () => {
+    // DuplicateService (dead) -> ProductRepo -> PriceTable: dead through their dependents. AuditLog is needed by
+    // the dead service and by a live controller; WebhookHandler only by the dead service, but the framework calls it.
+    const g = new BeanGraph();
+    const controller = g.addBean(bean('ProductsController', { role: 'controller' }));
+    const dead = g.addBean(bean('DuplicateService'));
+    const repo = g.addBean(bean('ProductRepo'));
+    const prices = g.addBean(bean('PriceTable'));
+    const audit = g.addBean(bean('AuditLog'));
+    const hook = g.addBean(bean('WebhookHandler'));
+    const lib = g.addBean(bean('LibraryClient', { framework: true }));
+    const perRequest = g.addBean(bean('RequestContext', { scope: 'request', eager: false }));
+    g.addEdge(dead, repo, 'constructor');
+    g.addEdge(repo, prices, 'constructor');
+    g.addEdge(dead, audit, 'constructor');
+    g.addEdge(controller, audit, 'constructor');
+    g.addEdge(dead, hook, 'property');
+    g.addEdge(dead, lib, 'constructor');
+    g.addEdge(dead, perRequest, 'constructor');
+    const r = findGhostCandidates(g, (b) =>
+      b.role === 'controller' ? ['controller'] : b.token === 'WebhookHandler' ? ['@OnEvent'] : [],
+    );
+    expect(r.ghostCandidates.beans).toEqual(['DuplicateService', 'PriceTable', 'ProductRepo']);
+    expect(r.ghostCandidates.neededOnlyByCandidates).toBe(2);
+    expect(r.orphans).toEqual(['DuplicateService', 'ProductsController']);
+    expect(r.verdicts.get('ProductRepo')).toEqual({
+      status: 'candidate',
+      reason: 'needed only by the candidate DuplicateService',
+      neededOnlyBy: ['DuplicateService'],
+    });
+    expect(r.verdicts.get('PriceTable')).toMatchObject({ neededOnlyBy: ['ProductRepo'] });
+    for (const live of ['AuditLog', 'WebhookHandler', 'LibraryClient', 'RequestContext'])
+      expect(r.verdicts.get(live)).toBeUndefined();
   });
 });
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BeanGraph } from '../../../src/ghost/analysis/bean-graph';
 import { findGhostCandidates } from '../../../src/ghost/analysis/candidates';
-import { buildDiagReport } from '../../../src/ghost/reports/diag-report';
+import { buildDiagReport, excludeLookedUp } from '../../../src/ghost/reports/diag-report';
 import { writeJsonAtomic } from '../../../src/shared/atomic-file';
 import { writeGhostReport } from '../../../src/ghost/reports/ghost-report-file';
 import { GhostTracker } from '../../../src/ghost/tracking/tracker';
@@ -32,16 +32,66 @@ describe('diag-report.json', () => {
       analysisMs: 1,
     });
     expect(report.orphans).toEqual(['A']);
+    // B is injected, but only by the candidate A.
     expect(report.ghostCandidates).toMatchObject({
       confidence: 'LOW',
-      count: 1,
-      beans: ['A'],
+      count: 2,
+      beans: ['A', 'B'],
       entryPointsExcluded: 0,
       notInstantiatedExcluded: 0,
+      neededOnlyByCandidates: 1,
+    });
+    expect(report.graph.nodes.find((n) => n.name === 'B')).toMatchObject({
+      verdict: 'candidate',
+      candidateReason: 'needed only by the candidate A',
+      neededOnlyBy: ['A'],
     });
     expect(report.graph.edges).toEqual([{ from: 'A', to: 'B', kind: 'constructor' }]);
     expect(report.slowestBeans.map((s) => s.name)).toEqual(['B', 'A']);
     expect(report.graph.nodes.find((n) => n.name === 'A')).toMatchObject({ verdict: 'candidate', dependents: 0 });
+  });
+
+  it('a lookup of a candidate takes the candidates needed only by it off the list with it, in chains', () => {
+    const g = new BeanGraph();
+    const base = {
+      module: 'M',
+      kind: 'class',
+      scope: 'singleton',
+      role: 'provider',
+      framework: false,
+      eager: true,
+    } as const;
+    const a = g.addBean({ ...base, token: 'A' });
+    const b = g.addBean({ ...base, token: 'B' });
+    const c = g.addBean({ ...base, token: 'C' });
+    g.addBean({ ...base, token: 'Other' });
+    g.addEdge(a, b, 'constructor');
+    g.addEdge(b, c, 'constructor');
+    const report = buildDiagReport({
+      graph: g,
+      phase1: findGhostCandidates(g, () => []),
+      framework: 'nestjs',
+      container: { name: 'test' },
+      analysisMs: 1,
+    });
+    expect(report.ghostCandidates.beans).toEqual(['A', 'B', 'C', 'Other']);
+    const after = excludeLookedUp(report, new Map([['A', { via: 'moduleRef.get', at: '2026-11-28T00:00:00.000Z' }]]));
+    const c2 = after.ghostCandidates;
+    expect(c2.beans).toEqual(['Other']);
+    expect([c2.count, c2.lookedUpExcluded]).toEqual([1, 3]);
+    expect(report.orphans.length + (c2.neededOnlyByCandidates ?? 0)).toBe(
+      c2.count +
+        c2.entryPointsExcluded +
+        c2.notInstantiatedExcluded +
+        c2.classificationFailedExcluded +
+        c2.lookedUpExcluded,
+    );
+    const node = (name: string) => after.graph.nodes.find((n) => n.name === name)!;
+    expect(node('A')).toMatchObject({ verdict: 'looked-up', lookedUp: { via: 'moduleRef.get' } });
+    for (const name of ['B', 'C']) {
+      expect(node(name).verdict).toBeUndefined();
+      expect(node(name).neededOnlyBy).toBeUndefined();
+    }
   });
 
   it('says in the report itself what the fields a newcomer misreads mean, first among them orphans', () => {
