@@ -163,6 +163,8 @@ export class GhostDetector implements GhostSnapshotSource {
   private startupTimer: NodeJS.Timeout | undefined;
   /** This run's member counts for metrics, and when they were computed. */
   private localMembers: { at: number; counts: MemberCounts | undefined } | undefined;
+  /** Where each method is (its `.ts` line through the build's maps), found once per process when first asked. */
+  private memberSources: MemberSourceModule.MemberSourceFinder | undefined;
 
   constructor(
     readonly config: DiagConfig,
@@ -553,7 +555,7 @@ export class GhostDetector implements GhostSnapshotSource {
     const parts = verdictParts();
     const patterns = parts.keptPatterns(this.config.ghostTracking.kept);
     const nodes = new Map(report.graph.nodes.map((n) => [n.name, n]));
-    const find = parts.memberSourceFinder();
+    const find = (this.memberSources ??= parts.memberSourceFinder());
     const endpoints = reportEndpoints(report);
     return {
       methodsOf: (name) => {

@@ -5,6 +5,7 @@ import {
   type BeanRole,
   type BeanScope,
 } from '../../ghost/analysis/bean-graph';
+import { applicationPath } from '../../ghost/origins/app-path';
 import type { ClassOrigin, ClassOriginIndex } from '../../ghost/origins/class-origin';
 import {
   applicationRoots,
@@ -387,10 +388,10 @@ function sourceOf(
   origins: ClassOriginIndex,
   root: ApplicationRoots | undefined,
 ): { source?: string; sharedLibrary?: string } {
-  const file = origins.fileOf(cls);
+  const file = origins.sourceFileOf(cls);
   if (file === undefined) return {};
   const library = root === undefined ? undefined : sharedLibraryIn(file, root);
-  return { source: file, ...(library !== undefined ? { sharedLibrary: library } : {}) };
+  return { source: applicationPath(file), ...(library !== undefined ? { sharedLibrary: library } : {}) };
 }
 
 function safeCall<T>(fn: () => T): T | undefined {

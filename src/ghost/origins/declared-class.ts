@@ -12,7 +12,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { positionOfOffset, sourceMapFor, type OriginalPosition } from './source-map';
+import { mapSources, positionOfOffset, sourceMapFor, type OriginalPosition } from './source-map';
 
 /** A class as its original source declares it. */
 export interface DeclaredClass {
@@ -201,13 +201,26 @@ export function originalFileOf(
   compiled: string,
   stem = path.basename(compiled, path.extname(compiled)),
 ): string | undefined {
+  const real = realSources(compiled);
+  return real?.find((s) => path.basename(s, path.extname(s)) === stem) ?? (real?.length === 1 ? real[0] : undefined);
+}
+
+/**
+ * The one file `compiled` was compiled from, when its map names exactly one on disk outside node_modules: what tsc,
+ * SWC and Babel write per file (`dist/items/items.service.js` → `src/items/items.service.ts`). A bundle's map names
+ * many, and which of them holds a class only the class's own text can tell (see {@link declaredClass}).
+ */
+export function singleOriginalOf(compiled: string): string | undefined {
+  if (!COMPILED.test(compiled)) return undefined;
+  const real = realSources(compiled);
+  return real?.length === 1 ? real[0] : undefined;
+}
+
+function realSources(compiled: string): string[] | undefined {
   try {
-    const map = sourceMapFor(compiled);
-    if (map === undefined) return undefined;
-    const real = map.sources.filter(
+    return mapSources(compiled)?.filter(
       (s) => path.isAbsolute(s) && !s.split(path.sep).includes('node_modules') && fs.existsSync(s),
     );
-    return real.find((s) => path.basename(s, path.extname(s)) === stem) ?? (real.length === 1 ? real[0] : undefined);
   } catch {
     return undefined;
   }
