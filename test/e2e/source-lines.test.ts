@@ -121,8 +121,23 @@ describe('findings at the TypeScript line', () => {
     project = buildProject();
   }, 120_000);
 
-  it("tsc's sourceMap: every report names src/…/*.ts and the method's line in it", async () => {
-    expectTypeScriptLines(project, await run(project, path.join('dist', 'tracking-app', 'main.js')));
+  it("tsc's sourceMap: every report names src/…/*.ts and the method's line in it, the check gate's SARIF too", async () => {
+    const result = await run(project, path.join('dist', 'tracking-app', 'main.js'));
+    expectTypeScriptLines(project, result);
+    const cli = path.join(root, 'dist', 'ghost', 'cli', 'index.js');
+    const report = path.join(result.reportDir, 'diag-ghost-report.json');
+    const sarif = spawnSync(process.execPath, [cli, 'check', report, '--format', 'sarif'], { encoding: 'utf8' });
+    const results = JSON.parse(sarif.stdout).runs[0].results;
+    const archive = results.find((r: any) => r.partialFingerprints['diagMember/v1'] === 'AsyncService#archive');
+    expect(archive.locations[0].physicalLocation).toEqual({
+      artifactLocation: { uri: TS_FILE },
+      region: { startLine: tsLine(project, 'archive(): number {') },
+    });
+    const route = results.find((r: any) => r.partialFingerprints['diagMember/v1'] === 'http GET /never-called');
+    expect(route.locations[0].physicalLocation).toEqual({
+      artifactLocation: { uri: TS_FILE },
+      region: { startLine: tsLine(project, 'neverCalled(): unknown {') },
+    });
   }, 60_000);
 
   it('a bundle minified with its map (esbuild over the tsc build): the same file and lines', async () => {
