@@ -43,6 +43,8 @@ export interface RunningApp {
   readonly proc: ChildProcess;
   readonly port: number;
   readonly reportDir: string;
+  /** The working directory it was started in (a report names files relative to it). */
+  readonly cwd: string;
   stdout(): string;
   stderr(): string;
   /** Sends `signal` and resolves with the exit code once the process is gone. */
@@ -176,6 +178,7 @@ export async function startSpec(
     proc,
     port,
     reportDir,
+    cwd: spec.cwd,
     stdout: () => out,
     stderr: () => err,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
