@@ -63,6 +63,7 @@ interface Run {
   readonly report: any;
   readonly ghosts: any;
   readonly live: any;
+  readonly ledger: any;
   readonly reportDir: string;
 }
 
@@ -76,11 +77,14 @@ async function run(cwd: string, main: string): Promise<Run> {
     expect((await getJson(app.port, '/exercise')).status).toBe(200);
     expect((await getJson(app.port, '/heartbeat')).status).toBe(200);
     const live = (await getJson(actuatorPort(app), '/actuator/diag/ghosts')).body;
+    // the ledger's answer in one run's shape (no ledger configured): beans[] for verdicts[]
+    const ledger = (await getJson(actuatorPort(app), '/actuator/diag/ledger')).body;
     await app.stop('SIGTERM');
     return {
       report: app.readReport(),
       ghosts: app.readReport('diag-ghost-report.json'),
       live,
+      ledger: { ...ledger, verdicts: ledger.beans },
       reportDir: app.reportDir,
     };
   } finally {
@@ -96,11 +100,11 @@ function tsLine(project: string, text: string): number {
   return at + 1;
 }
 
-function expectTypeScriptLines(project: string, { report, ghosts, live }: Run): void {
+function expectTypeScriptLines(project: string, { report, ghosts, live, ledger }: Run): void {
   const archive = { file: TS_FILE, line: tsLine(project, 'archive(): number {') };
   const load = { file: TS_FILE, line: tsLine(project, 'async load(id: number)') };
   const neverCalled = { file: TS_FILE, line: tsLine(project, 'neverCalled(): unknown {') };
-  for (const answer of [ghosts, live]) {
+  for (const answer of [ghosts, live, ledger]) {
     const bean = answer.verdicts.find((v: any) => v.name === 'AsyncService');
     const method = (name: string) => bean.methods.find((m: any) => m.name === name);
     expect(method('archive')).toMatchObject({ verdict: 'never-touched', source: archive });
