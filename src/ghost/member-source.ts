@@ -6,7 +6,7 @@
  * `.ts`; without a map, the compiled file and its line. Read after ready, when a report asks, never at start-up.
  */
 import { readFileSync } from 'node:fs';
-import { applicationFile } from './origins/app-path';
+import { applicationFile } from './origins/declared-class';
 import type { MemberSource } from './member-verdicts';
 
 /** The line (1-based) of `method`'s definition in `text`, after `class <className>` when that is found. */
@@ -24,7 +24,7 @@ export function methodLine(text: string, className: string | undefined, method: 
   return undefined;
 }
 
-/** Finds a method's source: `file` as the report names its bean's (see origins/app-path.ts). */
+/** Finds a method's source: `file` as the report names its bean's (see origins/declared-class.ts's applicationPath). */
 export type MemberSourceFinder = (
   file: string | undefined,
   className: string | undefined,

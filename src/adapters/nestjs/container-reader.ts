@@ -5,9 +5,9 @@ import {
   type BeanRole,
   type BeanScope,
 } from '../../ghost/analysis/bean-graph';
-import { applicationPath } from '../../ghost/origins/app-path';
 import type { ClassOrigin, ClassOriginIndex } from '../../ghost/origins/class-origin';
 import {
+  applicationPath,
   applicationRoots,
   looksMangled,
   sharedLibraryIn,

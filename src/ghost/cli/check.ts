@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeJsonAtomic } from '../../shared/atomic-file';
-import { applicationFile, applicationPath } from '../origins/app-path';
-import { singleOriginalOf } from '../origins/declared-class';
+import { applicationFile, applicationPath, singleOriginalOf } from '../origins/declared-class';
 import { DIAG_REPORT_FILE } from '../reports/diag-report';
 import { addMemberResults, memberWords, runMemberFindings, type MemberFinding } from './members';
 

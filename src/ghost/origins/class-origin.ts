@@ -2,8 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { types } from 'node:util';
 import { safeLog } from '../../shared/logger';
-import { applicationPath } from './app-path';
-import { declaredClass, looksMangled, mainScript, singleOriginalOf } from './declared-class';
+import { applicationPath, declaredClass, looksMangled, mainScript, singleOriginalOf } from './declared-class';
 
 /**
  * Where a class comes from: the application's own code, a package under node_modules, or Node itself.
@@ -148,7 +147,7 @@ export class ClassOriginIndex {
 
   /**
    * The file an application class was defined in, when known, as the reports name it (relative to the
-   * application's root: app-path.ts): its original source when a source map says what it was compiled from.
+   * application's root: declared-class.ts's applicationPath): its original source when a source map says what it was compiled from.
    */
   fileOf(fn: unknown): string | undefined {
     const file = this.sourceFileOf(fn);
