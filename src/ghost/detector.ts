@@ -567,7 +567,11 @@ export class GhostDetector implements GhostSnapshotSource {
       lookups: {
         source: (bean, method) => {
           const node = nodes.get(bean);
-          return node === undefined ? undefined : find(node.source, node.className ?? node.token, method);
+          if (node === undefined) return undefined;
+          const proto = tracker.prototypeOf(bean);
+          const base = proto === undefined ? undefined : parts.inheritedFrom(proto, method, this.origins);
+          if (base !== undefined) return find(base.file ?? node.source, base.className, method);
+          return find(node.source, node.className ?? node.token, method);
         },
         kept: (bean, method) =>
           parts.keptReason(tracker.prototypeOf(bean), method) ?? parts.keptBy(patterns, `${bean}#${method}`),

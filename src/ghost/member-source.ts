@@ -6,7 +6,9 @@
  * `.ts`; without a map, the compiled file and its line. Read after ready, when a report asks, never at start-up.
  */
 import { readFileSync } from 'node:fs';
-import { applicationFile } from './origins/declared-class';
+import type { ClassOriginIndex } from './origins/class-origin';
+import { applicationFile, originalClassName } from './origins/declared-class';
+import { originalOf } from './tracking/originals';
 import type { MemberSource } from './member-verdicts';
 
 /** The line (1-based) of `method`'s definition in `text`, after `class <className>` when that is found. */
@@ -64,4 +66,37 @@ export function memberSourceFinder(): MemberSourceFinder {
     }
     return answer ?? undefined;
   };
+}
+
+/**
+ * Where an inherited method is: the class of `proto`'s chain whose own code it is, when that is not `proto`'s own
+ * class (`ItemsRepository extends BaseRepository`: `findAll` is in the base's file, at its line there). The deepest
+ * prototype holding the same original function is that class: the tracker's wrapper shadowing an inherited method
+ * on the bean's class stands for the base's function. Its file as the reports name it (its module's, through the
+ * build's maps), or undefined when the origins do not know it (a base class no module exports: then, most often,
+ * it lives in the bean's own file).
+ */
+export function inheritedFrom(
+  proto: object,
+  method: string,
+  origins: ClassOriginIndex,
+): { readonly file?: string; readonly className: string } | undefined {
+  try {
+    let fn: Function | undefined;
+    let owner: object | undefined;
+    for (let p: object | null = proto, depth = 0; p !== null && depth < 64; p = Object.getPrototypeOf(p), depth++) {
+      const d = Object.getOwnPropertyDescriptor(p, method);
+      if (d === undefined || typeof d.value !== 'function') continue;
+      const original = originalOf(d.value as Function);
+      if (fn === undefined) fn = original;
+      if (original === fn) owner = p;
+    }
+    if (owner === undefined || owner === proto) return undefined;
+    const cls: unknown = Object.getOwnPropertyDescriptor(owner, 'constructor')?.value;
+    if (typeof cls !== 'function' || cls.name === '') return undefined;
+    const file = origins.fileOf(cls);
+    return { ...(file !== undefined ? { file } : {}), className: originalClassName(cls) ?? cls.name };
+  } catch {
+    return undefined; // a prototype that is a Proxy, whose traps threw
+  }
 }

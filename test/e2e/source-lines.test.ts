@@ -104,11 +104,15 @@ function expectTypeScriptLines(project: string, { report, ghosts, live, ledger }
   const archive = { file: TS_FILE, line: tsLine(project, 'archive(): number {') };
   const load = { file: TS_FILE, line: tsLine(project, 'async load(id: number)') };
   const neverCalled = { file: TS_FILE, line: tsLine(project, 'neverCalled(): unknown {') };
+  const greet = { file: TS_FILE, line: tsLine(project, 'greet(name: string): string {') };
   for (const answer of [ghosts, live, ledger]) {
     const bean = answer.verdicts.find((v: any) => v.name === 'AsyncService');
     const method = (name: string) => bean.methods.find((m: any) => m.name === name);
     expect(method('archive')).toMatchObject({ verdict: 'never-touched', source: archive });
     expect(method('load')).toMatchObject({ verdict: 'in-use', source: load });
+    // an inherited method is where its base class defines it (BaseGreeter, above InheritedGreeter)
+    const inherited = answer.verdicts.find((v: any) => v.name === 'InheritedGreeter');
+    expect(inherited.methods).toEqual([expect.objectContaining({ name: 'greet', source: greet })]);
     const endpoint = answer.endpoints.find((e: any) => e.route === 'GET /never-called');
     expect(endpoint).toMatchObject({ kind: 'http', verdict: 'never-touched', source: neverCalled });
   }
