@@ -11,8 +11,9 @@
  * and column the map speaks of; `mapSources(compiledFile)` → the original files alone (a tsc file's one `.ts`), kept
  * without the mappings.
  *
- * Read from disk, synchronously, only after start-up and only for files that need it (a class whose name looks
- * mangled, or whose file is a bundle); a map's mappings are decoded line by line as lines are asked for.
+ * Read from disk, synchronously, only after start-up: each application class's file's `sources` once (its `.ts`,
+ * issue #43), the whole map only for files that need positions (a class whose name looks mangled, or whose file is
+ * a bundle); a map's mappings are decoded line by line as lines are asked for.
  */
 import fs from 'node:fs';
 import path from 'node:path';
