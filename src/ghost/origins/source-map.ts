@@ -17,6 +17,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** Where a compiled position came from. Lines are 1-based, columns 0-based (as V8's and the spec's). */
 export interface OriginalPosition {
@@ -256,6 +257,14 @@ function readMap(compiledFile: string): RawMap | undefined {
 function resolveSource(source: string, root: string, base: string): string {
   const webpack = /^webpack:\/\/[^/]*\/(?:\.\/)?(.*)$/.exec(source);
   if (webpack) return path.resolve(process.cwd(), webpack[1].replace(/\?.*$/, ''));
+  // SWC and Vite may write absolute `file://` URLs: the path they name.
+  if (source.startsWith('file://')) {
+    try {
+      return fileURLToPath(source);
+    } catch {
+      return source;
+    }
+  }
   if (/^[a-z][a-z0-9+.-]*:/i.test(source)) return source;
   const joined = root === '' ? source : root.endsWith('/') ? root + source : `${root}/${source}`;
   return path.resolve(base, joined);
