@@ -165,6 +165,8 @@ export class GhostDetector implements GhostSnapshotSource {
   private startupTimer: NodeJS.Timeout | undefined;
   /** This run's member counts for metrics, and when they were computed. */
   private localMembers: { at: number; counts: MemberCounts | undefined } | undefined;
+  /** Where each method is (its `.ts` line through the build's maps), found once per process when first asked. */
+  private memberSources: MemberSourceModule.MemberSourceFinder | undefined;
 
   constructor(
     readonly config: DiagConfig,
@@ -560,7 +562,7 @@ export class GhostDetector implements GhostSnapshotSource {
     const parts = verdictParts();
     const patterns = parts.keptPatterns(this.config.ghostTracking.kept);
     const nodes = new Map(report.graph.nodes.map((n) => [n.name, n]));
-    const find = parts.memberSourceFinder();
+    const find = (this.memberSources ??= parts.memberSourceFinder());
     const endpoints = reportEndpoints(report);
     return {
       methodsOf: (name) => {
@@ -572,7 +574,11 @@ export class GhostDetector implements GhostSnapshotSource {
       lookups: {
         source: (bean, method) => {
           const node = nodes.get(bean);
-          return node === undefined ? undefined : find(node.source, node.className ?? node.token, method);
+          if (node === undefined) return undefined;
+          const proto = tracker.prototypeOf(bean);
+          const base = proto === undefined ? undefined : parts.inheritedFrom(proto, method, this.origins);
+          if (base !== undefined) return find(base.file ?? node.source, base.className, method);
+          return find(node.source, node.className ?? node.token, method);
         },
         kept: (bean, method) =>
           parts.keptReason(tracker.prototypeOf(bean), method) ?? parts.keptBy(patterns, `${bean}#${method}`),

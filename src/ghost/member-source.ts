@@ -1,13 +1,14 @@
 /**
- * Where a method is defined, for the findings a person or code scanning opens: the file the bean's class was
- * loaded from and the line of the method in it. Read after ready, when a report asks, never at start-up.
- *
- * Today the file is the one the class was loaded from (the compiled one for a built application). The source
- * map reader of issue #44 takes over in {@link memberSourceFinder}, the one place that decides which file and
- * line a finding names.
+ * Where a method is defined, for the findings a person or code scanning opens: the file its bean's class was
+ * defined in, as the start-up report names it, and the line of the method in it. For a built application that
+ * file is already the TypeScript the user edits when the build wrote source maps (tsc's `sourceMap`, a bundler's
+ * map: origins/class-origin.ts reads them once per file after ready), so the line is the method's line in the
+ * `.ts`; without a map, the compiled file and its line. Read after ready, when a report asks, never at start-up.
  */
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import type { ClassOriginIndex } from './origins/class-origin';
+import { applicationFile, originalClassName } from './origins/declared-class';
+import { originalOf } from './tracking/originals';
 import type { MemberSource } from './member-verdicts';
 
 /** The line (1-based) of `method`'s definition in `text`, after `class <className>` when that is found. */
@@ -25,27 +26,77 @@ export function methodLine(text: string, className: string | undefined, method: 
   return undefined;
 }
 
+/** Finds a method's source: `file` as the report names its bean's (see origins/declared-class.ts's applicationPath). */
+export type MemberSourceFinder = (
+  file: string | undefined,
+  className: string | undefined,
+  method: string,
+) => MemberSource | undefined;
+
 /**
- * Finds methods' sources for one report build: `file` as the report names it (relative to `root`, the
- * application's directory, or absolute), each file read once.
+ * Finds methods' sources for the reports of one process. An answer is kept (a method does not move while the
+ * process runs, and a report is rebuilt every few seconds); the files' texts only for the turn that read them,
+ * since one report asks for every method of a file at once and the next asks nothing new.
  */
-export function memberSourceFinder(
-  root: string = process.cwd(),
-): (file: string | undefined, className: string | undefined, method: string) => MemberSource | undefined {
+export function memberSourceFinder(): MemberSourceFinder {
   const texts = new Map<string, string | null>();
-  return (file, className, method) => {
-    if (file === undefined) return undefined;
+  const answers = new Map<string, MemberSource | null>();
+  const textOf = (file: string): string | null => {
     let text = texts.get(file);
     if (text === undefined) {
+      if (texts.size === 0) queueMicrotask(() => texts.clear());
       try {
-        text = readFileSync(path.resolve(root, file), 'utf8');
+        text = readFileSync(applicationFile(file), 'utf8');
       } catch {
         text = null;
       }
       texts.set(file, text);
     }
-    if (text === null) return undefined;
-    const line = methodLine(text, className, method);
-    return line === undefined ? undefined : { file, line };
+    return text;
   };
+  return (file, className, method) => {
+    if (file === undefined) return undefined;
+    const key = `${file}\0${className ?? ''}\0${method}`;
+    let answer = answers.get(key);
+    if (answer === undefined) {
+      const text = textOf(file);
+      const line = text === null ? undefined : methodLine(text, className, method);
+      answer = line === undefined ? null : { file, line };
+      answers.set(key, answer);
+    }
+    return answer ?? undefined;
+  };
+}
+
+/**
+ * Where an inherited method is: the class of `proto`'s chain whose own code it is, when that is not `proto`'s own
+ * class (`ItemsRepository extends BaseRepository`: `findAll` is in the base's file, at its line there). The deepest
+ * prototype holding the same original function is that class: the tracker's wrapper shadowing an inherited method
+ * on the bean's class stands for the base's function. Its file as the reports name it (its module's, through the
+ * build's maps), or undefined when the origins do not know it (a base class no module exports: then, most often,
+ * it lives in the bean's own file).
+ */
+export function inheritedFrom(
+  proto: object,
+  method: string,
+  origins: ClassOriginIndex,
+): { readonly file?: string; readonly className: string } | undefined {
+  try {
+    let fn: Function | undefined;
+    let owner: object | undefined;
+    for (let p: object | null = proto, depth = 0; p !== null && depth < 64; p = Object.getPrototypeOf(p), depth++) {
+      const d = Object.getOwnPropertyDescriptor(p, method);
+      if (d === undefined || typeof d.value !== 'function') continue;
+      const original = originalOf(d.value as Function);
+      if (fn === undefined) fn = original;
+      if (original === fn) owner = p;
+    }
+    if (owner === undefined || owner === proto) return undefined;
+    const cls: unknown = Object.getOwnPropertyDescriptor(owner, 'constructor')?.value;
+    if (typeof cls !== 'function' || cls.name === '') return undefined;
+    const file = origins.fileOf(cls);
+    return { ...(file !== undefined ? { file } : {}), className: originalClassName(cls) ?? cls.name };
+  } catch {
+    return undefined; // a prototype that is a Proxy, whose traps threw
+  }
 }

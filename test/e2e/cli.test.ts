@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { startApp, tempDir } from './support/app-process';
+import { getJson, startApp, tempDir } from './support/app-process';
 
 const BIN = path.resolve(__dirname, '..', '..', 'dist', 'ghost', 'cli', 'index.js');
 
@@ -116,7 +116,9 @@ describe('diag-instrumentation check', () => {
     expect(r.code).toBe(1);
     // The gate is on this run, and says so: the same file calls these beans insufficient-evidence.
     expect(r.stdout).toMatch(/new beans untouched in this run/);
-    expect(r.stdout).toContain('a gate on this run only: the report calls these beans insufficient-evidence, not dead');
+    expect(r.stdout).toMatch(
+      /a gate on this run only: the report calls these beans(, methods and endpoints)? insufficient-evidence, not dead/,
+    );
     const verdicts = JSON.parse(fs.readFileSync(ghostReport, 'utf8')).verdicts as { verdict: string }[];
     expect(verdicts.some((v) => v.verdict === 'never-touched')).toBe(false);
     expect(check(ghostReport, '--baseline', baseline, '--update-baseline').code).toBe(0);
@@ -236,5 +238,95 @@ describe('diag-instrumentation check', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('DIAG_GHOST_TRACKING_LEDGER_SERVICE');
     expect(r.stderr).toContain('OTEL_SERVICE_NAME');
+  });
+});
+
+describe('diag-instrumentation check on methods and endpoints (method depth, issue #43)', () => {
+  let report = '';
+  let work = '';
+
+  beforeAll(async () => {
+    const app = await startApp('nest11-cjs', {
+      app: 'tracking-app',
+      env: {
+        DIAG_GHOST_TRACKING_ENABLED: 'true',
+        DIAG_GHOST_TRACKING_KEPT: 'TrackingController#quarterly=partner quarterly sync',
+      },
+    });
+    // Called beans: the controller (two of its routes), AsyncService (three of its four methods).
+    await getJson(app.port, '/exercise');
+    await getJson(app.port, '/heartbeat');
+    await app.stop('SIGTERM');
+    report = path.join(app.reportDir, 'diag-ghost-report.json');
+    work = tempDir('cli-members');
+  });
+
+  it('fails on a method of a called bean and an endpoint never called in this run, in their own words', () => {
+    const r = check(report, '--baseline', path.join(work, 'none.json'));
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/1 new method and 2 new endpoints never called in this run/);
+    expect(r.stdout).toMatch(
+      /^ {2}method AsyncService\.archive never called in this run \(tracking\.module\.js:\d+\)$/m,
+    );
+    expect(r.stdout).toMatch(
+      /^ {2}endpoint GET \/never-called never called in this run → TrackingController\.neverCalled \(tracking\.module\.js:\d+\)$/m,
+    );
+    // called ones, kept ones, and the methods of a bean untouched as a whole (the bean is the finding) are not
+    expect(r.stdout).not.toMatch(/AsyncService\.(load|range|stream)\b/);
+    expect(r.stdout).not.toMatch(/quarterly/);
+    // a route's handler is judged as its route: listed once, by the route
+    expect(r.stdout).not.toMatch(/method TrackingController\.neverCalled/);
+    expect(r.stdout).toContain('a gate on this run only: the report calls these beans, methods and endpoints');
+    expect(r.stdout).toMatch(/^ {2}LegacyService\b/m);
+    expect(r.stdout).not.toMatch(/method LegacyService\./);
+  });
+
+  it('accepts members into the baseline beside the beans; a member dropped from it is new again', () => {
+    const baseline = path.join(work, 'baseline.json');
+    expect(check(report, '--baseline', baseline, '--update-baseline').code).toBe(0);
+    const written = JSON.parse(fs.readFileSync(baseline, 'utf8'));
+    expect(written.beans).toContain('LegacyService');
+    expect(written.beans).not.toContain('AsyncService#archive');
+    expect(written.members).toEqual(expect.arrayContaining(['AsyncService#archive', 'http GET /never-called']));
+    expect(written.members).not.toContain('TrackingController#quarterly');
+    const clean = check(report, '--baseline', baseline);
+    expect(clean.code).toBe(0);
+    expect(clean.stdout).toMatch(/^no new beans untouched in this run, methods or endpoints never called in this run/);
+
+    fs.writeFileSync(
+      baseline,
+      JSON.stringify({ ...written, members: written.members.filter((m: string) => m !== 'AsyncService#archive') }),
+    );
+    const again = check(report, '--baseline', baseline);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toContain('1 new method never called in this run not in');
+    expect(again.stdout.split('\n').filter((l) => /^ {2}\S/.test(l))).toEqual([
+      expect.stringMatching(/^ {2}method AsyncService\.archive never called in this run/),
+    ]);
+  });
+
+  it('gives SARIF one result per member at its file and line, its own rule, new unless in the baseline', () => {
+    const r = check(report, '--format', 'sarif', '--baseline', path.join(work, 'baseline.json'));
+    const run = JSON.parse(r.stdout).runs[0];
+    expect(run.tool.driver.rules.map((x: any) => x.id)).toEqual([
+      'untouched-bean',
+      'untouched-method',
+      'untouched-endpoint',
+    ]);
+    const archive = run.results.find((x: any) => x.partialFingerprints['diagMember/v1'] === 'AsyncService#archive');
+    expect(archive).toMatchObject({
+      ruleId: 'untouched-method',
+      baselineState: 'new',
+      locations: [{ physicalLocation: { artifactLocation: { uri: 'tracking.module.js' } } }],
+    });
+    expect(archive.locations[0].physicalLocation.region.startLine).toBeGreaterThan(0);
+    const route = run.results.find((x: any) => x.partialFingerprints['diagMember/v1'] === 'http GET /never-called');
+    expect(route).toMatchObject({ ruleId: 'untouched-endpoint', baselineState: 'unchanged' });
+  });
+
+  it('says what it gates on methods and endpoints in --help', () => {
+    const help = spawnSync(process.execPath, [BIN, 'check', '--help'], { encoding: 'utf8' }).stdout;
+    expect(help).toMatch(/never called in this run/);
+    expect(help).toMatch(/members/);
   });
 });

@@ -37,6 +37,10 @@ export class OrdersRepository {
   list(): Array<{ id: number }> {
     return [{ id: 1 }, { id: 2 }];
   }
+  /** Dead code in a live binding: nothing calls it (method depth reports it never-touched). */
+  archive(): number {
+    return 0;
+  }
 }
 
 @injectable()

@@ -7,6 +7,7 @@ import {
 } from '../../ghost/analysis/bean-graph';
 import type { ClassOrigin, ClassOriginIndex } from '../../ghost/origins/class-origin';
 import {
+  applicationPath,
   applicationRoots,
   looksMangled,
   sharedLibraryIn,
@@ -387,10 +388,10 @@ function sourceOf(
   origins: ClassOriginIndex,
   root: ApplicationRoots | undefined,
 ): { source?: string; sharedLibrary?: string } {
-  const file = origins.fileOf(cls);
+  const file = origins.sourceFileOf(cls);
   if (file === undefined) return {};
   const library = root === undefined ? undefined : sharedLibraryIn(file, root);
-  return { source: file, ...(library !== undefined ? { sharedLibrary: library } : {}) };
+  return { source: applicationPath(file), ...(library !== undefined ? { sharedLibrary: library } : {}) };
 }
 
 function safeCall<T>(fn: () => T): T | undefined {

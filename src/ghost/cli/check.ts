@@ -1,11 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeJsonAtomic } from '../../shared/atomic-file';
+import { applicationFile, applicationPath, singleOriginalOf } from '../origins/declared-class';
 import { DIAG_REPORT_FILE } from '../reports/diag-report';
+import { addMemberResults, memberWords, runMemberFindings, type MemberFinding } from './members';
 
 /**
  * `diag-instrumentation check`: compares a report with a baseline of known findings, so a build fails when
- * a new ghost candidate (diag-report.json) or a new untouched bean (diag-ghost-report.json) appears.
+ * a new ghost candidate (diag-report.json) appears, or in a run's diag-ghost-report.json a new untouched bean, or
+ * (method depth, issue #43) a new method of a called bean or a new endpoint never called in this run.
  * Exit codes: 0 nothing new, 1 new findings, 2 bad input or usage.
  */
 
@@ -15,10 +18,13 @@ export const EXIT = { clean: 0, findings: 1, badInput: 2 } as const;
 export type FindingKind = 'ghost-candidate' | 'untouched-bean' | 'never-touched-bean';
 
 export interface Finding {
+  /** The bean's name, or a member's key (`Bean#method`, `http GET /x`): what a baseline lists. */
   readonly bean: string;
   readonly module?: string;
   readonly className?: string;
   readonly source?: string;
+  /** A method or endpoint below the beans (issue #43), with its words and line. */
+  readonly member?: MemberFinding;
 }
 
 /** The baseline file: the findings a team has accepted, by kind. */
@@ -26,6 +32,8 @@ export interface Baseline {
   readonly tool: 'diag-instrumentation';
   readonly kind: FindingKind;
   readonly beans: string[];
+  /** Methods (`Bean#method`) and endpoints (`<kind> <route>`) accepted, for the kinds that have them. */
+  readonly members?: string[];
 }
 
 /** A problem with the input: printed as is, exit 2. */
@@ -69,6 +77,30 @@ const RULES: Record<FindingKind, { name: string; short: string; full: string; si
 /** `1 new ghost candidate`, `3 new ghost candidates`. */
 export function count(n: number, kind: FindingKind, adjective = ''): string {
   return `${n} ${adjective}${n === 1 ? RULES[kind].singular : RULES[kind].plural}`;
+}
+
+/** When a member finding of this kind of report was never called: one run's, or the ledger's processes'. */
+const NEVER_CALLED: Partial<Record<FindingKind, string>> = {
+  'untouched-bean': 'never called in this run',
+  'never-touched-bean': 'never called in any process',
+};
+
+/**
+ * Findings counted in words, beans and members apart: `1 new bean untouched in this run, 2 new methods and 1 new
+ * endpoint never called in this run`.
+ */
+export function countFindings(findings: readonly Finding[], kind: FindingKind, adjective = ''): string {
+  const methods = findings.filter((f) => f.member !== undefined && f.member.endpoint === undefined).length;
+  const endpoints = findings.filter((f) => f.member?.endpoint !== undefined).length;
+  const beans = findings.length - methods - endpoints;
+  const members = [
+    ...(methods > 0 ? [`${methods} ${adjective}method${methods === 1 ? '' : 's'}`] : []),
+    ...(endpoints > 0 ? [`${endpoints} ${adjective}endpoint${endpoints === 1 ? '' : 's'}`] : []),
+  ];
+  return [
+    ...(beans > 0 || members.length === 0 ? [count(beans, kind, adjective)] : []),
+    ...(members.length > 0 ? [`${members.join(' and ')} ${NEVER_CALLED[kind] ?? ''}`.trimEnd()] : []),
+  ].join(', ');
 }
 
 /** The baseline suggested when none is given: one per kind of report, in the working directory. */
@@ -119,7 +151,12 @@ export function readFindings(file: string): { kind: FindingKind; findings: Findi
   ) {
     // A ghost report names beans only: their module and file come from the start-up report beside it.
     const nodes = graphNodes(siblingDiagReport(file));
-    return { kind: 'untouched-bean', findings: (untouched as string[]).map((bean) => finding(bean, nodes)) };
+    const beans = (untouched as string[]).map((bean) => finding(bean, nodes));
+    const members = runMemberFindings(report, new Set(untouched as string[])).map((member): Finding => ({
+      bean: member.key,
+      member,
+    }));
+    return { kind: 'untouched-bean', findings: [...beans, ...members] };
   }
   throw new CheckInputError(
     `${file} is neither a diag-report.json (ghostCandidates.beans) nor a diag-ghost-report.json (untouched, trackedCount)`,
@@ -163,38 +200,16 @@ function finding(bean: string, nodes: ReadonlyMap<string, ReportNode>): Finding 
 }
 
 /**
- * The file the user edits: the report names where a class was loaded from (`dist/app.js`); when that file ships a
- * source map with one source (what tsc, SWC and esbuild write per file), the map's source (`src/app.ts`), relative
- * to the working directory like the report's path. Otherwise the path as the report gives it.
+ * The file the user edits: a report written before the reports named the TypeScript themselves (issue #43) names
+ * where a class was loaded from (`dist/app.js`); when that file's map names its one source (what tsc, SWC and
+ * esbuild write per file), that source (`src/app.ts`), named as the reports name files. Otherwise as given.
  */
 export function originalSource(source: string): string {
-  try {
-    const compiled = path.resolve(source);
-    const text = fs.readFileSync(compiled, 'utf8');
-    const url = /\/\/[#@] sourceMappingURL=(\S+)\s*$/.exec(text.slice(-4096))?.[1];
-    if (url === undefined) return source;
-    let map: { sources?: unknown; sourceRoot?: unknown };
-    let mapDir = path.dirname(compiled);
-    const inline = /^data:application\/json(?:;charset=[^;,]+)?;base64,(.*)$/.exec(url);
-    if (inline) {
-      map = JSON.parse(Buffer.from(inline[1]!, 'base64').toString('utf8')) as typeof map;
-    } else {
-      const mapFile = path.resolve(mapDir, decodeURIComponent(url));
-      map = JSON.parse(fs.readFileSync(mapFile, 'utf8')) as typeof map;
-      mapDir = path.dirname(mapFile);
-    }
-    if (!Array.isArray(map.sources) || map.sources.length !== 1 || typeof map.sources[0] !== 'string') return source;
-    const root = typeof map.sourceRoot === 'string' ? map.sourceRoot : '';
-    const original = path.resolve(mapDir, root, map.sources[0]);
-    if (!fs.existsSync(original)) return source;
-    const relative = path.relative(process.cwd(), original);
-    return (relative.startsWith('..') ? original : relative).split(path.sep).join('/');
-  } catch {
-    return source;
-  }
+  const original = singleOriginalOf(applicationFile(source));
+  return original === undefined ? source : applicationPath(original);
 }
 
-/** The baseline's beans; a file that does not exist yet is an empty baseline. */
+/** The baseline's beans and members; a file that does not exist yet is an empty baseline. */
 export function readBaseline(file: string | undefined, kind: FindingKind): Set<string> {
   if (file === undefined || !fs.existsSync(file)) return new Set();
   const baseline = readJson(file, 'baseline') as Partial<Baseline> | null;
@@ -211,14 +226,18 @@ export function readBaseline(file: string | undefined, kind: FindingKind): Set<s
       `baseline ${file} lists ${RULES[baseline.kind!].plural}, the report lists ${RULES[kind].plural}`,
     );
   }
-  return new Set(baseline.beans.filter((b): b is string => typeof b === 'string'));
+  const members = Array.isArray(baseline.members) ? baseline.members : [];
+  return new Set([...baseline.beans, ...members].filter((b): b is string => typeof b === 'string'));
 }
 
 export function writeBaseline(file: string, kind: FindingKind, findings: readonly Finding[]): void {
+  const keys = (list: readonly Finding[]) => [...new Set(list.map((f) => f.bean))].sort();
   const baseline: Baseline = {
     tool: 'diag-instrumentation',
     kind,
-    beans: [...new Set(findings.map((f) => f.bean))].sort(),
+    beans: keys(findings.filter((f) => f.member === undefined)),
+    // Members beside the beans, under their own name: a baseline a person reads says which is which.
+    ...(kind in NEVER_CALLED ? { members: keys(findings.filter((f) => f.member !== undefined)) } : {}),
   };
   writeJsonAtomic(file, baseline);
 }
@@ -296,26 +315,48 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
           `--update-baseline needs --baseline <file> (for this report: --baseline ${DEFAULT_BASELINES[kind]})`,
         );
       writeBaseline(o.baseline, kind, findings);
-      err(`baseline ${o.baseline} written: ${count(findings.length, kind)}\n`);
+      err(`baseline ${o.baseline} written: ${countFindings(findings, kind)}\n`);
       return EXIT.clean;
     }
     const known = readBaseline(o.baseline, kind);
     const fresh = findings.filter((f) => !known.has(f.bean));
+    const members = findings.filter((f) => f.member !== undefined);
     if (o.format === 'sarif') {
-      out(`${JSON.stringify(toSarif(kind, findings, known, o.version), null, 2)}\n`);
+      const beans = toSarif(
+        kind,
+        findings.filter((f) => f.member === undefined),
+        known,
+        o.version,
+      );
+      const sarif =
+        kind in NEVER_CALLED
+          ? addMemberResults(
+              beans,
+              members.map((f) => f.member!),
+              known,
+              'run',
+            )
+          : beans;
+      out(`${JSON.stringify(sarif, null, 2)}\n`);
     } else if (fresh.length === 0) {
-      out(`no new ${RULES[kind].plural} (${findings.length} in the report, all in the baseline)\n`);
+      const also = members.length > 0 ? `, methods or endpoints ${NEVER_CALLED[kind]}` : '';
+      out(`no new ${RULES[kind].plural}${also} (${findings.length} in the report, all in the baseline)\n`);
     } else {
       const where = o.baseline ? `not in ${o.baseline}` : 'and no baseline given';
-      out(`${count(fresh.length, kind, 'new ')} ${where}:\n`);
+      out(`${countFindings(fresh, kind, 'new ')} ${where}:\n`);
       if (kind === 'untouched-bean') {
         // The same file calls them insufficient-evidence: this gate is on one run, and says so.
+        const what = fresh.some((f) => f.member !== undefined) ? 'beans, methods and endpoints' : 'beans';
         out(
-          '(a gate on this run only: the report calls these beans insufficient-evidence, not dead; ' +
+          `(a gate on this run only: the report calls these ${what} insufficient-evidence, not dead; ` +
             'the ghost ledger gives never-touched, see npx diag-instrumentation ledger --help)\n',
         );
       }
       for (const f of fresh) {
+        if (f.member !== undefined) {
+          out(`  ${memberWords(f.member)}\n`);
+          continue;
+        }
         const detail = [f.module, f.source].filter(Boolean).join(', ');
         out(`  ${f.bean}${detail ? ` (${detail})` : ''}\n`);
       }

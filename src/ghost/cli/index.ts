@@ -12,11 +12,16 @@ const CHECK_HELP = `usage: npx diag-instrumentation check <diag-report.json|diag
 
 Gates a build on one run's report, against a baseline of accepted findings:
   diag-report.json         Phase 1's ghost candidates (nothing injects them, no entry point explains them)
-  diag-ghost-report.json   Phase 2's beans untouched in this run: a run is no verdict (the report calls them
-                           insufficient-evidence); the ghost ledger's never-touched is (see ledger --help)
+  diag-ghost-report.json   Phase 2's beans untouched in this run, and at method depth the members: each method
+                           of a called bean and each endpoint (route, resolver, listener, job) never called in
+                           this run ("method ItemsService.archive never called in this run (src/…:12)"); kept
+                           ones (@Kept, diag.ghost-tracking.kept) and jobs rarer than the evidence window are no
+                           finding. A run is no verdict (the report calls them insufficient-evidence); the ghost
+                           ledger's never-touched is (see ledger --help)
 
-  --baseline <file>    accepted findings; a file that does not exist yet counts as empty
-  --update-baseline    write the current findings as the new baseline and exit 0
+  --baseline <file>    accepted findings (beans, and members as Bean#method or "http GET /path"); a file that
+                       does not exist yet counts as empty
+  --update-baseline    write the current findings (beans and members) as the new baseline and exit 0
   --format sarif       print SARIF 2.1.0 on stdout, for code-scanning UIs (default text)
   --help, --version
 

@@ -7,7 +7,7 @@ import { jointText, jointView } from '../ledger/joint';
 import { addMemberResults, memberFindings, membersText } from './members';
 import {
   CheckInputError,
-  count,
+  countFindings,
   DEFAULT_BASELINES,
   EXIT,
   readBaseline,
@@ -242,8 +242,7 @@ export async function runLedger(
       }));
     // Never-touched methods and endpoints gate beside the beans, under their own keys (`Bean#method`, `http GET /x`).
     const memberFound = memberFindings(answer);
-    const members = new Set(memberFound.map((f) => f.key));
-    for (const f of memberFound) findings.push({ bean: f.key });
+    for (const f of memberFound) findings.push({ bean: f.key, member: f });
     if (o.updateBaseline) {
       if (o.baseline === undefined) {
         throw new CheckInputError(
@@ -251,7 +250,7 @@ export async function runLedger(
         );
       }
       writeBaseline(o.baseline, KIND, findings);
-      err(`baseline ${o.baseline} written: ${count(findings.length, KIND)}\n`);
+      err(`baseline ${o.baseline} written: ${countFindings(findings, KIND)}\n`);
       return EXIT.clean;
     }
     const known = readBaseline(o.baseline, KIND);
@@ -260,7 +259,7 @@ export async function runLedger(
     else if (o.format === 'sarif') {
       const sarif = toSarif(
         KIND,
-        findings.filter((f) => !members.has(f.bean)),
+        findings.filter((f) => f.member === undefined),
         known,
         o.version,
       );
@@ -283,7 +282,7 @@ export async function runLedger(
           '--update-baseline',
         ];
         out(
-          `\n${count(fresh.length, KIND, 'new ')} ${o.baseline ? `not in ${o.baseline}` : 'and no baseline given'}. ` +
+          `\n${countFindings(fresh, KIND, 'new ')} ${o.baseline ? `not in ${o.baseline}` : 'and no baseline given'}. ` +
             `Delete ${fresh.length === 1 ? 'it' : 'them'}, or accept ${fresh.length === 1 ? 'it' : 'them'} into the baseline ` +
             `(with the same --url or DIAG_GHOST_TRACKING_LEDGER_URL):\n    ${accept.map(shellQuote).join(' ')}\n`,
         );

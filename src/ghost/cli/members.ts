@@ -6,13 +6,18 @@
 import type { LedgerAnswer } from '../ledger/answer';
 import type { MemberSource } from '../member-verdicts';
 
-/** A never-touched method or endpoint that is not kept. */
+/**
+ * A method or endpoint that is a finding: never-touched in the ledger (never called on any process, observed long
+ * enough), or untouched in one run's ghost report (never called in this run: the `check` gate's, no verdict).
+ */
 export interface MemberFinding {
-  readonly kind: 'never-touched-method' | 'never-touched-endpoint';
+  readonly kind: 'never-touched-method' | 'never-touched-endpoint' | 'untouched-method' | 'untouched-endpoint';
   /** Its key in a baseline, beside the beans': `Bean#method`, or `<kind> <route>` for an endpoint. */
   readonly key: string;
   readonly bean: string;
   readonly method: string;
+  /** An endpoint's route as served, and its kind (`http`, `graphql`, `event`…). */
+  readonly endpoint?: { readonly kind: string; readonly route: string };
   readonly source?: MemberSource;
 }
 
@@ -21,27 +26,115 @@ export function memberFindings(answer: LedgerAnswer): MemberFinding[] {
   const out: MemberFinding[] = [];
   for (const e of answer.endpoints ?? []) {
     if (e.verdict !== 'never-touched' || e.kept !== undefined) continue;
-    out.push({
-      kind: 'never-touched-endpoint',
-      key: `${e.kind} ${e.route}`,
-      bean: e.bean,
-      method: e.method,
-      ...(e.source !== undefined ? { source: e.source } : {}),
-    });
+    out.push(endpointFinding('never-touched-endpoint', e));
   }
   for (const b of answer.beans) {
     for (const m of b.methods ?? []) {
       if (m.verdict !== 'never-touched' || m.kept !== undefined) continue;
-      out.push({
-        kind: 'never-touched-method',
-        key: `${b.name}#${m.name}`,
-        bean: b.name,
-        method: m.name,
-        ...(m.source !== undefined ? { source: m.source } : {}),
-      });
+      out.push(methodFinding('never-touched-method', b.name, m));
     }
   }
   return out;
+}
+
+/** What one run's ghost report says of a member, as far as the gate reads it (the file is parsed, not trusted). */
+interface ReportMember {
+  readonly name?: unknown;
+  readonly bean?: unknown;
+  readonly method?: unknown;
+  readonly kind?: unknown;
+  readonly route?: unknown;
+  readonly verdict?: unknown;
+  readonly lastTouched?: unknown;
+  readonly kept?: unknown;
+  readonly why?: unknown;
+  readonly source?: unknown;
+}
+
+/**
+ * The methods and endpoints one run's ghost report (`diag-ghost-report.json`) shows never called in this run, for
+ * the `check` gate, endpoints first: not kept, not unjudged on purpose (a job rarer than the evidence window, a
+ * handler not tracked: `why` says so), not untrackable. The methods of a bean untouched as a whole are left out:
+ * the bean is the finding, and its every method would repeat it; so is an endpoint's handler method, which its
+ * endpoint speaks for (a route kept by its pattern, a yearly job, must not fail the gate through its method).
+ */
+export function runMemberFindings(
+  report: Record<string, unknown>,
+  untouchedBeans: ReadonlySet<string>,
+): MemberFinding[] {
+  const raw = (report.methods ?? {}) as Record<string, Record<string, unknown> | undefined>;
+  const calledInRun = (bean: string, method: string, m: ReportMember) =>
+    m.lastTouched !== undefined || (raw[bean]?.[method] !== undefined && raw[bean]?.[method] !== null);
+  const unjudged = (m: ReportMember) =>
+    m.kept !== undefined ||
+    m.why !== undefined ||
+    (m.verdict !== 'never-touched' && m.verdict !== 'insufficient-evidence');
+  const out: MemberFinding[] = [];
+  const endpoints = asList<ReportMember>(report.endpoints);
+  // A handler is judged as its endpoint: kept with its route, unjudged with its rare job, listed once by its route.
+  const handlers = new Set(endpoints.map((e) => `${String(e.bean)}#${String(e.method)}`));
+  for (const e of endpoints) {
+    if (typeof e.bean !== 'string' || typeof e.method !== 'string') continue;
+    if (typeof e.kind !== 'string' || typeof e.route !== 'string') continue;
+    if (unjudged(e) || calledInRun(e.bean, e.method, e)) continue;
+    out.push(
+      endpointFinding('untouched-endpoint', { ...e, kind: e.kind, route: e.route, bean: e.bean, method: e.method }),
+    );
+  }
+  for (const b of asList<{ name?: unknown; methods?: unknown }>(report.verdicts)) {
+    if (typeof b.name !== 'string' || untouchedBeans.has(b.name)) continue;
+    for (const m of asList<ReportMember>(b.methods)) {
+      if (typeof m.name !== 'string' || handlers.has(`${b.name}#${m.name}`)) continue;
+      if (unjudged(m) || calledInRun(b.name, m.name, m)) continue;
+      out.push(methodFinding('untouched-method', b.name, { name: m.name, source: m.source }));
+    }
+  }
+  return out;
+}
+
+function asList<T>(value: unknown): T[] {
+  return Array.isArray(value) ? value.filter((v): v is T => v !== null && typeof v === 'object') : [];
+}
+
+function sourceOf(value: unknown): MemberSource | undefined {
+  const s = value as Partial<MemberSource> | undefined;
+  return typeof s?.file === 'string' && typeof s.line === 'number' ? { file: s.file, line: s.line } : undefined;
+}
+
+function endpointFinding(
+  kind: 'never-touched-endpoint' | 'untouched-endpoint',
+  e: { kind: string; route: string; bean: string; method: string; source?: unknown },
+): MemberFinding {
+  const source = sourceOf(e.source);
+  return {
+    kind,
+    key: `${e.kind} ${e.route}`,
+    bean: e.bean,
+    method: e.method,
+    endpoint: { kind: e.kind, route: e.route },
+    ...(source !== undefined ? { source } : {}),
+  };
+}
+
+function methodFinding(
+  kind: 'never-touched-method' | 'untouched-method',
+  bean: string,
+  m: { name: string; source?: unknown },
+): MemberFinding {
+  const source = sourceOf(m.source);
+  return { kind, key: `${bean}#${m.name}`, bean, method: m.name, ...(source !== undefined ? { source } : {}) };
+}
+
+/**
+ * A member finding in the gate's words: `method ItemsService.archive never called in this run (src/…:12)`,
+ * `endpoint GET /items/export never called in this run → ItemsController.export (src/…:40)`; `in any process`
+ * for the ledger's.
+ */
+export function memberWords(f: MemberFinding): string {
+  const when = f.kind.startsWith('untouched') ? 'in this run' : 'in any process';
+  if (f.endpoint === undefined) return `method ${f.bean}.${f.method} never called ${when}${at(f.source)}`;
+  const route = f.endpoint.kind === 'http' ? f.endpoint.route : `${f.endpoint.kind} ${f.endpoint.route}`;
+  return `endpoint ${route} never called ${when} → ${f.bean}.${f.method}${at(f.source)}`;
 }
 
 const at = (s: MemberSource | undefined) => (s !== undefined ? ` (${s.file}:${s.line})` : '');
@@ -83,20 +176,33 @@ const MEMBER_RULES = {
     name: 'NeverTouchedEndpoint',
     text: 'Entry point (route, resolver, listener, job) whose handler was never called, observed long enough for a verdict',
   },
+  'untouched-method': {
+    name: 'UntouchedMethod',
+    text: 'Method of a called bean never called during this run (one run is no verdict: the ledger gives never-touched)',
+  },
+  'untouched-endpoint': {
+    name: 'UntouchedEndpoint',
+    text: 'Entry point (route, resolver, listener, job) whose handler was never called during this run (one run is no verdict)',
+  },
 } as const;
 
 /**
  * Adds the members' rules and one result per finding to a SARIF log made by `toSarif` (its first run), each at
- * its file and line so that code scanning annotates the method.
+ * its file and line so that code scanning annotates the method: the ledger's rules (never-touched), or one run's
+ * (`run`: untouched, the `check` gate's).
  */
 export function addMemberResults(
   sarif: object,
   findings: readonly MemberFinding[],
   known: ReadonlySet<string>,
+  evidence: 'ledger' | 'run' = 'ledger',
 ): object {
   const run = (sarif as { runs: Array<{ tool: { driver: { rules: object[] } }; results: object[] }> }).runs[0]!;
   const first = run.tool.driver.rules.length;
-  const ids = Object.keys(MEMBER_RULES) as Array<keyof typeof MEMBER_RULES>;
+  const ids: Array<keyof typeof MEMBER_RULES> =
+    evidence === 'ledger'
+      ? ['never-touched-method', 'never-touched-endpoint']
+      : ['untouched-method', 'untouched-endpoint'];
   for (const id of ids) {
     run.tool.driver.rules.push({
       id,

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { types } from 'node:util';
 import { safeLog } from '../../shared/logger';
-import { declaredClass, looksMangled, mainScript } from './declared-class';
+import { applicationPath, declaredClass, looksMangled, mainScript, singleOriginalOf } from './declared-class';
 
 /**
  * Where a class comes from: the application's own code, a package under node_modules, or Node itself.
@@ -145,19 +145,33 @@ export class ClassOriginIndex {
     return this.originOf(fn) !== 'unknown';
   }
 
-  /** The file an application class was defined in (relative to the working directory), when known. */
+  /**
+   * The file an application class was defined in, when known, as the reports name it (relative to the
+   * application's root: declared-class.ts's applicationPath): its original source when a source map says what it was compiled from.
+   */
   fileOf(fn: unknown): string | undefined {
+    const file = this.sourceFileOf(fn);
+    return file === undefined ? undefined : applicationPath(file);
+  }
+
+  /**
+   * The absolute file an application class was defined in: the TypeScript the user edits when the compiled file's
+   * map names it (tsc's `sourceMap`, SWC; a bundle's through the class's own text), else the file it was loaded
+   * from. Read after ready only, each map once (source-map.ts).
+   */
+  sourceFileOf(fn: unknown): string | undefined {
     if (!isFunction(fn)) return undefined;
     this.indexPending();
-    const file = this.files.get(fn);
+    let file = this.files.get(fn);
     // A bundle's classes are exported by no module: its source map, when it has one, says where each was declared
-    // (and a minified file's, under a mangled name). A plain build's file is its own answer, read as it is.
+    // (and a minified file's, under a mangled name). A plain build's file has its own map, one source per file.
     if (file === undefined || looksMangled(fn.name)) {
       const compiled = file ?? mainScript();
       const declared = compiled === undefined ? undefined : declaredClass(fn, compiled);
-      if (declared !== undefined) return relativeFile(declared.source);
+      if (declared !== undefined) file = declared.source;
     }
-    return file === undefined ? undefined : relativeFile(file);
+    if (file === undefined) return undefined;
+    return singleOriginalOf(file) ?? file;
   }
 
   /**
@@ -261,10 +275,4 @@ export class ClassOriginIndex {
       }
     }
   }
-}
-
-function relativeFile(file: string): string {
-  if (!path.isAbsolute(file)) return file;
-  const relative = path.relative(process.cwd(), file);
-  return (relative.startsWith('..') || path.isAbsolute(relative) ? file : relative).split(path.sep).join('/');
 }

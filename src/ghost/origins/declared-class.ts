@@ -12,7 +12,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { positionOfOffset, sourceMapFor, type OriginalPosition } from './source-map';
+import { mapSources, positionOfOffset, sourceMapFor, type OriginalPosition } from './source-map';
 
 /** A class as its original source declares it. */
 export interface DeclaredClass {
@@ -201,13 +201,26 @@ export function originalFileOf(
   compiled: string,
   stem = path.basename(compiled, path.extname(compiled)),
 ): string | undefined {
+  const real = realSources(compiled);
+  return real?.find((s) => path.basename(s, path.extname(s)) === stem) ?? (real?.length === 1 ? real[0] : undefined);
+}
+
+/**
+ * The one file `compiled` was compiled from, when its map names exactly one on disk outside node_modules: what tsc,
+ * SWC and Babel write per file (`dist/items/items.service.js` → `src/items/items.service.ts`). A bundle's map names
+ * many, and which of them holds a class only the class's own text can tell (see {@link declaredClass}).
+ */
+export function singleOriginalOf(compiled: string): string | undefined {
+  if (!COMPILED.test(compiled)) return undefined;
+  const real = realSources(compiled);
+  return real?.length === 1 ? real[0] : undefined;
+}
+
+function realSources(compiled: string): string[] | undefined {
   try {
-    const map = sourceMapFor(compiled);
-    if (map === undefined) return undefined;
-    const real = map.sources.filter(
+    return mapSources(compiled)?.filter(
       (s) => path.isAbsolute(s) && !s.split(path.sep).includes('node_modules') && fs.existsSync(s),
     );
-    return real.find((s) => path.basename(s, path.extname(s)) === stem) ?? (real.length === 1 ? real[0] : undefined);
   } catch {
     return undefined;
   }
@@ -249,4 +262,58 @@ export function sharedLibraryOf(file: string, root: string): string | undefined 
   const library = src > 0 ? parts.slice(0, src).join(path.sep) : path.dirname(absolute);
   const relative = path.relative(process.cwd(), library);
   return (relative.startsWith('..') || path.isAbsolute(relative) ? library : relative || '.').split(path.sep).join('/');
+}
+
+/*
+ * How the reports name a file of the application (a bean's `source`, a method's `source.file`): relative to the
+ * application's root, so that a person opens it and code scanning annotates it (SARIF's `artifactLocation.uri`
+ * is resolved against the repository's checkout), never an absolute path of the machine it ran on (issue #43).
+ * Here, beside the application's source roots, and not a module of its own: class-origin.ts loads this file while
+ * the application starts, and each module loaded before ready is start-up cost (docs/benchmarks.md).
+ *
+ * The root is the working directory, as a process is usually started from its project (`npm start`, a container's
+ * WORKDIR). A process started from a folder inside its project (`cd dist && node main.js`) names the files outside
+ * that folder relative to the project: the nearest folder at or above the working directory that holds a
+ * package.json. A file outside both stays absolute: no root can name it.
+ */
+
+let project: { readonly cwd: string; readonly root: string | undefined } | undefined;
+
+/** The nearest folder at or above the working directory holding a package.json (asked again if it changes). */
+function projectRoot(): string | undefined {
+  const cwd = process.cwd();
+  if (project?.cwd === cwd) return project.root;
+  let root: string | undefined;
+  for (let dir = cwd; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) {
+      root = dir;
+      break;
+    }
+    if (path.dirname(dir) === dir) break;
+  }
+  project = { cwd, root };
+  return root;
+}
+
+function inside(file: string, root: string): string | undefined {
+  const relative = path.relative(root, file);
+  return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? undefined : relative;
+}
+
+/** `file` (absolute, or already a report's name) as the reports name it, with `/` separators. */
+export function applicationPath(file: string): string {
+  if (!path.isAbsolute(file)) return file.split(path.sep).join('/');
+  const cwd = process.cwd();
+  const root = projectRoot();
+  const relative = inside(file, cwd) ?? (root !== undefined && root !== cwd ? inside(file, root) : undefined);
+  return (relative ?? file).split(path.sep).join('/');
+}
+
+/** The absolute file a report's name stands for: the inverse of {@link applicationPath}. */
+export function applicationFile(name: string): string {
+  if (path.isAbsolute(name)) return name;
+  const fromCwd = path.resolve(name);
+  if (fs.existsSync(fromCwd)) return fromCwd;
+  const root = projectRoot();
+  return root !== undefined ? path.resolve(root, name) : fromCwd;
 }

@@ -8,13 +8,16 @@
  * API: `sourceMapFor(compiledFile)` → a {@link SourceMap} or undefined (no map, or one it cannot read), cached per
  * file; `map.originalPositionFor(line, column)` → {@link OriginalPosition} or undefined; `map.sourcesContent(source)`
  * → the embedded original text; `positionOfOffset(text, offset)` turns an offset in the compiled text into the line
- * and column the map speaks of.
+ * and column the map speaks of; `mapSources(compiledFile)` → the original files alone (a tsc file's one `.ts`), kept
+ * without the mappings.
  *
- * Read from disk, synchronously, only after start-up and only for files that need it (a class whose name looks
- * mangled, or whose file is a bundle); a map's mappings are decoded line by line as lines are asked for.
+ * Read from disk, synchronously, only after start-up: each application class's file's `sources` once (its `.ts`,
+ * issue #43), the whole map only for files that need positions (a class whose name looks mangled, or whose file is
+ * a bundle); a map's mappings are decoded line by line as lines are asked for.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** Where a compiled position came from. Lines are 1-based, columns 0-based (as V8's and the spec's). */
 export interface OriginalPosition {
@@ -139,6 +142,8 @@ export function positionOfOffset(text: string, offset: number): { line: number; 
 }
 
 const cache = new Map<string, SourceMap | null>();
+/** Each compiled file's map's sources alone: what a file's original needs, without holding the mappings. */
+const sourcesCache = new Map<string, readonly string[] | null>();
 const MAP_COMMENT = /\/\/[#@]\s*sourceMappingURL=([^\s'"]+)\s*$/;
 
 /**
@@ -150,7 +155,8 @@ export function sourceMapFor(compiledFile: string): SourceMap | undefined {
   if (known !== undefined) return known ?? undefined;
   let map: SourceMap | undefined;
   try {
-    map = readMap(compiledFile);
+    const raw = readMap(compiledFile);
+    map = raw === undefined ? undefined : new SourceMap(raw.mappings, raw.sources, raw.names, raw.contents);
   } catch {
     map = undefined;
   }
@@ -158,9 +164,57 @@ export function sourceMapFor(compiledFile: string): SourceMap | undefined {
   return map;
 }
 
-function readMap(compiledFile: string): SourceMap | undefined {
-  const text = fs.readFileSync(compiledFile, 'utf8');
-  const tail = text.slice(Math.max(0, text.length - 4096)).trimEnd();
+/**
+ * The original files `compiledFile` (absolute) was built from, as its map's `sources` resolve (absolute paths,
+ * or as written); undefined without a readable map. Read once per file; only the list is kept, not the mappings:
+ * every bean's file asks this once after ready, and a thousand tsc maps held for the process would be megabytes
+ * of heap that nothing reads again.
+ */
+export function mapSources(compiledFile: string): readonly string[] | undefined {
+  const map = cache.get(compiledFile);
+  if (map) return map.sources;
+  const known = sourcesCache.get(compiledFile);
+  if (known !== undefined) return known ?? undefined;
+  let sources: readonly string[] | undefined;
+  try {
+    sources = readMap(compiledFile)?.sources;
+  } catch {
+    sources = undefined;
+  }
+  sourcesCache.set(compiledFile, sources ?? null);
+  return sources;
+}
+
+interface RawMap {
+  readonly mappings: string;
+  readonly sources: string[];
+  readonly names: string[];
+  readonly contents: Array<string | null>;
+}
+
+/**
+ * The last bytes of a file, where its `sourceMappingURL` comment is: a compiled file is not read whole for it (a
+ * bundle is megabytes; every bean's file is asked once).
+ */
+function tailOf(file: string, bytes: number): string {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    const length = Math.min(size, bytes);
+    const buffer = Buffer.alloc(length);
+    fs.readSync(fd, buffer, 0, length, size - length);
+    return buffer.toString('utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function readMap(compiledFile: string): RawMap | undefined {
+  // An inline map (`data:` URL) can be as long as the file: read the tail first, the whole file only for one.
+  let tail = tailOf(compiledFile, 4096).trimEnd();
+  if (/sourceMappingURL=data:/.test(tail) || (!tail.includes('\n') && tail.length >= 4000)) {
+    tail = fs.readFileSync(compiledFile, 'utf8').trimEnd();
+  }
   const url = MAP_COMMENT.exec(tail.slice(tail.lastIndexOf('\n') + 1))?.[1];
   let json: string | undefined;
   let mapFile = `${compiledFile}.map`;
@@ -186,12 +240,14 @@ function readMap(compiledFile: string): SourceMap | undefined {
   if (raw.version !== 3 || typeof raw.mappings !== 'string' || !Array.isArray(raw.sources)) return undefined;
   const root = typeof raw.sourceRoot === 'string' ? raw.sourceRoot : '';
   const base = path.dirname(mapFile);
-  const sources = raw.sources.map((s) => resolveSource(String(s ?? ''), root, base));
-  const names = Array.isArray(raw.names) ? raw.names.map((n) => String(n)) : [];
-  const contents = Array.isArray(raw.sourcesContent)
-    ? raw.sourcesContent.map((c) => (typeof c === 'string' ? c : null))
-    : [];
-  return new SourceMap(raw.mappings, sources, names, contents);
+  return {
+    mappings: raw.mappings,
+    sources: raw.sources.map((s) => resolveSource(String(s ?? ''), root, base)),
+    names: Array.isArray(raw.names) ? raw.names.map((n) => String(n)) : [],
+    contents: Array.isArray(raw.sourcesContent)
+      ? raw.sourcesContent.map((c) => (typeof c === 'string' ? c : null))
+      : [],
+  };
 }
 
 /**
@@ -201,6 +257,14 @@ function readMap(compiledFile: string): SourceMap | undefined {
 function resolveSource(source: string, root: string, base: string): string {
   const webpack = /^webpack:\/\/[^/]*\/(?:\.\/)?(.*)$/.exec(source);
   if (webpack) return path.resolve(process.cwd(), webpack[1].replace(/\?.*$/, ''));
+  // SWC and Vite may write absolute `file://` URLs: the path they name.
+  if (source.startsWith('file://')) {
+    try {
+      return fileURLToPath(source);
+    } catch {
+      return source;
+    }
+  }
   if (/^[a-z][a-z0-9+.-]*:/i.test(source)) return source;
   const joined = root === '' ? source : root.endsWith('/') ? root + source : `${root}/${source}`;
   return path.resolve(base, joined);
@@ -209,4 +273,5 @@ function resolveSource(source: string, root: string, base: string): string {
 /** Forgets every map read (tests). */
 export function clearSourceMaps(): void {
   cache.clear();
+  sourcesCache.clear();
 }

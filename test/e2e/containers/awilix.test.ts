@@ -7,7 +7,7 @@
  * (test/fixtures/awilix1x's): every major the adapter declares.
  */
 import { actuatorPort, getJson, waitFor, type LoadingCase, type RunningApp } from '../support/app-process';
-import { expectIdentityPreserved, ghostReportAtExit, startExample } from './example-app';
+import { expectIdentityPreserved, expectMethodVerdicts, ghostReportAtExit, startExample } from './example-app';
 
 const CASES: Array<[label: string, loading: LoadingCase, root: string | undefined, major: string]> = [
   ['awilix 13, CommonJS', 'nest11-cjs', undefined, '13'],
@@ -115,5 +115,7 @@ describe.each(CASES)('awilix app (%s)', (_label, loading, root, major) => {
       neverResolved: ['legacyExporter', 'timeSource'],
       neverResolvedCount: 2,
     });
+    // and each method of a called singleton with its own verdict (method depth)
+    expectMethodVerdicts(app, ghosts, 'ordersRepository');
   });
 });

@@ -1,5 +1,7 @@
 // What the container examples (examples/inversify, examples/tsyringe, examples/awilix) have in common for their
 // end-to-end tests: each starts the same way, answers /identity alike and prints the same start-up line.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { getJson, startApp, waitFor, type LoadingCase, type RunningApp } from '../support/app-process';
 
 /** Starts a container example with Phase 2 and the actuator on; resolves once the actuator listens too. */
@@ -9,6 +11,9 @@ export async function startExample(loading: LoadingCase, app: string, root?: str
     ...(root !== undefined ? { root } : {}),
     env: {
       DIAG_GHOST_TRACKING_ENABLED: 'true',
+      // One run is evidence enough here, so that a never-called method reads never-touched.
+      DIAG_GHOST_TRACKING_LEDGER_MIN_DAYS: '0',
+      DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS: '0',
       MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag',
       MANAGEMENT_SERVER_PORT: '0',
     },
@@ -35,4 +40,21 @@ export async function expectIdentityPreserved(app: RunningApp): Promise<void> {
 export async function ghostReportAtExit(app: RunningApp): Promise<any> {
   await app.stop('SIGTERM');
   return app.readReport('diag-ghost-report.json');
+}
+
+/**
+ * Method depth on a lazy container (issue #43 §4): the singleton OrdersRepository, resolved and called by `GET
+ * /orders`, has its methods judged one by one, the called one in use and the dead one never-touched, each at its
+ * line in the file the class was loaded from (the examples are built without source maps).
+ */
+export function expectMethodVerdicts(app: RunningApp, ghosts: any, bean = 'OrdersRepository'): void {
+  const repository = ghosts.verdicts.find((v: any) => v.name === bean);
+  expect(repository.verdict).toBe('in-use');
+  const methods = Object.fromEntries(repository.methods.map((m: any) => [m.name, m.verdict]));
+  expect(methods).toEqual({ list: 'in-use', archive: 'never-touched' });
+  const archive = repository.methods.find((m: any) => m.name === 'archive');
+  const file = archive.source.file as string;
+  expect(file).toMatch(/^services\.m?js$/);
+  const lines = fs.readFileSync(path.join(app.cwd, file), 'utf8').split('\n');
+  expect(lines[archive.source.line - 1]).toMatch(/^\s*archive\(\) \{/);
 }

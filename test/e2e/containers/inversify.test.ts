@@ -7,7 +7,7 @@
  * requests resolve them.
  */
 import { actuatorPort, getJson, waitFor, type LoadingCase, type RunningApp } from '../support/app-process';
-import { expectIdentityPreserved, ghostReportAtExit, startExample } from './example-app';
+import { expectIdentityPreserved, expectMethodVerdicts, ghostReportAtExit, startExample } from './example-app';
 
 /** Each case's InversifyJS: the release the report must name (a prefix of its version) and its major. */
 const CASES: Array<[label: string, loading: LoadingCase, root: string | undefined, version: string]> = [
@@ -117,10 +117,13 @@ describe.each(CASES)('InversifyJS app (%s)', (_label, loading, root, version) =>
   });
 
   it('writes diag-ghost-report.json with neverResolved and the framework at exit', async () => {
-    expect(await ghostReportAtExit(app)).toMatchObject({
+    const ghosts = await ghostReportAtExit(app);
+    expect(ghosts).toMatchObject({
       framework: 'inversify',
       neverResolved: ['LegacyExporter', ...TIME_SOURCE[major]!],
     });
+    // and each method of a called singleton with its own verdict (method depth)
+    expectMethodVerdicts(app, ghosts);
   });
 });
 

@@ -5,7 +5,7 @@
  * `neverResolved` current as traffic resolves them. CommonJS and ESM builds of the same app.
  */
 import { actuatorPort, getJson, waitFor, type LoadingCase, type RunningApp } from '../support/app-process';
-import { expectIdentityPreserved, ghostReportAtExit, startExample } from './example-app';
+import { expectIdentityPreserved, expectMethodVerdicts, ghostReportAtExit, startExample } from './example-app';
 
 const CASES: LoadingCase[] = ['nest11-cjs', 'nest12-esm'];
 
@@ -124,6 +124,8 @@ describe.each(CASES)('tsyringe app (%s)', (loading) => {
 
   it('writes diag-ghost-report.json with neverResolved and the framework at exit', async () => {
     const ghosts = await ghostReportAtExit(app);
+    // each method of a called singleton with its own verdict (method depth)
+    expectMethodVerdicts(app, ghosts);
     expect(ghosts.framework).toBe('tsyringe');
     expect(ghosts.neverResolved).toEqual(['Exporter', 'LegacyExporter']);
     expect(ghosts.neverResolvedCount).toBe(2);

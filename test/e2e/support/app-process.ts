@@ -43,6 +43,8 @@ export interface RunningApp {
   readonly proc: ChildProcess;
   readonly port: number;
   readonly reportDir: string;
+  /** The working directory it was started in (a report names files relative to it). */
+  readonly cwd: string;
   stdout(): string;
   stderr(): string;
   /** Sends `signal` and resolves with the exit code once the process is gone. */
@@ -122,7 +124,19 @@ async function waitForFile(file: string, timeoutMs: number): Promise<void> {
 
 /** Starts a fixture app and waits for `LISTENING <port>`; rejects with its output if it exits or times out. */
 export async function startApp(loading: LoadingCase, options: StartOptions = {}): Promise<RunningApp> {
-  const spec = launchSpec(loading, options.app, options.preload, options.root);
+  return startSpec(launchSpec(loading, options.app, options.preload, options.root), loading, options);
+}
+
+/**
+ * Starts `node <args>` in `cwd` as {@link startApp} does a fixture app (an app built by the test itself, say), with
+ * `args` beginning with the preload flag and file, as {@link launchSpec} gives them.
+ */
+export async function startSpec(
+  spec: { node: string; cwd: string; args: string[] },
+  label: string,
+  options: StartOptions = {},
+): Promise<RunningApp> {
+  const loading = label;
   const reportDir = options.reportDir ?? tempDir('report');
   const args = options.bare ? spec.args.slice(2) : spec.args;
   const proc = trackChild(
@@ -164,6 +178,7 @@ export async function startApp(loading: LoadingCase, options: StartOptions = {})
     proc,
     port,
     reportDir,
+    cwd: spec.cwd,
     stdout: () => out,
     stderr: () => err,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {

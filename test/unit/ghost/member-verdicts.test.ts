@@ -1,6 +1,12 @@
 import type { EndpointRecord } from '../../../src/ghost/analysis/bean-graph';
 import { Kept, keptBy, keptPatterns, keptReason } from '../../../src/ghost/kept';
-import { addMemberResults, memberFindings, membersText } from '../../../src/ghost/cli/members';
+import {
+  addMemberResults,
+  memberFindings,
+  membersText,
+  memberWords,
+  runMemberFindings,
+} from '../../../src/ghost/cli/members';
 import { toSarif } from '../../../src/ghost/cli/check';
 import { thisProcessLedger } from '../../../src/ghost/ledger/answer';
 import { methodLine } from '../../../src/ghost/member-source';
@@ -302,5 +308,58 @@ describe('the ledger command, below the beans', () => {
       artifactLocation: { uri: 'src/orders.controller.ts' },
       region: { startLine: 6 },
     });
+  });
+});
+
+describe("the check gate's members of one run (runMemberFindings)", () => {
+  const report = {
+    untouched: ['DeadService'],
+    methods: {
+      ItemsService: { list: '2026-11-28T00:00:00.000Z', archive: null, nightly: null, yearly: null },
+      DeadService: { run: null },
+    },
+    verdicts: [
+      {
+        name: 'ItemsService',
+        verdict: 'in-use',
+        methods: [
+          { name: 'list', verdict: 'in-use', lastTouched: '2026-11-28T00:00:00.000Z' },
+          { name: 'archive', verdict: 'insufficient-evidence', source: { file: 'src/items.service.ts', line: 9 } },
+          { name: 'purge', verdict: 'insufficient-evidence', kept: 'disaster recovery' },
+          { name: 'nightly', verdict: 'insufficient-evidence' },
+          { name: 'yearly', verdict: 'insufficient-evidence' },
+        ],
+      },
+      {
+        name: 'DeadService',
+        verdict: 'insufficient-evidence',
+        methods: [{ name: 'run', verdict: 'insufficient-evidence' }],
+      },
+    ],
+    endpoints: [
+      { kind: 'cron', route: 'nightly', bean: 'ItemsService', method: 'nightly', verdict: 'insufficient-evidence' },
+      {
+        kind: 'cron',
+        route: 'yearly',
+        bean: 'ItemsService',
+        method: 'yearly',
+        verdict: 'insufficient-evidence',
+        why: 'fires about every 1 year, less often than the evidence window of 14 days: its silence proves nothing',
+      },
+      { kind: 'http', route: 'GET /items', bean: 'ItemsService', method: 'list', verdict: 'in-use' },
+    ],
+  };
+
+  it('lists what this run never called: not kept, not a rare job, not the methods of an untouched bean', () => {
+    const found = runMemberFindings(report, new Set(['DeadService']));
+    expect(found.map((f) => f.key)).toEqual(['cron nightly', 'ItemsService#archive']);
+    expect(found.map(memberWords)).toEqual([
+      'endpoint cron nightly never called in this run → ItemsService.nightly',
+      'method ItemsService.archive never called in this run (src/items.service.ts:9)',
+    ]);
+  });
+
+  it('reads a foreign or partial report without throwing', () => {
+    expect(runMemberFindings({ verdicts: [null, { name: 1 }], endpoints: 'x' }, new Set())).toEqual([]);
   });
 });

@@ -1,7 +1,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { tempDir } from '../../../support/temp';
-import { clearSourceMaps, positionOfOffset, SourceMap, sourceMapFor } from '../../../../src/ghost/origins/source-map';
+import { pathToFileURL } from 'node:url';
+import {
+  clearSourceMaps,
+  mapSources,
+  positionOfOffset,
+  SourceMap,
+  sourceMapFor,
+} from '../../../../src/ghost/origins/source-map';
 
 /** Base64 VLQ of one number, the spec's way, to write mappings by hand. */
 function vlq(n: number): string {
@@ -60,6 +67,25 @@ describe('source maps', () => {
       expect(original).toMatchObject({ source: path.join(dir, 'src', 'guard.ts'), line: 2, column: 2 });
     }
     expect(sourceMapFor(path.join(dir, 'src', 'guard.ts'))).toBeUndefined();
+  });
+
+  it("names a compiled file's originals alone (mapSources): relative and file:// sources as paths", () => {
+    const dir = tempDir('map-sources');
+    const compiled = path.join(dir, 'dist', 'items.service.js');
+    fs.mkdirSync(path.dirname(compiled));
+    fs.writeFileSync(compiled, `"use strict";\n//# sourceMappingURL=items.service.js.map\n`);
+    const swc = pathToFileURL(path.join(dir, 'src', 'swc.ts')).href;
+    fs.writeFileSync(
+      `${compiled}.map`,
+      JSON.stringify({ version: 3, sources: ['../src/items.service.ts', swc], names: [], mappings: 'AAAA' }),
+    );
+    expect(mapSources(compiled)).toEqual([path.join(dir, 'src', 'items.service.ts'), path.join(dir, 'src', 'swc.ts')]);
+    // a file without a map has none, and asking again reads nothing (the answer is kept)
+    const plain = path.join(dir, 'dist', 'plain.js');
+    fs.writeFileSync(plain, 'module.exports = 1;\n');
+    expect(mapSources(plain)).toBeUndefined();
+    fs.writeFileSync(`${plain}.map`, JSON.stringify({ version: 3, sources: ['x.ts'], mappings: '' }));
+    expect(mapSources(plain)).toBeUndefined();
   });
 
   it('turns an offset into a 1-based line and 0-based column', () => {

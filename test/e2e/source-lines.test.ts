@@ -1,0 +1,182 @@
+/**
+ * Findings at the TypeScript line (issue #43 §5): an application built with tsc's `sourceMap: true`, as a user
+ * builds one (a project folder with its package.json, `src/*.ts` compiled to `dist/*.js` + `.map`, started from the
+ * project), and the same build bundled and minified by esbuild with its map. Every report names the `.ts` file
+ * relative to the project and the method's line in it, read here from the `.ts` itself.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { actuatorPort, getJson, startSpec, tempDir, type RunningApp } from './support/app-process';
+
+const root = path.resolve(__dirname, '..', '..');
+const apps = path.join(root, 'test/fixtures/apps');
+const TS_FILE = 'src/tracking-app/tracking.module.ts';
+
+const ENV = {
+  DIAG_GHOST_TRACKING_ENABLED: 'true',
+  // One run is enough evidence here, so that a never-called method reads never-touched.
+  DIAG_GHOST_TRACKING_LEDGER_MIN_DAYS: '0',
+  DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS: '0',
+  MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag',
+  MANAGEMENT_SERVER_PORT: '0',
+};
+
+/** The tracking app as a project of its own, compiled by tsc with source maps into dist/. */
+function buildProject(): string {
+  const project = tempDir('tsc-project');
+  fs.mkdirSync(path.join(project, 'src', 'tracking-app'), { recursive: true });
+  fs.copyFileSync(path.join(apps, 'serve.ts'), path.join(project, 'src', 'serve.ts'));
+  for (const f of ['main.ts', 'tracking.module.ts'])
+    fs.copyFileSync(path.join(apps, 'tracking-app', f), path.join(project, 'src', 'tracking-app', f));
+  fs.symlinkSync(path.join(root, 'node_modules'), path.join(project, 'node_modules'), 'dir');
+  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'items-api', private: true }));
+  fs.writeFileSync(
+    path.join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'commonjs',
+        moduleResolution: 'node10',
+        experimentalDecorators: true,
+        emitDecoratorMetadata: true,
+        esModuleInterop: true,
+        skipLibCheck: true,
+        strict: true,
+        types: ['node'],
+        rootDir: 'src',
+        outDir: 'dist',
+        sourceMap: true,
+      },
+      include: ['src'],
+    }),
+  );
+  const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', project], {
+    encoding: 'utf8',
+  });
+  if (tsc.status !== 0) throw new Error(`tsc failed:\n${tsc.stdout}\n${tsc.stderr}`);
+  return project;
+}
+
+/** What the test reads of one run: both reports and the live snapshot, once the app has ended. */
+interface Run {
+  readonly report: any;
+  readonly ghosts: any;
+  readonly live: any;
+  readonly ledger: any;
+  readonly reportDir: string;
+}
+
+async function run(cwd: string, main: string): Promise<Run> {
+  const telemetry = path.join(root, 'test/fixtures/telemetry/telemetry.cjs');
+  let app: RunningApp | undefined;
+  try {
+    app = await startSpec({ node: process.execPath, cwd, args: ['--require', telemetry, main] }, main, {
+      env: ENV,
+    });
+    expect((await getJson(app.port, '/exercise')).status).toBe(200);
+    expect((await getJson(app.port, '/heartbeat')).status).toBe(200);
+    const live = (await getJson(actuatorPort(app), '/actuator/diag/ghosts')).body;
+    // the ledger's answer in one run's shape (no ledger configured): beans[] for verdicts[]
+    const ledger = (await getJson(actuatorPort(app), '/actuator/diag/ledger')).body;
+    await app.stop('SIGTERM');
+    return {
+      report: app.readReport(),
+      ghosts: app.readReport('diag-ghost-report.json'),
+      live,
+      ledger: { ...ledger, verdicts: ledger.beans },
+      reportDir: app.reportDir,
+    };
+  } finally {
+    await app?.stop('SIGKILL');
+  }
+}
+
+/** The line (1-based) of the `.ts` that starts with `text`, read from the file itself. */
+function tsLine(project: string, text: string): number {
+  const lines = fs.readFileSync(path.join(project, TS_FILE), 'utf8').split('\n');
+  const at = lines.findIndex((l) => l.trimStart().startsWith(text));
+  if (at < 0) throw new Error(`no line ${text} in ${TS_FILE}`);
+  return at + 1;
+}
+
+function expectTypeScriptLines(project: string, { report, ghosts, live, ledger }: Run): void {
+  const archive = { file: TS_FILE, line: tsLine(project, 'archive(): number {') };
+  const load = { file: TS_FILE, line: tsLine(project, 'async load(id: number)') };
+  const neverCalled = { file: TS_FILE, line: tsLine(project, 'neverCalled(): unknown {') };
+  const greet = { file: TS_FILE, line: tsLine(project, 'greet(name: string): string {') };
+  for (const answer of [ghosts, live, ledger]) {
+    const bean = answer.verdicts.find((v: any) => v.name === 'AsyncService');
+    const method = (name: string) => bean.methods.find((m: any) => m.name === name);
+    expect(method('archive')).toMatchObject({ verdict: 'never-touched', source: archive });
+    expect(method('load')).toMatchObject({ verdict: 'in-use', source: load });
+    // an inherited method is where its base class defines it (BaseGreeter, above InheritedGreeter)
+    const inherited = answer.verdicts.find((v: any) => v.name === 'InheritedGreeter');
+    expect(inherited.methods).toEqual([expect.objectContaining({ name: 'greet', source: greet })]);
+    const endpoint = answer.endpoints.find((e: any) => e.route === 'GET /never-called');
+    expect(endpoint).toMatchObject({ kind: 'http', verdict: 'never-touched', source: neverCalled });
+  }
+  // the bean graph's nodes too, and nothing names a compiled file or an absolute path
+  const node = report.graph.nodes.find((n: any) => n.name === 'AsyncService');
+  expect(node.source).toBe(TS_FILE);
+  expect(JSON.stringify(ghosts)).not.toMatch(/\.js"|tracking\.module\.js|"\/(?:tmp|home)\//);
+}
+
+describe('findings at the TypeScript line', () => {
+  let project: string;
+
+  beforeAll(() => {
+    project = buildProject();
+  }, 120_000);
+
+  it("tsc's sourceMap: every report names src/…/*.ts and the method's line in it, the check gate's SARIF too", async () => {
+    const result = await run(project, path.join('dist', 'tracking-app', 'main.js'));
+    expectTypeScriptLines(project, result);
+    const cli = path.join(root, 'dist', 'ghost', 'cli', 'index.js');
+    const report = path.join(result.reportDir, 'diag-ghost-report.json');
+    const sarif = spawnSync(process.execPath, [cli, 'check', report, '--format', 'sarif'], { encoding: 'utf8' });
+    const results = JSON.parse(sarif.stdout).runs[0].results;
+    const archive = results.find((r: any) => r.partialFingerprints['diagMember/v1'] === 'AsyncService#archive');
+    expect(archive.locations[0].physicalLocation).toEqual({
+      artifactLocation: { uri: TS_FILE },
+      region: { startLine: tsLine(project, 'archive(): number {') },
+    });
+    const route = results.find((r: any) => r.partialFingerprints['diagMember/v1'] === 'http GET /never-called');
+    expect(route.locations[0].physicalLocation).toEqual({
+      artifactLocation: { uri: TS_FILE },
+      region: { startLine: tsLine(project, 'neverCalled(): unknown {') },
+    });
+  }, 60_000);
+
+  it('a bundle minified with its map (esbuild over the tsc build): the same file and lines', async () => {
+    require('esbuild').buildSync({
+      entryPoints: [path.join(project, 'dist', 'tracking-app', 'main.js')],
+      bundle: true,
+      minify: true,
+      platform: 'node',
+      format: 'cjs',
+      packages: 'external',
+      outfile: path.join(project, 'bundle', 'main.js'),
+      sourcemap: true,
+      logLevel: 'silent',
+    });
+    const result = await run(project, path.join('bundle', 'main.js'));
+    expectTypeScriptLines(project, result);
+  }, 60_000);
+
+  it('started from a folder inside its project (cd dist): still relative to the project, never absolute', async () => {
+    expectTypeScriptLines(project, await run(path.join(project, 'dist'), path.join('tracking-app', 'main.js')));
+  }, 60_000);
+
+  it('falls back to the compiled file and its line when there is no map', async () => {
+    for (const map of fs.readdirSync(path.join(project, 'dist', 'tracking-app')).filter((f) => f.endsWith('.map')))
+      fs.rmSync(path.join(project, 'dist', 'tracking-app', map));
+    const { ghosts } = await run(project, path.join('dist', 'tracking-app', 'main.js'));
+    const compiled = fs.readFileSync(path.join(project, 'dist/tracking-app/tracking.module.js'), 'utf8').split('\n');
+    const bean = ghosts.verdicts.find((v: any) => v.name === 'AsyncService');
+    expect(bean.methods.find((m: any) => m.name === 'archive').source).toEqual({
+      file: 'dist/tracking-app/tracking.module.js',
+      line: compiled.findIndex((l) => l.trimStart().startsWith('archive() {')) + 1,
+    });
+  }, 60_000);
+});
