@@ -552,12 +552,21 @@ class FirstTouch implements Gate, FirstTouchHandle {
     return this.site?.prototype;
   }
 
-  /** Throws when a property cannot be defined; `end` then takes back what was done. */
-  install(own: readonly Candidate[], inherited: readonly Candidate[], meta: MetadataApi | undefined): void {
+  /**
+   * Throws when a property cannot be defined; `end` then takes back what was done. `site` is the one of the
+   * target's prototype `proto` when there is one already (looked up once per install: a weak-map lookup on each of
+   * 1,000 prototypes is not free at start-up).
+   */
+  install(
+    own: readonly Candidate[],
+    inherited: readonly Candidate[],
+    meta: MetadataApi | undefined,
+    proto: object | null,
+    found: PrototypeSite | undefined,
+  ): void {
     const target = this.target!;
-    if (inherited.length > 0) {
-      const proto = Object.getPrototypeOf(target) as object;
-      let site = sites.get(proto);
+    if (inherited.length > 0 && proto !== null) {
+      let site = found;
       if (site === undefined) {
         site = new PrototypeSite(proto, this.options!.depth !== 'bean');
         sites.set(proto, site);
@@ -690,7 +699,9 @@ const NO_CANDIDATES: readonly Candidate[] = [];
  * functions and non-extensible objects.
  */
 export function installFirstTouch(target: object, options: FirstTouchOptions, context?: unknown): FirstTouchHandle {
-  if (pendingMember(target) !== undefined) throw new Error('already instrumented by another tracker');
+  const proto = getPrototypeOf(target);
+  const site = proto === null ? undefined : sites.get(proto);
+  if (site?.memberFor(target) !== undefined) throw new Error('already instrumented by another tracker');
   const own = ownMethods(target, options.ignore);
   const inherited = inheritedMethods(target, options);
   const methods = own.length + inherited.length;
@@ -704,11 +715,11 @@ export function installFirstTouch(target: object, options: FirstTouchOptions, co
       methodNames: () => NO_KEYS,
       classPrototype: () => undefined,
     };
-  if (inherited.length > 0 && refusesWrappers(getPrototypeOf(target)!, inherited)) throw new LockedPrototypeError();
+  if (inherited.length > 0 && refusesWrappers(proto!, inherited)) throw new LockedPrototypeError();
 
   const state = new FirstTouch(target, methods, options, context);
   try {
-    state.install(own, inherited, metadataApi());
+    state.install(own, inherited, metadataApi(), proto, site);
   } catch (err) {
     state.end();
     throw err;
