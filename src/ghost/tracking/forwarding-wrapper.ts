@@ -7,9 +7,10 @@
  * then shows one frame of ours below the application's own: `at Controller.method (…/diag-instrumentation/dist/
  * ghost/tracking/forwarding-wrapper.js:…)`. That frame cannot be avoided at no cost. The wrapper is a JavaScript
  * function, and V8 shows every user-land JavaScript frame; the only callable that can stop being one after the
- * touch is a Proxy of the original with its `apply` trap deleted, and a call through a Proxy is never inlined
- * (the ES Proxy column of docs/tracking.md: 21 ns against 0.43 for a method bound at start-up, forever), where
- * issue #43 allows every call shape 1.00x after the first call. Its name must stay the method's (`fn.name` is
+ * touch is a Proxy of the original with its `apply` trap deleted, and TurboFan never inlines a call through a
+ * Proxy (a Proxy per bean, the ES Proxy column of docs/tracking.md, costs 21 ns against 0.43 for a method bound
+ * at start-up; a trapless Proxy of a function was not timed here), where issue #43 allows every call shape 1.00x
+ * after the first call. Its name must stay the method's (`fn.name` is
  * what `context.getHandler().name` and the frame both read), so the file names it: this module holds nothing
  * but the wrapper, and the frame reads as a forwarding call of this package's, on one line of its own, one
  * frame per captured wrapper (and one per wrapper crossed on a method's very first call, when the touch is
