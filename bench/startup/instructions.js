@@ -160,7 +160,7 @@ async function main() {
   if (process.argv.includes('--json')) console.log(JSON.stringify(results));
 }
 
-module.exports = { APPS, count, twoAtATime, measureInstructions, valgrindVersion };
+module.exports = { APPS, NODE_FLAGS, count, twoAtATime, measureInstructions, valgrindVersion };
 
 if (require.main === module) {
   main().catch((err) => {

@@ -99,6 +99,11 @@ describe.each(LOADING_CASES)('first-touch tracking on the tracking app (%s)', (l
     expect(report.touched).toContain('WarmsAfterConstruction');
   });
 
+  it("sees a call from another bean's onModuleInit: tracking is in place before the lifecycle hooks run", () => {
+    expect(report.touched).toContain('PrimedAtInit');
+    expect(report.methods.PrimedAtInit).toEqual({ prime: expect.any(String) });
+  });
+
   it('leaves beans untouched when only a getter or a lifecycle hook ran, or nothing at all', () => {
     expect(report.untouched).toEqual(expect.arrayContaining(['GetterOnlyService', 'LifecycleOnly', 'LegacyService']));
   });

@@ -17,6 +17,7 @@ import { EventEmitter } from 'node:events';
 import stream from 'node:stream';
 import { types } from 'node:util';
 import { copyOwnMetadata, metadataApi, type MetadataApi } from '../../shared/reflect-metadata';
+import { makeWrapper, type Gate } from './forwarding-wrapper';
 import { originalOf, ownOriginals, siteOriginals } from './originals';
 
 export { DEFAULT_LIFECYCLE_HOOKS } from './lifecycle-hooks';
@@ -118,148 +119,6 @@ function hasNativeConstructor(proto: object): boolean {
     return fnToString.call(ctor).endsWith('{ [native code] }');
   } catch {
     return false;
-  }
-}
-
-/**
- * Whether `fn` can be called with `new`. Methods, arrows and async functions have no own `prototype`;
- * generators have one but are not constructors. Only bound functions need the exact (and, because it throws,
- * slow: microseconds) test.
- */
-function isConstructor(fn: Function): boolean {
-  if (Object.prototype.hasOwnProperty.call(fn, 'prototype')) return !types.isGeneratorFunction(fn);
-  if (!fn.name.startsWith('bound ')) return false;
-  try {
-    // Only reads fn.prototype, never calls fn.
-    Reflect.construct(String, [], fn);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * What a wrapper consults on each call: a field that is `false` once nothing is left to observe (the whole
- * steady-state cost of a captured wrapper) and the call that observes.
- */
-interface Gate {
-  armed: boolean;
-  enter(receiver: unknown, key: string): void;
-}
-
-/** Function own properties that `defineProperty` must not copy onto a wrapper (or cannot). */
-const FUNCTION_INTRINSICS = new Set<string | symbol>(['length', 'name', 'prototype', 'arguments', 'caller']);
-
-/**
- * Builds the wrapper for one method. The body is the whole steady-state cost of a captured callback: one
- * property read and a forwarding `apply` that returns exactly what the original returned (same promise, same
- * generator object), so `typeof`, `await` and `for await` see no difference.
- */
-function makeWrapper(
-  original: Function,
-  key: string,
-  gate: Gate,
-  meta: MetadataApi | undefined,
-  registry: WeakMap<Function, Function>,
-): Function {
-  let wrapper: Function;
-  if (isConstructor(original)) {
-    // Old-style `function` methods and classes stored as properties can be called with `new`.
-    const ctorWrapper = function (this: unknown): unknown {
-      if (gate.armed) gate.enter(this, key);
-      return new.target === undefined
-        ? Reflect.apply(original, this, arguments)
-        : Reflect.construct(original, arguments, new.target === ctorWrapper ? original : new.target);
-    };
-    Object.defineProperty(ctorWrapper, 'prototype', { value: (original as { prototype?: unknown }).prototype });
-    wrapper = ctorWrapper;
-  } else {
-    wrapper = methodWrapper(original, key, gate);
-  }
-  // `fn.constructor === AsyncFunction`, `Object.prototype.toString` tags and inherited metadata follow the
-  // original's [[Prototype]].
-  const fnProto = Object.getPrototypeOf(original) as object | null;
-  if (Object.getPrototypeOf(wrapper) !== fnProto) Object.setPrototypeOf(wrapper, fnProto);
-  const keys = Reflect.ownKeys(original);
-  // A method as a class body defines it has these two, and the literal gave the wrapper both.
-  const plainMethod = keys.length === 2 && keys[0] === 'length' && keys[1] === 'name';
-  if (
-    !plainMethod ||
-    Reflect.get(wrapper, 'name') !== Reflect.get(original, 'name') ||
-    wrapper.length !== original.length
-  ) {
-    copyOwnProperties(original, wrapper, keys);
-  }
-  if (meta !== undefined) copyOwnMetadata(meta, original, wrapper);
-  registry.set(wrapper, original);
-  return wrapper;
-}
-
-/** Carries `original`'s own properties (`keys`) over to its wrapper, but for those a function has of its own. */
-function copyOwnProperties(original: Function, wrapper: Function, keys: ReadonlyArray<string | symbol>): void {
-  for (const ownKey of keys) {
-    if (ownKey === 'name' || ownKey === 'length') {
-      // Compared by value, without allocating descriptors: the computed key already gave the wrapper its
-      // name, and a method without parameters its length. (Attributes redefined on the original alone, with
-      // the same value, are not carried over.)
-      const value: unknown = Reflect.get(original, ownKey);
-      if (Reflect.get(wrapper, ownKey) !== value)
-        Object.defineProperty(wrapper, ownKey, Object.getOwnPropertyDescriptor(original, ownKey)!);
-    } else if (!FUNCTION_INTRINSICS.has(ownKey)) {
-      // Some libraries mark handlers with plain properties instead of metadata.
-      const desc = Object.getOwnPropertyDescriptor(original, ownKey);
-      if (desc !== undefined) Object.defineProperty(wrapper, ownKey, desc);
-    }
-  }
-}
-
-/**
- * A method shorthand: like the class methods it stands for, it has no `prototype` and cannot be `new`-ed. The
- * computed key names it natively, and it declares as many parameters as the original, so that `length` is
- * its own too: a function whose `name` or `length` was redefined gets a hidden class of its own, which V8
- * calls through a slower path from every call site that does not inline it (Nest's handler invoker, a cron
- * tick): +8-10 ns per call on `bench:tracker` (captured), about what the forwarding itself costs there.
- * Originals with more parameters get their `length` redefined (see `makeWrapper`).
- */
-function methodWrapper(original: Function, key: string, gate: Gate): Function {
-  const name = typeof original.name === 'string' ? original.name : '';
-  // One literal per arity: the parameters are there for `length` only, the call forwards `arguments`.
-  switch (original.length) {
-    case 1:
-      return {
-        [name](this: unknown, _1: unknown): unknown {
-          if (gate.armed) gate.enter(this, key);
-          return Reflect.apply(original, this, arguments);
-        },
-      }[name]!;
-    case 2:
-      return {
-        [name](this: unknown, _1: unknown, _2: unknown): unknown {
-          if (gate.armed) gate.enter(this, key);
-          return Reflect.apply(original, this, arguments);
-        },
-      }[name]!;
-    case 3:
-      return {
-        [name](this: unknown, _1: unknown, _2: unknown, _3: unknown): unknown {
-          if (gate.armed) gate.enter(this, key);
-          return Reflect.apply(original, this, arguments);
-        },
-      }[name]!;
-    case 4:
-      return {
-        [name](this: unknown, _1: unknown, _2: unknown, _3: unknown, _4: unknown): unknown {
-          if (gate.armed) gate.enter(this, key);
-          return Reflect.apply(original, this, arguments);
-        },
-      }[name]!;
-    default:
-      return {
-        [name](this: unknown): unknown {
-          if (gate.armed) gate.enter(this, key);
-          return Reflect.apply(original, this, arguments);
-        },
-      }[name]!;
   }
 }
 
@@ -378,8 +237,11 @@ class PrototypeSite implements Gate {
    * delete, where a replaced method is put back). Only subclasses have any.
    */
   private added: readonly string[] = NO_KEYS;
-  /** Method depth: one gate per wrapped method, in the order found. */
-  private gates: readonly MethodGate[] = NO_GATES;
+  /**
+   * Method depth: one gate per wrapped method, in the order found; a class of one method holds its gate here
+   * itself, without an array (56 B less of the heap a tracked bean costs, #43). Read through {@link gateList}.
+   */
+  private gates: readonly MethodGate[] | MethodGate = NO_GATES;
 
   constructor(
     private readonly proto: object,
@@ -411,14 +273,27 @@ class PrototypeSite implements Gate {
    */
   private gateFor(key: string): MethodGate {
     const gate = new MethodGate(this, key);
-    const i = this.gates.findIndex((g) => g.key === key);
-    if (i < 0) {
-      this.gates = [...this.gates, gate];
+    const gates = this.gates;
+    if (gates === NO_GATES) {
+      this.gates = gate;
+      return gate;
+    }
+    const list = this.gateList();
+    let i = 0;
+    while (i < list.length && list[i]!.key !== key) i++;
+    if (i === list.length) {
+      this.gates = [...list, gate];
     } else {
-      gate.calledAt = this.gates[i]!.calledAt;
-      this.gates = this.gates.map((g, j) => (j === i ? gate : g));
+      gate.calledAt = list[i]!.calledAt;
+      this.gates = list.length === 1 ? gate : list.map((g, j) => (j === i ? gate : g));
     }
     return gate;
+  }
+
+  /** The gates as a list (allocated for a class of one method: off the start-up path). */
+  private gateList(): readonly MethodGate[] {
+    const gates = this.gates;
+    return gates instanceof MethodGate ? [gates] : gates;
   }
 
   get prototype(): object {
@@ -427,7 +302,9 @@ class PrototypeSite implements Gate {
 
   /** Method depth: the methods watched on this class, in the order found. */
   methodKeys(): readonly string[] {
-    return this.gates.length === 0 ? NO_KEYS : this.gates.map((g) => g.key);
+    const gates = this.gates;
+    if (gates instanceof MethodGate) return [gates.key];
+    return gates.length === 0 ? NO_KEYS : gates.map((g) => g.key);
   }
 
   hold(member: FirstTouch): void {
@@ -437,7 +314,15 @@ class PrototypeSite implements Gate {
 
   /** Method depth: tells a member that joined late of the methods its class had already had called. */
   tellCalled(member: FirstTouch): void {
-    for (const gate of this.gates) if (gate.calledAt !== 0) member.methodCalled(gate.key, gate.calledAt);
+    const gates = this.gates;
+    if (gates instanceof MethodGate) {
+      if (gates.calledAt !== 0) member.methodCalled(gates.key, gates.calledAt);
+      return;
+    }
+    for (let i = 0; i < gates.length; i++) {
+      const gate = gates[i]!;
+      if (gate.calledAt !== 0) member.methodCalled(gate.key, gate.calledAt);
+    }
   }
 
   memberFor(obj: object): FirstTouch | undefined {
@@ -491,7 +376,11 @@ class PrototypeSite implements Gate {
     }
     if (touched === undefined) return;
     const target = touched;
-    const called = this.perMethod ? this.gates.filter((g) => g.calledAt !== 0).map((g) => g.key) : undefined;
+    const called = this.perMethod
+      ? this.gateList()
+          .filter((g) => g.calledAt !== 0)
+          .map((g) => g.key)
+      : undefined;
     forEachWrapper(this.proto, (key, desc, wrapper, original) => {
       if (Object.prototype.hasOwnProperty.call(target, key)) return;
       if (called !== undefined && !called.includes(key)) return;
@@ -546,7 +435,7 @@ class PrototypeSite implements Gate {
     const proto = this.proto as Record<string, unknown>;
     let armed = 0;
     let released = 0;
-    for (const gate of this.gates) {
+    for (const gate of this.gateList()) {
       if (!gate.armed) continue;
       if (calledOnly && gate.calledAt === 0) {
         armed++;
@@ -663,12 +552,21 @@ class FirstTouch implements Gate, FirstTouchHandle {
     return this.site?.prototype;
   }
 
-  /** Throws when a property cannot be defined; `end` then takes back what was done. */
-  install(own: readonly Candidate[], inherited: readonly Candidate[], meta: MetadataApi | undefined): void {
+  /**
+   * Throws when a property cannot be defined; `end` then takes back what was done. `site` is the one of the
+   * target's prototype `proto` when there is one already (looked up once per install: a weak-map lookup on each of
+   * 1,000 prototypes is not free at start-up).
+   */
+  install(
+    own: readonly Candidate[],
+    inherited: readonly Candidate[],
+    meta: MetadataApi | undefined,
+    proto: object | null,
+    found: PrototypeSite | undefined,
+  ): void {
     const target = this.target!;
-    if (inherited.length > 0) {
-      const proto = Object.getPrototypeOf(target) as object;
-      let site = sites.get(proto);
+    if (inherited.length > 0 && proto !== null) {
+      let site = found;
       if (site === undefined) {
         site = new PrototypeSite(proto, this.options!.depth !== 'bean');
         sites.set(proto, site);
@@ -801,7 +699,9 @@ const NO_CANDIDATES: readonly Candidate[] = [];
  * functions and non-extensible objects.
  */
 export function installFirstTouch(target: object, options: FirstTouchOptions, context?: unknown): FirstTouchHandle {
-  if (pendingMember(target) !== undefined) throw new Error('already instrumented by another tracker');
+  const proto = getPrototypeOf(target);
+  const site = proto === null ? undefined : sites.get(proto);
+  if (site?.memberFor(target) !== undefined) throw new Error('already instrumented by another tracker');
   const own = ownMethods(target, options.ignore);
   const inherited = inheritedMethods(target, options);
   const methods = own.length + inherited.length;
@@ -815,11 +715,11 @@ export function installFirstTouch(target: object, options: FirstTouchOptions, co
       methodNames: () => NO_KEYS,
       classPrototype: () => undefined,
     };
-  if (inherited.length > 0 && refusesWrappers(getPrototypeOf(target)!, inherited)) throw new LockedPrototypeError();
+  if (inherited.length > 0 && refusesWrappers(proto!, inherited)) throw new LockedPrototypeError();
 
   const state = new FirstTouch(target, methods, options, context);
   try {
-    state.install(own, inherited, metadataApi());
+    state.install(own, inherited, metadataApi(), proto, site);
   } catch (err) {
     state.end();
     throw err;

@@ -76,6 +76,25 @@ function namesOf(context: unknown): readonly string[] {
   return typeof context === 'string' ? [context] : (context as readonly string[]);
 }
 
+/** A touched bean name, with the handle its methods are listed from at method depth (see {@link NameState}). */
+class Touched {
+  constructor(readonly handle: FirstTouchModule.FirstTouchHandle | undefined) {}
+}
+
+const TOUCHED = new Touched(undefined);
+
+/**
+ * What the tracker knows of one bean name: untouched (`null`; at method depth the handle of the first instance
+ * tracked under it, whose class's list of methods the snapshot reads, lazily: nothing is named per method until a
+ * report asks) or touched (a {@link Touched}, keeping that handle). One map entry per name for both: a second map
+ * of handles by name cost a table entry per bean (~29 B of the heap #43 caps).
+ */
+type NameState = FirstTouchModule.FirstTouchHandle | Touched | null;
+
+function handleOf(state: NameState | undefined): FirstTouchModule.FirstTouchHandle | undefined {
+  return state instanceof Touched ? state.handle : (state ?? undefined);
+}
+
 /**
  * Tracks first touches of beans. One touched flag per bean name: two instances tracked under one name share it, and
  * the same object tracked under two names (an alias) flips both.
@@ -91,10 +110,10 @@ export class GhostTracker implements GhostSnapshotSource {
    */
   private readonly instances = new WeakMap<object, FirstTouchModule.FirstTouchHandle>();
   /**
-   * Every tracked bean name, to whether it was touched. Instances tracked under one name share the entry;
-   * the same object tracked under two names (an alias) flips both.
+   * Every tracked bean name, to whether it was touched (and, at method depth, its first handle). Instances tracked
+   * under one name share the entry; the same object tracked under two names (an alias) flips both.
    */
-  private readonly names = new Map<string, boolean>();
+  private readonly names = new Map<string, NameState>();
   private readonly untrackable = new Map<string, UntrackableReason>();
   private readonly framework = new Set<string>();
   private readonly listeners: FirstTouchListener[] = [];
@@ -106,11 +125,6 @@ export class GhostTracker implements GhostSnapshotSource {
   private readonly methodListeners: MethodTouchListener[] = [];
   /** How deep this tracker looks. */
   readonly depth: TrackingDepth;
-  /**
-   * Method depth: the first instance tracked under each name, whose class's list of methods the snapshot reads
-   * (lazily: nothing is named per method until a report asks).
-   */
-  private readonly handles = new Map<string, FirstTouchModule.FirstTouchHandle>();
   /** Method depth: per bean name, its methods called so far and when each was first called (ms). */
   private readonly calledMethods = new Map<string, Map<string, number>>();
   /** What each owner (an application's container) had tracked, to end it when the owner closes. */
@@ -241,8 +255,7 @@ export class GhostTracker implements GhostSnapshotSource {
     }
     if (handle.methods === 0) return this.skip(name, 'no-methods');
     // Named only on success, so a failed attempt leaves no name behind (a name is what counts as tracked).
-    this.addName(name);
-    if (this.depth === 'method' && !this.handles.has(name)) this.handles.set(name, handle);
+    this.addName(name, handle);
     if (!handle.onPrototype) this.instances.set(instance, handle);
     if (options.owner !== undefined) {
       const list = this.owned.get(options.owner);
@@ -256,8 +269,7 @@ export class GhostTracker implements GhostSnapshotSource {
   private link(name: string, handle: FirstTouchModule.FirstTouchHandle): TrackOutcome {
     const names = namesOf(handle.context);
     if (names.includes(name)) return { status: 'already-tracked', name };
-    this.addName(name);
-    if (this.depth === 'method' && !this.handles.has(name)) this.handles.set(name, handle);
+    this.addName(name, handle);
     handle.context = [...names, name] satisfies BeanNames;
     // An alias shares the methods already called on its object.
     for (const [method, at] of this.calledMethods.get(names[0]!) ?? []) this.methodTouched([name], method, at);
@@ -265,8 +277,9 @@ export class GhostTracker implements GhostSnapshotSource {
     return { status: 'tracked', name, methods: handle.methods, aliasOf: names[0]! };
   }
 
-  private addName(name: string): void {
-    if (!this.names.has(name)) this.names.set(name, false);
+  /** A name's first success names it, untouched, with its handle at method depth. */
+  private addName(name: string, handle: FirstTouchModule.FirstTouchHandle): void {
+    if (!this.names.has(name)) this.names.set(name, this.depth === 'method' ? handle : null);
   }
 
   private skip(name: string, reason: UntrackableReason): TrackOutcome {
@@ -284,8 +297,9 @@ export class GhostTracker implements GhostSnapshotSource {
   /** Runs once per instance at its first touch, and once per re-arm after. */
   private touched(names: readonly string[]): void {
     for (const name of names) {
-      if (this.names.get(name) !== false) continue;
-      this.names.set(name, true);
+      const state = this.names.get(name);
+      if (state === undefined || state instanceof Touched) continue;
+      this.names.set(name, state === null ? TOUCHED : new Touched(state));
       this.changes += 1;
       for (const listener of this.listeners) {
         try {
@@ -340,7 +354,7 @@ export class GhostTracker implements GhostSnapshotSource {
    * with no class methods (an object whose functions are its own properties is watched as a whole).
    */
   methodsOf(name: string): ReadonlyMap<string, number | undefined> | undefined {
-    const keys = this.handles.get(name)?.methodNames();
+    const keys = handleOf(this.names.get(name))?.methodNames();
     if (keys === undefined || keys.length === 0) return undefined;
     const called = this.calledMethods.get(name);
     const methods = new Map<string, number | undefined>();
@@ -350,7 +364,7 @@ export class GhostTracker implements GhostSnapshotSource {
 
   /** The class prototype the methods of the bean tracked under `name` are watched on (method depth). */
   prototypeOf(name: string): object | undefined {
-    return this.handles.get(name)?.classPrototype();
+    return handleOf(this.names.get(name))?.classPrototype();
   }
 
   /**
@@ -395,7 +409,7 @@ export class GhostTracker implements GhostSnapshotSource {
 
   /** True once any method of a bean tracked under `name` has been invoked. */
   isTouched(name: string): boolean {
-    return this.names.get(name) === true;
+    return this.names.get(name) instanceof Touched;
   }
 
   /** True when `name` is reported as tracked (wrapped, and not also recorded as untrackable). */
@@ -464,9 +478,9 @@ export class GhostTracker implements GhostSnapshotSource {
   snapshot(): GhostReport {
     const touched: string[] = [];
     const untouched: string[] = [];
-    for (const [name, wasTouched] of this.names) {
+    for (const [name, state] of this.names) {
       if (this.untrackable.has(name)) continue;
-      (wasTouched ? touched : untouched).push(name);
+      (state instanceof Touched ? touched : untouched).push(name);
     }
     return buildReport(
       touched,
