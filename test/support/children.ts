@@ -11,7 +11,8 @@ export function trackChild<P extends ChildProcess>(proc: P): P {
   const g = globalThis as Record<string, unknown>;
   let children = g[CHILDREN_GLOBAL] as Set<ChildProcess> | undefined;
   if (!children) g[CHILDREN_GLOBAL] = children = new Set<ChildProcess>();
+  // Kept after it exits: a grandchild that inherited its stdout or stderr (a compiler's service process, say)
+  // keeps those pipes open in this worker, and the file's end closes them too.
   children.add(proc);
-  proc.once('exit', () => children!.delete(proc));
   return proc;
 }

@@ -41,6 +41,8 @@ export default class DiagTestEnvironment extends NodeEnvironment {
   constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
     super(config, context);
     this.testPath = context.testPath;
+    // The worker's own stdout and stderr are made when first read: made now, they are part of the baseline.
+    void [process.stdout, process.stderr];
     this.baseline = resourceCounts();
   }
 

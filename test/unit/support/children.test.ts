@@ -7,12 +7,36 @@ import { trackChild } from '../../support/children';
 import { killLeftovers } from '../../support/environment';
 import { CHILDREN_GLOBAL } from '../../support/temp-global';
 
-it('a tracked child still running when the file ends is killed, its pipes closed; one that ended is forgotten', async () => {
+it('a tracked child still running when the file ends is killed; its pipes are closed, and those of one that ended', async () => {
   const registry = () => (globalThis as Record<string, unknown>)[CHILDREN_GLOBAL] as Set<unknown>;
-  const ended = trackChild(spawn(process.execPath, ['-e', ''], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  // A child that ended, but whose stdout a grandchild it started (and named) still holds open.
+  const ended = trackChild(
+    spawn(
+      process.execPath,
+      [
+        '-e',
+        "const g = require('child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'inherit', detached: true }); g.unref(); console.log(g.pid)",
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    ),
+  );
+  let printed = '';
+  ended.stdout!.on('data', (d) => (printed += d));
   await new Promise((r) => ended.once('exit', r));
-  expect(registry().has(ended)).toBe(false);
+  const grandchild = Number(printed.trim());
+  try {
+    expect(ended.stdout!.destroyed).toBe(false);
+    await checkLeftovers(registry, ended);
+  } finally {
+    try {
+      process.kill(grandchild, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+});
 
+async function checkLeftovers(registry: () => Set<unknown>, ended: ReturnType<typeof spawn>): Promise<void> {
   const left = trackChild(
     spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: ['ignore', 'pipe', 'pipe'] }),
   );
@@ -21,4 +45,5 @@ it('a tracked child still running when the file ends is killed, its pipes closed
   await killLeftovers(registry() as never);
   expect(await gone).toBe('SIGKILL');
   expect(left.stdout!.destroyed).toBe(true);
-});
+  expect(ended.stdout!.destroyed).toBe(true);
+}
