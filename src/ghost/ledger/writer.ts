@@ -105,6 +105,12 @@ export class LedgerWriter {
   private readonly touches = new Map<string, number>();
   /** Touches not yet acknowledged by Redis. */
   private readonly pending = new Map<string, number>();
+  /**
+   * Method depth: every member use of this process, by bean and member (kept, as bean touches are, for a reset
+   * ledger), and those not yet acknowledged. Times in seconds, as the records keep them.
+   */
+  private readonly memberUses = new Map<string, { bean: string; member: string; at: number }>();
+  private readonly pendingMembers = new Map<string, { bean: string; member: string; at: number }>();
   /** Observed hours: the total this process has written, and the monotonic time it last counted to. */
   private hours = 0;
   private countedTo = performance.now();
@@ -163,6 +169,20 @@ export class LedgerWriter {
     this.pending.set(name, at);
   }
 
+  /**
+   * A method's use in this process (method depth): its first call, then its first after each re-arm. Kept to the
+   * second, rounded up (last use is known to the last-use period, one second at the finest); sent by the next
+   * round in the same script as the beans' touches. An endpoint's use is its handler method's.
+   */
+  memberTouched(bean: string, member: string, at: number): void {
+    const key = `${bean}#${member}`;
+    const seconds = Math.ceil(at / 1000);
+    if ((this.memberUses.get(key)?.at ?? -Infinity) >= seconds) return;
+    const use = { bean, member, at: seconds };
+    this.memberUses.set(key, use);
+    this.pendingMembers.set(key, use);
+  }
+
   status(): LedgerWriterStatus {
     return {
       service: this.service,
@@ -170,7 +190,7 @@ export class LedgerWriter {
       ...(this.inventory ? { version: this.inventory.version } : {}),
       ...(this.lastWriteAt !== undefined ? { lastWriteAt: this.lastWriteAt } : {}),
       failures: this.failures,
-      pendingTouches: this.pending.size,
+      pendingTouches: this.pending.size + this.pendingMembers.size,
       degraded: this.degraded,
     };
   }
@@ -231,7 +251,8 @@ export class LedgerWriter {
       return Promise.resolve();
     }
     const heartbeatDue = now - this.lastHeartbeatAt >= this.options.heartbeatIntervalMs;
-    if (this.inventoryWritten && this.pending.size === 0 && !heartbeatDue) return Promise.resolve();
+    if (this.inventoryWritten && this.pending.size === 0 && this.pendingMembers.size === 0 && !heartbeatDue)
+      return Promise.resolve();
     return this.round(false);
   }
 
@@ -260,6 +281,7 @@ export class LedgerWriter {
       ...(final ? { e: now } : {}),
     };
     const sent = new Map(this.pending);
+    const sentMembers = new Map(this.pendingMembers);
     const commands: (string | number | Buffer)[][] = [
       ['hsetnx', k.meta, 'epoch', this.epochCandidate],
       // Observation starts when the process does (its first touches can precede its first write); after a reset,
@@ -276,12 +298,17 @@ export class LedgerWriter {
         ['hsetnx', k.variantFirstSeen, variant, this.observedFrom],
       );
     }
-    if (sent.size > 0) {
+    if (sent.size > 0 || sentMembers.size > 0) {
       const keys: string[] = [k.meta, k.versionIndex];
-      const args: (string | number)[] = [inventory.version, this.startedAt];
+      const args: (string | number)[] = [inventory.version, this.startedAt, sent.size];
       for (const [name, at] of sent) {
         keys.push(k.touchBucket(name));
         args.push(name, at);
+      }
+      for (const { bean, member, at } of sentMembers.values()) {
+        const record = k.memberRecord(bean, member);
+        keys.push(record.bucket);
+        args.push(record.field, at);
       }
       commands.push(['eval', TOUCH_SCRIPT, keys.length, ...keys, ...args]);
     }
@@ -327,7 +354,7 @@ export class LedgerWriter {
       this.knownResetAt = resetSeen;
       this.observedFrom = resetSeen;
       this.inventoryWritten = false;
-      for (const [name, at] of this.touches) this.pending.set(name, at);
+      this.resendAll();
     }
     this.knownResetAt ??= resetSeen;
     if (this.epoch !== undefined && !known && this.hours > 0) {
@@ -349,6 +376,7 @@ export class LedgerWriter {
     this.resetAt = undefined;
     if (stale !== undefined && this.staleId === stale) this.staleId = undefined;
     for (const [name, at] of sent) if (this.pending.get(name) === at) this.pending.delete(name);
+    for (const [key, use] of sentMembers) if (this.pendingMembers.get(key) === use) this.pendingMembers.delete(key);
     if (this.degraded) {
       this.degraded = false;
       safeLog(
@@ -397,6 +425,12 @@ export class LedgerWriter {
     return { d: t.minDays, ph: t.minProcessHours, ts: t.minTrackedShare, r: t.lastUseResolutionMs };
   }
 
+  /** Every use this process knows goes again with the next round (the ledger lost or reset its evidence). */
+  private resendAll(): void {
+    for (const [name, at] of this.touches) this.pending.set(name, at);
+    for (const [key, use] of this.memberUses) this.pendingMembers.set(key, use);
+  }
+
   private ledgerReset(epoch: string | null, now: number): void {
     this.epoch = epoch ?? undefined;
     this.resetAt = now;
@@ -405,7 +439,7 @@ export class LedgerWriter {
     this.inventoryWritten = false;
     this.hours = 0;
     this.countedTo = performance.now();
-    for (const [name, at] of this.touches) this.pending.set(name, at);
+    this.resendAll();
     safeLog(
       'warn',
       `ghost ledger for ${this.service}: the ledger at ${this.address} was emptied (Redis restarted without its data, or flushed); ` +
