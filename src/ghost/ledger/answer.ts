@@ -229,7 +229,9 @@ export function ledgerAnswer(
   const endpoints =
     lost === 0
       ? judgedEndpoints
-      : judgedEndpoints?.map((e) => (e.verdict === 'never-touched' ? { ...e, verdict: 'insufficient-evidence' as const } : e));
+      : judgedEndpoints?.map((e) =>
+          e.verdict === 'never-touched' ? { ...e, verdict: 'insufficient-evidence' as const } : e,
+        );
   const withMembers = beans.some((b) => b.methods !== undefined) || endpoints !== undefined;
   return {
     service,

@@ -162,7 +162,8 @@ export function mergeMembers(
     ? [...endpoints.values()].map(({ record }) => {
         const { kept: _kept, ...e } = record;
         const cron = e.schedule?.cron;
-        const next = cron !== undefined && e.schedule?.nextAt === undefined ? nextCronTime(cron, new Date(now)) : undefined;
+        const next =
+          cron !== undefined && e.schedule?.nextAt === undefined ? nextCronTime(cron, new Date(now)) : undefined;
         const out: EndpointRecord =
           next !== undefined ? { ...e, schedule: { ...e.schedule, nextAt: next.toISOString() } } : e;
         records.set(endpointKey(out), record);

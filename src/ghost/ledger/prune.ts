@@ -124,8 +124,7 @@ export async function pruneLedger(
       ...k.touchBuckets.map((bucket) => ['hlen', bucket]),
       ...k.memberBuckets.map((bucket) => ['hlen', bucket]),
     ]);
-    const sum = (from: number, to: number) =>
-      (lengths as number[]).slice(from, to).reduce((a, b) => a + Number(b), 0);
+    const sum = (from: number, to: number) => (lengths as number[]).slice(from, to).reduce((a, b) => a + Number(b), 0);
     const present = sum(0, k.touchBuckets.length);
     const presentMembers = sum(k.touchBuckets.length, lengths.length);
     const lostTouches =

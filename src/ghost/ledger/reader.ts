@@ -318,7 +318,9 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
     }));
 
   // Methods and endpoints, when some inventory lists them (method depth, issue #43).
-  const withMembers = views.some((v) => v.inventory.endpoints !== undefined || v.inventory.beans.some((b) => b.methods));
+  const withMembers = views.some(
+    (v) => v.inventory.endpoints !== undefined || v.inventory.beans.some((b) => b.methods),
+  );
   const merged = withMembers
     ? mergeMembers(
         views,

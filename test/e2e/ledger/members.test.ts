@@ -104,7 +104,10 @@ describeWithService('redis', 'methods and endpoints in the ghost ledger (issue #
     // Past the window since v1 first ran, the deploy: a v2 replica comes (GET /orders called there), the v1 ones go.
     const v1Since = Date.parse(early.provenance.versionDetails.find((v) => v.version === 'v1')!.firstSeen);
     await sleep(Math.max(0, v1Since + WINDOW_MS + 500 - Date.now()));
-    const c = await app(redis.url, 'v2', { MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag', MANAGEMENT_SERVER_PORT: '0' });
+    const c = await app(redis.url, 'v2', {
+      MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag',
+      MANAGEMENT_SERVER_PORT: '0',
+    });
     expect((await getJson(c.port, '/orders')).status).toBe(200);
     await a!.stop('SIGTERM');
     await b!.stop('SIGTERM');
@@ -122,7 +125,11 @@ describeWithService('redis', 'methods and endpoints in the ghost ledger (issue #
     expect(Date.now() - v2Since).toBeLessThan(WINDOW_MS); // else the added route would be judged already
 
     // The JSON: each endpoint on the variants that had it.
-    expect(endpoint(deployed, 'GET /orders')).toMatchObject({ bean: 'ShopController', method: 'list', verdict: 'in-use' });
+    expect(endpoint(deployed, 'GET /orders')).toMatchObject({
+      bean: 'ShopController',
+      method: 'list',
+      verdict: 'in-use',
+    });
     expect(endpoint(deployed, 'GET /audit')).toMatchObject({ method: 'audit', verdict: 'never-touched' });
     expect(endpoint(deployed, 'GET /legacy')).toMatchObject({ method: 'legacy', verdict: 'retired' });
     expect(endpoint(deployed, 'GET /recommendations')).toMatchObject({
@@ -154,7 +161,9 @@ describeWithService('redis', 'methods and endpoints in the ghost ledger (issue #
     expect(text.stdout).toMatch(/^ {2}http GET \/audit → ShopController\.audit \(main\.(js|ts):\d+\)$/m);
     expect(text.stdout).toMatch(/^ {2}not judged yet: http GET \/recommendations/m);
     expect(text.stdout).not.toMatch(/GET \/legacy →/);
-    expect(text.stdout).toMatch(/^ {2}OrderService \(in-use\): 1 of 2 methods never called\n {4}cancel \(beans\.(js|ts):\d+\)$/m);
+    expect(text.stdout).toMatch(
+      /^ {2}OrderService \(in-use\): 1 of 2 methods never called\n {4}cancel \(beans\.(js|ts):\d+\)$/m,
+    );
 
     // SARIF: one result per never-touched method and endpoint, at its file and line; none for retired or new ones.
     const sarif = JSON.parse(ledgerCli(redis.url, ['--format', 'sarif']).stdout) as {
@@ -178,7 +187,9 @@ describeWithService('redis', 'methods and endpoints in the ghost ledger (issue #
       ]),
     );
     expect(named.join('\n')).not.toMatch(/legacy|recommendations|\.list$/m);
-    const cancel = results.find((r) => r.locations[0]!.logicalLocations[0]!.fullyQualifiedName === 'OrderService.cancel')!;
+    const cancel = results.find(
+      (r) => r.locations[0]!.logicalLocations[0]!.fullyQualifiedName === 'OrderService.cancel',
+    )!;
     expect(cancel.locations[0]!.physicalLocation!.artifactLocation.uri).toMatch(/beans\.(js|ts)$/);
     expect(cancel.locations[0]!.physicalLocation!.region.startLine).toBeGreaterThan(0);
 
