@@ -12,7 +12,7 @@ export interface LedgerKeys {
    * HASH: `epoch` (random, first writer), `since`, `lastWrite`, `heartbeatMs`, `resetAt`, `foldedProcesses`,
    * `versions` (the last version index given), `thresholds` (the last writer's, JSON {@link StatedThresholds}:
    * what a reader judges by once no process record states any), `touchedBeans` and `touchedMembers` (how many
-   * records the touch script made: fewer present means some were lost).
+   * records the touch script made: fewer present means some were lost), `memberBuckets` (the member buckets it made).
    */
   readonly meta: string;
   /** ZSET: process id → its last heartbeat (ms). */
@@ -141,7 +141,8 @@ export function parseTouchRecord(text: string): TouchRecord | undefined {
  * each bean's latest touch (and who made it), and adds the version to the bean's list (the latest eight); it keeps
  * each member's latest use: a round sent twice changes nothing the second time. `meta.touchedBeans` and
  * `meta.touchedMembers` count the records, so that a reader can tell a record lost (evicted, deleted) from code
- * never called. One script for both, so that a round with method uses costs the command it cost before.
+ * never called, and `meta.memberBuckets` the member buckets made, so that the pruner tells one lost (Redis evicts
+ * whole keys) with one EXISTS rather than an HLEN of each of the 512. One script for both, so that a round with method uses costs the command it cost before.
  */
 export const TOUCH_SCRIPT = `local idx = redis.call('HGET', KEYS[2], ARGV[1])
 if not idx then
@@ -176,7 +177,10 @@ for i = beans + 3, #KEYS do
   local at = tonumber(ARGV[(i - 3) * 2 + 5])
   local raw = redis.call('HGET', KEYS[i], field)
   local cur = tonumber(raw)
-  if not raw then redis.call('HINCRBY', KEYS[1], 'touchedMembers', 1) end
+  if not raw then
+    redis.call('HINCRBY', KEYS[1], 'touchedMembers', 1)
+    if redis.call('EXISTS', KEYS[i]) == 0 then redis.call('HINCRBY', KEYS[1], 'memberBuckets', 1) end
+  end
   if not cur or cur < at then redis.call('HSET', KEYS[i], field, string.format('%d', at)) end
 end
 return idx`;

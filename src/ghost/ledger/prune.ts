@@ -118,20 +118,27 @@ export async function pruneLedger(
 
     // Touch records lost (evicted under memory pressure, deleted by hand) would read as beans never called: the
     // ledger starts its evidence over, as after a reset, and every process writes its touches again.
-    const [counted, countedMembers, ...lengths] = await exec(client, [
+    // Member records are told lost by their buckets (Redis evicts whole keys): one EXISTS over the 512 against the
+    // count the touch script keeps, so that the hourly prune costs what it cost before methods (bench/ledger); their
+    // fields are counted only then.
+    const [counted, bucketsMade, bucketsThere, ...lengths] = await exec(client, [
       ['hget', k.meta, 'touchedBeans'],
-      ['hget', k.meta, 'touchedMembers'],
+      ['hget', k.meta, 'memberBuckets'],
+      ['exists', ...k.memberBuckets],
       ...k.touchBuckets.map((bucket) => ['hlen', bucket]),
-      ...k.memberBuckets.map((bucket) => ['hlen', bucket]),
     ]);
-    const sum = (from: number, to: number) => (lengths as number[]).slice(from, to).reduce((a, b) => a + Number(b), 0);
-    const present = sum(0, k.touchBuckets.length);
-    const presentMembers = sum(k.touchBuckets.length, lengths.length);
-    const lostTouches =
-      Math.max(0, Number(counted ?? 0) - present) + Math.max(0, Number(countedMembers ?? 0) - presentMembers);
-    if (lostTouches > 0) {
+    const present = (lengths as number[]).reduce((a, b) => a + Number(b), 0);
+    let lostTouches = Math.max(0, Number(counted ?? 0) - present);
+    if (lostTouches > 0 || Number(bucketsMade ?? 0) > Number(bucketsThere)) {
+      const [countedMembers, ...memberLengths] = await exec(client, [
+        ['hget', k.meta, 'touchedMembers'],
+        ...k.memberBuckets.map((bucket) => ['hlen', bucket]),
+      ]);
+      const presentMembers = (memberLengths as number[]).reduce((a, b) => a + Number(b), 0);
+      lostTouches += Math.max(0, Number(countedMembers ?? 0) - presentMembers);
       await exec(client, [
-        ['hset', k.meta, 'since', now, 'resetAt', now, 'touchedBeans', present, 'touchedMembers', presentMembers],
+        ['hset', k.meta, 'since', now, 'resetAt', now, 'touchedBeans', present],
+        ['hset', k.meta, 'touchedMembers', presentMembers, 'memberBuckets', Number(bucketsThere)],
       ]);
     }
 
@@ -200,8 +207,15 @@ export async function pruneLedger(
       goneMembers += dead.length;
       if (dead.length > 0) memberDeletes.push(['hdel', k.memberBuckets[i]!, ...dead]);
     });
-    if (memberDeletes.length > 0)
-      await exec(client, [...memberDeletes, ['hincrby', k.meta, 'touchedMembers', -goneMembers]]);
+    if (memberDeletes.length > 0) {
+      // A bucket emptied is deleted by Redis: the count of buckets made follows, or it would read as one lost.
+      const results = await exec(client, [
+        ...memberDeletes,
+        ['hincrby', k.meta, 'touchedMembers', -goneMembers],
+        ['exists', ...k.memberBuckets],
+      ]);
+      await exec(client, [['hset', k.meta, 'memberBuckets', Number(results[results.length - 1])]]);
+    }
     return { processes: folded, versions: expired.length, beans: gone, members: goneMembers, lostTouches };
   } finally {
     await exec(client, [['del', k.pruneLock]]).catch(() => undefined);

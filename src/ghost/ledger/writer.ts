@@ -57,7 +57,7 @@ export interface LedgerWriterStatus {
   readonly lastWriteAt?: number;
   /** Rounds that failed since the process started. */
   readonly failures: number;
-  /** First touches not yet in the ledger. */
+  /** Uses (beans' first touches and later ones, methods' at method depth) not yet in the ledger. */
   readonly pendingTouches: number;
   /** Whether Redis is out of reach now. */
   readonly degraded: boolean;
@@ -391,7 +391,7 @@ export class LedgerWriter {
       this.degraded = false;
       safeLog(
         'info',
-        `ghost ledger for ${this.service}: Redis at ${this.address} answers again; ${sent.size} kept first ${sent.size === 1 ? 'touch' : 'touches'} written`,
+        `ghost ledger for ${this.service}: Redis at ${this.address} answers again; ${sent.size + sentMembers.size} kept ${sent.size + sentMembers.size === 1 ? 'use' : 'uses'} written`,
       );
     }
     if (!this.firstWriteSaid) {
@@ -466,10 +466,11 @@ export class LedgerWriter {
   private outage(reason: string): void {
     if (this.degraded) return;
     this.degraded = true;
+    const kept = this.pending.size + this.pendingMembers.size;
     safeLog(
       'warn',
       `ghost ledger for ${this.service}: Redis at ${this.address} ${reason}; the application is unaffected, ` +
-        `${this.pending.size} first ${this.pending.size === 1 ? 'touch is' : 'touches are'} kept and written when it answers`,
+        `${kept} ${kept === 1 ? 'use is' : 'uses are'} kept and written when it answers`,
     );
   }
 

@@ -214,4 +214,24 @@ describeWithService('redis', 'methods and endpoints in the ghost ledger (issue #
       'GET /recommendations': 'insufficient-evidence',
     });
   }, 150_000);
+
+  it('member records lost from Redis (evicted): counted missing, and no method or endpoint is called never-touched', async () => {
+    const redis = new RedisServer(bin, await freePort(), 'members-pw', []);
+    servers.push(redis);
+    await redis.start();
+    const a = await app(redis.url, 'v1');
+    expect((await getJson(a.port, '/orders')).status).toBe(200);
+    const judgeNow = ['--min-days', '0', '--min-process-hours', '0'];
+    const before = await until('the /orders use in the ledger', 15_000, async () => {
+      const now = answer(redis.url, judgeNow);
+      return endpoint(now, 'GET /orders')?.verdict === 'in-use' ? now : undefined;
+    });
+    expect(endpoint(before, 'GET /audit')!.verdict).toBe('never-touched');
+    await redis.command('DEL', ...Array.from({ length: 512 }, (_, i) => `diag:ledger:{shop}:members:${i}`));
+    const lost = answer(redis.url, judgeNow)!;
+    expect((lost.provenance as { lostTouches?: number }).lostTouches).toBeGreaterThan(0);
+    expect(endpoint(lost, 'GET /audit')!.verdict).toBe('insufficient-evidence');
+    expect(method(lost, 'OrderService', 'cancel')!.verdict).toBe('insufficient-evidence');
+    expect(lost.memberCounts!.methods['never-touched']).toBe(0);
+  }, 60_000);
 });
