@@ -102,7 +102,7 @@ export interface LedgerAnswer {
   readonly beans: readonly LedgerBean[];
   /**
    * The entry points the framework calls, each with its handler method's verdict, most likely dead first
-   * (method depth, once the inventory has them).
+   * (method depth: this run's inventory, or in the ledger every variant's, each endpoint judged on the variants that had it).
    */
   readonly endpoints?: readonly EndpointVerdict[];
   /** How many methods and endpoints have each verdict (kept ones counted apart, under `kept`). */
