@@ -189,6 +189,8 @@ export class GhostDetector implements GhostSnapshotSource {
       this.touchedAt.set(name, at);
       this.ledgerWriter?.touched(name, at);
     });
+    // Method depth: each method's use (its first call, then its first after each re-arm) goes in the same rounds.
+    this.tracker?.onMethodUse((name, method, at) => this.ledgerWriter?.memberTouched(name, method, at));
   }
 
   get diagReportPath(): string {
@@ -497,11 +499,22 @@ export class GhostDetector implements GhostSnapshotSource {
             this.thresholds(),
           ) ?? null;
         for (const [name, at] of this.touchedAt) this.ledgerWriter?.touched(name, at);
+        for (const [name, methods] of Object.entries(this.tracker?.snapshot().methods ?? {}))
+          for (const [method, at] of Object.entries(methods))
+            if (at !== null) this.ledgerWriter?.memberTouched(name, method, Date.parse(at));
       }
-      this.ledgerWriter?.inventoryReady({
+      const writer = this.ledgerWriter;
+      if (!writer) return;
+      const snapshot = this.tracker?.snapshot();
+      const lookups = this.memberEvidence(report).lookups ?? {};
+      const methods = snapshot?.methods;
+      writer.inventoryReady({
         framework: report.framework,
         tracking: this.tracker !== undefined,
-        beans: ledger().applicationBeans(report, this.tracker?.snapshot()),
+        ...ledger().withMembers(ledger().applicationBeans(report, snapshot), reportEndpoints(report), {
+          ...lookups,
+          methodsOf: (name) => (methods?.[name] !== undefined ? Object.keys(methods[name]) : undefined),
+        }),
       });
     } catch (err) {
       safeLog('warn', `ghost ledger: inventory not written: ${(err as Error)?.message ?? String(err)}`);

@@ -44,6 +44,16 @@ export interface EndpointVerdict {
 /** What a bean's methods are known by: each method's first call (ms), undefined when never called. */
 export type MethodCalls = ReadonlyMap<string, number | undefined>;
 
+/**
+ * A member's own evidence where the ledger knows it apart from its bean's: a method or an endpoint is judged on the
+ * variants (versions × inventories) that had it, so one a deploy added starts its evidence at that deploy and one a
+ * deploy removed retires while its bean lives on.
+ */
+export type MemberFacts = Pick<
+  BeanEvidence,
+  'firstSeen' | 'processHours' | 'untrackedProcessHours' | 'processes' | 'versions' | 'live'
+>;
+
 /** Looks up what the report adds per method: its source line and whether it is kept. */
 export interface MemberLookups {
   readonly source?: (bean: string, method: string) => MemberSource | undefined;
@@ -68,12 +78,14 @@ export function methodVerdicts(
   thresholds: EvidenceThresholds,
   now: number,
   lookups: MemberLookups = {},
+  /** Each method's own evidence, when known apart from the bean's (the ledger). */
+  facts?: (method: string) => MemberFacts | undefined,
 ): MethodVerdict[] {
   const out: MethodVerdict[] = [];
   for (const [name, calledAt] of calls) {
-    const { lastTouched: _bean, ...rest } = bean;
+    const { lastTouched: _bean, lastTouchedVersion: _version, ...rest } = bean;
     const judged = verdictOf(
-      { ...rest, ...(calledAt !== undefined ? { lastTouched: calledAt } : {}) },
+      { ...rest, ...facts?.(name), ...(calledAt !== undefined ? { lastTouched: calledAt } : {}) },
       thresholds,
       now,
     );
@@ -111,6 +123,8 @@ export function endpointVerdicts(
   beans: readonly JudgedBean[],
   thresholds: EvidenceThresholds,
   lookups: MemberLookups = {},
+  /** Each endpoint's own evidence (the ledger: the variants that served it), judged at `now`. */
+  own?: { readonly facts: (endpoint: EndpointRecord) => MemberFacts | undefined; readonly now: number },
 ): EndpointVerdict[] {
   const byName = new Map(beans.map((b) => [b.name, b]));
   return (
@@ -133,6 +147,27 @@ export function endpointVerdicts(
           if (verdict === 'untrackable') why = `its handler method ${e.method} is not tracked (bean depth?)`;
         } else {
           verdict = bean.verdict;
+        }
+        const facts = own?.facts(e);
+        if (facts !== undefined && !facts.live) {
+          verdict = 'retired';
+          why = "the service's current code does not serve it any more (removed, renamed or moved)";
+        } else if (facts !== undefined && method !== undefined && verdict !== 'untrackable') {
+          // Its handler's last use, on the endpoint's own evidence: a route a deploy added to an old method starts
+          // its evidence at that deploy, whatever the method's.
+          const judged = verdictOf(
+            {
+              name: `${e.kind} ${e.route}`,
+              ghostCandidate: false,
+              tracked: true,
+              ...facts,
+              ...(method.lastTouched !== undefined ? { lastTouched: Date.parse(method.lastTouched) } : {}),
+            },
+            thresholds,
+            own!.now,
+          );
+          if (judged.verdict !== verdict) why = judged.why;
+          verdict = judged.verdict;
         }
         const rare =
           verdict === 'never-touched' || verdict === 'insufficient-evidence' ? rareJob(e, thresholds) : undefined;

@@ -4,6 +4,7 @@ import {
   endpointVerdicts,
   methodVerdicts,
   type EndpointVerdict,
+  type MemberFacts,
   type MemberLookups,
   type MethodCalls,
   type MethodVerdict,
@@ -101,7 +102,7 @@ export interface LedgerAnswer {
   readonly beans: readonly LedgerBean[];
   /**
    * The entry points the framework calls, each with its handler method's verdict, most likely dead first
-   * (method depth, once the inventory has them).
+   * (method depth: this run's inventory, or in the ledger every variant's, each endpoint judged on the variants that had it).
    */
   readonly endpoints?: readonly EndpointVerdict[];
   /** How many methods and endpoints have each verdict (kept ones counted apart, under `kept`). */
@@ -118,6 +119,8 @@ export interface MemberCounts {
 export interface MemberEvidence {
   readonly endpoints?: readonly EndpointRecord[];
   readonly lookups?: MemberLookups;
+  /** The ledger: each endpoint's own evidence (the variants that served it); one run has none apart. */
+  readonly endpointFacts?: (endpoint: EndpointRecord) => MemberFacts | undefined;
 }
 
 /**
@@ -158,8 +161,10 @@ export interface LedgerEvidence extends BeanEvidence {
   readonly className?: string;
   readonly touchedIn?: readonly string[];
   readonly lastTouchedBy?: { readonly processStartedAt: number; readonly version: string };
-  /** Method depth: its methods, each to its first call (ms) or undefined. */
+  /** Method depth: its methods, each to its last use (ms) or undefined. */
   readonly methods?: MethodCalls;
+  /** The ledger: each method's own evidence (the variants that had it), where the bean's would overstate. */
+  readonly methodFacts?: ReadonlyMap<string, MemberFacts>;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -210,10 +215,23 @@ export function ledgerAnswer(
         : {}),
     };
   });
-  const endpoints =
+  const judgedEndpoints =
     members.endpoints !== undefined
-      ? endpointVerdicts(members.endpoints, beans, thresholds, members.lookups ?? {})
+      ? endpointVerdicts(
+          members.endpoints,
+          beans,
+          thresholds,
+          members.lookups ?? {},
+          members.endpointFacts !== undefined ? { facts: members.endpointFacts, now } : undefined,
+        )
       : undefined;
+  // A lost record reads as an endpoint never called, as for beans and methods.
+  const endpoints =
+    lost === 0
+      ? judgedEndpoints
+      : judgedEndpoints?.map((e) =>
+          e.verdict === 'never-touched' ? { ...e, verdict: 'insufficient-evidence' as const } : e,
+        );
   const withMembers = beans.some((b) => b.methods !== undefined) || endpoints !== undefined;
   return {
     service,
@@ -235,7 +253,15 @@ function judgedMethods(
   lost: number,
   lookups: MemberLookups,
 ): MethodVerdict[] {
-  const judged = methodVerdicts(e, e.methods!, thresholds, now, lookups);
+  const facts = e.methodFacts;
+  const judged = methodVerdicts(
+    e,
+    e.methods!,
+    thresholds,
+    now,
+    lookups,
+    facts !== undefined ? (m) => facts.get(m) : undefined,
+  );
   return lost === 0
     ? judged
     : judged.map((m) => (m.verdict === 'never-touched' ? { ...m, verdict: 'insufficient-evidence' as const } : m));

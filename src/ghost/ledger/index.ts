@@ -17,7 +17,7 @@ export {
   type LedgerBean,
   type LedgerProvenance,
 } from './answer';
-export { applicationBeans } from './inventory';
+export { applicationBeans, withMembers } from './inventory';
 export { ledgerIdentity, type ServiceIdentity } from './identity';
 import { ledgerIdentity, type ServiceIdentity } from './identity';
 

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import type { EndpointRecord } from '../analysis/bean-graph';
+import type { MemberLookups, MemberSource } from '../member-verdicts';
 import type { DiagReport } from '../reports/diag-report';
 import type { GhostReport } from '../tracking/types';
 
@@ -15,6 +17,27 @@ export interface InventoryBean {
   readonly ghostCandidate: boolean;
   /** `true` when Phase 2 tracks it, else why not. */
   readonly tracked: true | string;
+  /**
+   * Method depth: the methods Phase 2 watches on it, each with its line and whether it is kept on purpose. Absent
+   * when this process watched it as a whole (bean depth, Phase 2 off): its methods' calls were not told apart.
+   */
+  readonly methods?: readonly InventoryMethod[];
+}
+
+/** One watched method of a bean, with what a reader cannot find out on its own: where it is, whether it is kept. */
+export interface InventoryMethod {
+  readonly name: string;
+  readonly source?: MemberSource;
+  /** Rare on purpose (`@Kept`, `diag.ghost-tracking.kept`): the reason, as this process's settings say. */
+  readonly kept?: string;
+}
+
+/**
+ * One entry point, as the ledger keeps it: the inventory's record (a cron job's expression, never its next fire
+ * time, which moves with the clock and would make every replica's inventory a different one), kept or not.
+ */
+export interface InventoryEndpoint extends EndpointRecord {
+  readonly kept?: string;
 }
 
 /** Every application bean of one process at ready, and how it was watched. */
@@ -24,6 +47,8 @@ export interface Inventory {
   /** Phase 2 on in the process that wrote it. */
   readonly tracking: boolean;
   readonly beans: readonly InventoryBean[];
+  /** The entry points the framework calls, each tied to its handler bean and method, when the adapter reads them. */
+  readonly endpoints?: readonly InventoryEndpoint[];
 }
 
 /**
@@ -51,10 +76,59 @@ export function applicationBeans(report: DiagReport, snapshot: GhostReport | und
     }));
 }
 
+/** What a process knows of its beans' members at ready (method depth), for its inventory. */
+export interface InventoryMemberFacts extends MemberLookups {
+  /** The methods Phase 2 watches on a tracked bean; undefined at bean depth or for a bean watched as a whole. */
+  readonly methodsOf: (bean: string) => Iterable<string> | undefined;
+}
+
+/**
+ * The beans with their watched methods (each with its line and kept reason), and the endpoints of those beans: a
+ * framework's own handlers are not the application's to delete (member-verdicts.ts), so the ledger does not keep
+ * them (Vendure's 519 resolvers would cost more than the application's whole inventory).
+ */
+export function withMembers(
+  beans: readonly InventoryBean[],
+  endpoints: readonly EndpointRecord[] | undefined,
+  facts: InventoryMemberFacts,
+): { beans: InventoryBean[]; endpoints?: InventoryEndpoint[] } {
+  const withMethods = beans.map((b): InventoryBean => {
+    const names = b.tracked === true ? facts.methodsOf(b.name) : undefined;
+    if (names === undefined) return b;
+    const methods = [...names].sort().map((name): InventoryMethod => {
+      const source = facts.source?.(b.name, name);
+      const kept = facts.kept?.(b.name, name);
+      return { name, ...(source !== undefined ? { source } : {}), ...(kept !== undefined ? { kept } : {}) };
+    });
+    return { ...b, methods };
+  });
+  if (endpoints === undefined) return { beans: withMethods };
+  const names = new Set(beans.map((b) => b.name));
+  const kept = endpoints
+    .filter((e) => names.has(e.bean))
+    .map((e): InventoryEndpoint => {
+      const reason = facts.keptEndpoint?.(e) ?? facts.kept?.(e.bean, e.method);
+      return { ...withoutMovingTimes(e), ...(reason !== undefined ? { kept: reason } : {}) };
+    });
+  return { beans: withMethods, endpoints: kept };
+}
+
+/** A cron job's next fire time moves with the clock; its expression does not (the reader computes the next). */
+function withoutMovingTimes(e: EndpointRecord): EndpointRecord {
+  if (e.schedule?.cron === undefined || e.schedule.nextAt === undefined) return e;
+  const { nextAt: _moving, ...schedule } = e.schedule;
+  return { ...e, schedule };
+}
+
 /*
  * Stored deflated, with one-letter keys: 3,000 beans of a real shape take 23 KB where the plain JSON takes 310 KB
- * (bench/ledger), so that a few versions of a large service stay well inside the 1 MiB a service may use.
+ * (bench/ledger), so that a few versions of a large service stay well inside the 1 MiB a service may use. With
+ * their 30,000 methods and 1,000 endpoints (issue #43) the same service's inventory is measured in
+ * docs/benchmarks.md. A method is its name alone when nothing else is known, else `[name, line, file, kept]`
+ * trimmed from the end, the file '' when it is the previous method's (a class's methods share one file).
  */
+type StoredMethod = string | [string, number, string?, string?];
+
 interface StoredBean {
   n: string;
   m?: string;
@@ -62,6 +136,75 @@ interface StoredBean {
   s?: string;
   g?: 1;
   t?: string;
+  x?: StoredMethod[];
+}
+
+interface StoredEndpoint {
+  k: EndpointRecord['kind'];
+  r: string;
+  b: string;
+  m: string;
+  /** schedule: every (ms), cron, at (a one-off's fixed date) */
+  e?: number;
+  c?: string;
+  a?: string;
+  p?: string;
+}
+
+function storeMethods(methods: readonly InventoryMethod[]): StoredMethod[] {
+  let file: string | undefined;
+  return methods.map((m): StoredMethod => {
+    if (m.source === undefined && m.kept === undefined) return m.name;
+    const same = m.source !== undefined && m.source.file === file;
+    if (m.source !== undefined) file = m.source.file;
+    const stored: StoredMethod = [m.name, m.source?.line ?? 0];
+    if (m.source !== undefined && !same) stored[2] = m.source.file;
+    if (m.kept !== undefined) {
+      stored[2] ??= '';
+      stored[3] = m.kept;
+    }
+    return stored;
+  });
+}
+
+function loadMethods(stored: readonly StoredMethod[]): InventoryMethod[] {
+  let file: string | undefined;
+  return stored.map((m): InventoryMethod => {
+    if (typeof m === 'string') return { name: m };
+    const [name, line, named, kept] = m;
+    if (named !== undefined && named !== '') file = named;
+    const source = line > 0 && file !== undefined ? { file, line } : undefined;
+    return { name: String(name), ...(source ? { source } : {}), ...(kept !== undefined ? { kept } : {}) };
+  });
+}
+
+function storeEndpoint(e: InventoryEndpoint): StoredEndpoint {
+  return {
+    k: e.kind,
+    r: e.route,
+    b: e.bean,
+    m: e.method,
+    ...(e.schedule?.everyMs !== undefined ? { e: e.schedule.everyMs } : {}),
+    ...(e.schedule?.cron !== undefined ? { c: e.schedule.cron } : {}),
+    ...(e.schedule?.cron === undefined && e.schedule?.nextAt !== undefined ? { a: e.schedule.nextAt } : {}),
+    ...(e.kept !== undefined ? { p: e.kept } : {}),
+  };
+}
+
+function loadEndpoint(e: StoredEndpoint): InventoryEndpoint {
+  const schedule = {
+    ...(e.e !== undefined ? { everyMs: e.e } : {}),
+    ...(e.c !== undefined ? { cron: e.c } : {}),
+    ...(e.a !== undefined ? { nextAt: e.a } : {}),
+  };
+  return {
+    kind: e.k,
+    route: String(e.r),
+    bean: String(e.b),
+    method: String(e.m),
+    ...(Object.keys(schedule).length > 0 ? { schedule } : {}),
+    ...(e.p !== undefined ? { kept: e.p } : {}),
+  };
 }
 
 export function encodeInventory(inventory: Inventory): Buffer {
@@ -72,15 +215,28 @@ export function encodeInventory(inventory: Inventory): Buffer {
     ...(b.source !== undefined ? { s: b.source } : {}),
     ...(b.ghostCandidate ? { g: 1 as const } : {}),
     ...(b.tracked !== true ? { t: b.tracked } : {}),
+    ...(b.methods !== undefined ? { x: storeMethods(b.methods) } : {}),
   }));
   return deflateRawSync(
-    Buffer.from(JSON.stringify({ f: inventory.framework, t: inventory.tracking ? 1 : 0, b: beans })),
+    Buffer.from(
+      JSON.stringify({
+        f: inventory.framework,
+        t: inventory.tracking ? 1 : 0,
+        b: beans,
+        ...(inventory.endpoints !== undefined ? { e: inventory.endpoints.map(storeEndpoint) } : {}),
+      }),
+    ),
   );
 }
 
 /** @throws Error when the bytes are not an inventory (another writer's key, a truncated value). */
 export function decodeInventory(bytes: Buffer): Inventory {
-  const raw = JSON.parse(inflateRawSync(bytes).toString('utf8')) as { f?: unknown; t?: unknown; b?: unknown };
+  const raw = JSON.parse(inflateRawSync(bytes).toString('utf8')) as {
+    f?: unknown;
+    t?: unknown;
+    b?: unknown;
+    e?: unknown;
+  };
   if (typeof raw.f !== 'string' || !Array.isArray(raw.b)) throw new Error('not a ledger inventory');
   return {
     framework: raw.f,
@@ -92,7 +248,9 @@ export function decodeInventory(bytes: Buffer): Inventory {
       ...(b.s !== undefined ? { source: b.s } : {}),
       ghostCandidate: b.g === 1,
       tracked: b.t === undefined ? true : b.t,
+      ...(Array.isArray(b.x) ? { methods: loadMethods(b.x) } : {}),
     })),
+    ...(Array.isArray(raw.e) ? { endpoints: (raw.e as StoredEndpoint[]).map(loadEndpoint) } : {}),
   };
 }
 
@@ -104,14 +262,19 @@ export function inventoryDigest(encoded: Buffer): string {
 }
 
 /**
- * The code version when the resource has no `service.version`: a digest of which beans exist in which module (not
- * of how they were watched, nor of their files' paths, which follow the working directory), so that the replicas
- * of one build agree and a deploy that changes beans is a new one.
+ * The code version when the resource has no `service.version`: a digest of which beans exist in which module and
+ * which endpoints they serve (not of how they were watched, so not of the methods only a tracking process lists, nor
+ * of their files' paths, which follow the working directory), so that the replicas of one build agree and a deploy
+ * that changes beans or routes is a new one.
  */
 export function inventoryVersion(inventory: Inventory): string {
   const identity = inventory.beans
     .map((b) => `${b.name}\u0000${b.module ?? ''}\u0000${b.className ?? ''}`)
     .sort()
     .join('\n');
-  return `inv-${sha256(`${inventory.framework}\n${identity}`).slice(0, 12)}`;
+  const endpoints = (inventory.endpoints ?? [])
+    .map((e) => `${e.kind} ${e.route}\u0000${e.bean}\u0000${e.method}`)
+    .sort()
+    .join('\n');
+  return `inv-${sha256(`${inventory.framework}\n${identity}${endpoints === '' ? '' : `\n\n${endpoints}`}`).slice(0, 12)}`;
 }

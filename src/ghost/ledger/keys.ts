@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The ledger's Redis keys, in one place. Every key of a service shares the hash tag `{service}`, so the whole
  * ledger of a service lives in one Redis Cluster slot: a round is one pipeline to one node, and the pruner's
@@ -9,7 +11,8 @@ export interface LedgerKeys {
   /**
    * HASH: `epoch` (random, first writer), `since`, `lastWrite`, `heartbeatMs`, `resetAt`, `foldedProcesses`,
    * `versions` (the last version index given), `thresholds` (the last writer's, JSON {@link StatedThresholds}:
-   * what a reader judges by once no process record states any).
+   * what a reader judges by once no process record states any), `touchedBeans` and `touchedMembers` (how many
+   * records the touch script made: fewer present means some were lost), `memberBuckets` (the member buckets it made).
    */
   readonly meta: string;
   /** ZSET: process id → its last heartbeat (ms). */
@@ -39,6 +42,13 @@ export interface LedgerKeys {
   touchBucket(bean: string): string;
   /** Every touch bucket's key, for the reader and the pruner. */
   readonly touchBuckets: readonly string[];
+  /**
+   * Where a member's last use is kept (a method of a bean; an endpoint's is its handler method's): one of
+   * {@link MEMBER_BUCKETS} small HASHes, under a short digest of `<bean>#<member>` ({@link memberId}).
+   */
+  memberRecord(bean: string, member: string): { readonly bucket: string; readonly field: string };
+  /** Every member bucket's key, for the reader and the pruner. */
+  readonly memberBuckets: readonly string[];
   /** The lock one process takes to prune (SET NX PX). */
   readonly pruneLock: string;
   /** STRING: one inventory, deflated JSON, by digest. */
@@ -47,6 +57,25 @@ export interface LedgerKeys {
 
 /** How many touch buckets a service has: 3,000 beans make ~47 fields each, well inside the compact encoding. */
 export const TOUCH_BUCKETS = 64;
+
+/**
+ * How many member buckets a service has. A member's record is its field (8 bytes) and its last use in seconds (an
+ * integer, which Redis's compact encoding stores in 4 bytes): ~16 bytes where a bean's record takes ~60. 30,000
+ * methods (3,000 beans × 10) make ~59 fields per bucket, the fullest ~90 (a Poisson tail), inside the 128 fields
+ * of the compact encoding; 64 buckets would hold ~470 each, every one in the large encoding at three times the
+ * memory. Past ~45,000 methods a few buckets go over and take the large encoding, the rest stay compact.
+ */
+export const MEMBER_BUCKETS = 512;
+
+/**
+ * A member's field and bucket: a digest of `<bean>#<member>` (SHA-256, so that every process and the reader agree
+ * on any Node), its first two bytes the bucket, the next six the field (8 characters of base64url). Two members
+ * share a record only if 57 bits collide: at 30,000 members, about one service in ten million.
+ */
+export function memberId(bean: string, member: string): { readonly bucket: number; readonly field: string } {
+  const digest = createHash('sha256').update(`${bean}#${member}`).digest();
+  return { bucket: digest.readUInt16BE(0) % MEMBER_BUCKETS, field: digest.subarray(2, 8).toString('base64url') };
+}
 
 /** FNV-1a of a bean's name: the same bucket in every process. */
 function bucketOf(name: string): number {
@@ -72,6 +101,11 @@ export function ledgerKeys(service: string): LedgerKeys {
     versionIndex: `${base}vidx`,
     touchBucket: (bean) => `${base}touched:${bucketOf(bean)}`,
     touchBuckets: Array.from({ length: TOUCH_BUCKETS }, (_, i) => `${base}touched:${i}`),
+    memberRecord: (bean, member) => {
+      const id = memberId(bean, member);
+      return { bucket: `${base}members:${id.bucket}`, field: id.field };
+    },
+    memberBuckets: Array.from({ length: MEMBER_BUCKETS }, (_, i) => `${base}members:${i}`),
     pruneLock: `${base}prunelock`,
     inventory: (digest) => `${base}inv:${digest}`,
   };
@@ -101,20 +135,24 @@ export function parseTouchRecord(text: string): TouchRecord | undefined {
 }
 
 /*
- * One round's first touches, atomically (KEYS: meta, versionIndex, then one touch bucket per touch; ARGV: the
- * version, the process's start, then name and time per touch). It gives the version its index on first use, keeps
- * each bean's latest touch (and who made it), and adds the version to the bean's list (the latest eight): a
- * round sent twice changes nothing the second time. `meta.touchedBeans` counts the records, so that a reader can
- * tell a record lost (evicted, deleted) from a bean never touched.
+ * One round's uses, atomically (KEYS: meta, versionIndex, one touch bucket per bean touch, then one member bucket
+ * per member touch; ARGV: the version, the process's start, the number of bean touches, then name and time (ms)
+ * per bean touch, then field and time (s) per member touch). It gives the version its index on first use, keeps
+ * each bean's latest touch (and who made it), and adds the version to the bean's list (the latest eight); it keeps
+ * each member's latest use: a round sent twice changes nothing the second time. `meta.touchedBeans` and
+ * `meta.touchedMembers` count the records, so that a reader can tell a record lost (evicted, deleted) from code
+ * never called, and `meta.memberBuckets` the member buckets made, so that the pruner tells one lost (Redis evicts
+ * whole keys) with one EXISTS rather than an HLEN of each of the 512. One script for both, so that a round with method uses costs the command it cost before.
  */
 export const TOUCH_SCRIPT = `local idx = redis.call('HGET', KEYS[2], ARGV[1])
 if not idx then
   idx = tostring(redis.call('HINCRBY', KEYS[1], 'versions', 1))
   redis.call('HSET', KEYS[2], ARGV[1], idx)
 end
-for i = 3, #KEYS do
-  local name = ARGV[(i - 3) * 2 + 3]
-  local at = tonumber(ARGV[(i - 3) * 2 + 4])
+local beans = tonumber(ARGV[3])
+for i = 3, beans + 2 do
+  local name = ARGV[(i - 3) * 2 + 4]
+  local at = tonumber(ARGV[(i - 3) * 2 + 5])
   local cur = redis.call('HGET', KEYS[i], name)
   local last, by, byv, vers = at, ARGV[2], idx, idx
   if not cur then redis.call('HINCRBY', KEYS[1], 'touchedBeans', 1) end
@@ -133,6 +171,17 @@ for i = 3, #KEYS do
     end
   end
   redis.call('HSET', KEYS[i], name, string.format('%d', last) .. '|' .. by .. '|' .. byv .. '|' .. vers)
+end
+for i = beans + 3, #KEYS do
+  local field = ARGV[(i - 3) * 2 + 4]
+  local at = tonumber(ARGV[(i - 3) * 2 + 5])
+  local raw = redis.call('HGET', KEYS[i], field)
+  local cur = tonumber(raw)
+  if not raw then
+    redis.call('HINCRBY', KEYS[1], 'touchedMembers', 1)
+    if redis.call('EXISTS', KEYS[i]) == 0 then redis.call('HINCRBY', KEYS[1], 'memberBuckets', 1) end
+  end
+  if not cur or cur < at then redis.call('HSET', KEYS[i], field, string.format('%d', at)) end
 end
 return idx`;
 

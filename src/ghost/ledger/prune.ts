@@ -1,6 +1,6 @@
 import type { RedisPipelineClient } from '../../shared/redis';
 import { decodeInventory } from './inventory';
-import { parseVariant, variantOf, type LedgerKeys, type ProcessRecord } from './keys';
+import { memberId, parseVariant, variantOf, type LedgerKeys, type ProcessRecord } from './keys';
 
 export interface PruneOptions {
   readonly now: number;
@@ -76,7 +76,7 @@ export function parseRecord(text: string | undefined): ProcessRecord | undefined
  * - a process ended or silent for an hour: its hours are added to its version's and its record dropped, in one
  *   script (its hours counted once, never twice, never lost);
  * - a variant (a version and a bean set) no live process has run for the retention period: its fields, the inventories
- *   nothing refers to any more, and the touches of beans no remaining version has.
+ *   nothing refers to any more, and the touches of beans and the records of methods no remaining version has.
  * - touch records missing though counted (evicted): the evidence starts over from now, marked reset.
  * @returns what was pruned, and how many touch records were found lost.
  */
@@ -84,7 +84,7 @@ export async function pruneLedger(
   client: RedisPipelineClient,
   k: LedgerKeys,
   options: PruneOptions,
-): Promise<{ processes: number; versions: number; beans: number; lostTouches?: number }> {
+): Promise<{ processes: number; versions: number; beans: number; members?: number; lostTouches?: number }> {
   const { now } = options;
   const [locked] = await exec(client, [['set', k.pruneLock, options.owner, 'NX', 'PX', 60_000]]);
   if (locked !== 'OK') return { processes: 0, versions: 0, beans: 0 };
@@ -118,14 +118,28 @@ export async function pruneLedger(
 
     // Touch records lost (evicted under memory pressure, deleted by hand) would read as beans never called: the
     // ledger starts its evidence over, as after a reset, and every process writes its touches again.
-    const [counted, ...lengths] = await exec(client, [
+    // Member records are told lost by their buckets (Redis evicts whole keys): one EXISTS over the 512 against the
+    // count the touch script keeps, so that the hourly prune costs what it cost before methods (bench/ledger); their
+    // fields are counted only then.
+    const [counted, bucketsMade, bucketsThere, ...lengths] = await exec(client, [
       ['hget', k.meta, 'touchedBeans'],
+      ['hget', k.meta, 'memberBuckets'],
+      ['exists', ...k.memberBuckets],
       ...k.touchBuckets.map((bucket) => ['hlen', bucket]),
     ]);
     const present = (lengths as number[]).reduce((a, b) => a + Number(b), 0);
-    const lostTouches = Math.max(0, Number(counted ?? 0) - present);
-    if (lostTouches > 0) {
-      await exec(client, [['hset', k.meta, 'since', now, 'resetAt', now, 'touchedBeans', present]]);
+    let lostTouches = Math.max(0, Number(counted ?? 0) - present);
+    if (lostTouches > 0 || Number(bucketsMade ?? 0) > Number(bucketsThere)) {
+      const [countedMembers, ...memberLengths] = await exec(client, [
+        ['hget', k.meta, 'touchedMembers'],
+        ...k.memberBuckets.map((bucket) => ['hlen', bucket]),
+      ]);
+      const presentMembers = (memberLengths as number[]).reduce((a, b) => a + Number(b), 0);
+      lostTouches += Math.max(0, Number(countedMembers ?? 0) - presentMembers);
+      await exec(client, [
+        ['hset', k.meta, 'since', now, 'resetAt', now, 'touchedBeans', present],
+        ['hset', k.meta, 'touchedMembers', presentMembers, 'memberBuckets', Number(bucketsThere)],
+      ]);
     }
 
     const lastSeen = pairs(vlast);
@@ -154,11 +168,21 @@ export async function pruneLedger(
         ['srem', k.inventories, ...orphans],
       ]);
     }
-    // The touches of beans no remaining version has: deleted or renamed code, retired and now past retention.
+    // The touches of beans and members no remaining version has: deleted or renamed code, retired and now past
+    // retention. A member's record goes with the last inventory listing it (a bean kept only by variants that did
+    // not tell its methods apart keeps no method record: none of them could have added to it).
     const beans = new Set<string>();
+    const members = new Set<string>();
     for (const digest of kept) {
       const [bytes] = await exec(client, [['getBuffer', k.inventory(digest)]]);
-      if (bytes) for (const b of decodeInventory(bytes as Buffer).beans) beans.add(b.name);
+      if (!bytes) continue;
+      for (const b of decodeInventory(bytes as Buffer).beans) {
+        beans.add(b.name);
+        for (const m of b.methods ?? []) {
+          const id = memberId(b.name, m.name);
+          members.add(`${id.bucket}/${id.field}`);
+        }
+      }
     }
     const buckets = await exec(
       client,
@@ -172,7 +196,27 @@ export async function pruneLedger(
       if (dead.length > 0) deletes.push(['hdel', k.touchBuckets[i]!, ...dead]);
     });
     if (deletes.length > 0) await exec(client, [...deletes, ['hincrby', k.meta, 'touchedBeans', -gone]]);
-    return { processes: folded, versions: expired.length, beans: gone, lostTouches };
+    const memberFields = await exec(
+      client,
+      k.memberBuckets.map((bucket) => ['hkeys', bucket]),
+    );
+    let goneMembers = 0;
+    const memberDeletes: (string | number)[][] = [];
+    memberFields.forEach((fields, i) => {
+      const dead = (fields as string[]).filter((field) => !members.has(`${i}/${field}`));
+      goneMembers += dead.length;
+      if (dead.length > 0) memberDeletes.push(['hdel', k.memberBuckets[i]!, ...dead]);
+    });
+    if (memberDeletes.length > 0) {
+      // A bucket emptied is deleted by Redis: the count of buckets made follows, or it would read as one lost.
+      const results = await exec(client, [
+        ...memberDeletes,
+        ['hincrby', k.meta, 'touchedMembers', -goneMembers],
+        ['exists', ...k.memberBuckets],
+      ]);
+      await exec(client, [['hset', k.meta, 'memberBuckets', Number(results[results.length - 1])]]);
+    }
+    return { processes: folded, versions: expired.length, beans: gone, members: goneMembers, lostTouches };
   } finally {
     await exec(client, [['del', k.pruneLock]]).catch(() => undefined);
   }

@@ -11,8 +11,10 @@ import {
 } from './answer';
 import { describeRedisFailure } from './failure';
 import { decodeInventory, type Inventory, type InventoryBean } from './inventory';
+import { mergeMembers, type VariantView } from './members';
 import {
   ledgerKeys,
+  memberId,
   parseTouchRecord,
   parseVariant,
   variantOf,
@@ -124,9 +126,21 @@ function judging(options: ReadLedgerOptions, service: Required<EvidenceThreshold
   });
 }
 
+/** Each member record, by bucket index and field: its last use (ms; the records keep seconds). */
+function memberUses(buckets: readonly unknown[]): Map<string, number> {
+  const uses = new Map<string, number>();
+  buckets.forEach((bucket, i) => {
+    for (const [field, seconds] of pairs(bucket)) {
+      const at = Number(seconds);
+      if (Number.isFinite(at)) uses.set(`${i}/${field}`, at * 1000);
+    }
+  });
+  return uses;
+}
+
 /**
  * Reads one service's ledger (two pipelines; only reads, so a read-only Redis user suffices) and judges every
- * bean it holds. A bean's evidence spans the versions that had it: it first appeared when the oldest of them
+ * bean it holds, and each bean's methods and the endpoints when its inventories list them. A bean's evidence spans the versions that had it: it first appeared when the oldest of them
  * did; its process-hours are those of the versions in which Phase 2 tracked it; it is live while a live process
  * runs a version that has it, `retired` once none does.
  * @throws LedgerReadError when Redis does not answer or refuses.
@@ -134,7 +148,7 @@ function judging(options: ReadLedgerOptions, service: Required<EvidenceThreshold
 export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnswer> {
   const k = ledgerKeys(options.service);
   const now = options.now ?? Date.now();
-  const [metaRaw, procsRaw, procRaw, vfirstRaw, vlastRaw, vhoursRaw, vprocsRaw, vidxRaw, ...bucketsRaw] = await exec(
+  const [metaRaw, procsRaw, procRaw, vfirstRaw, vlastRaw, vhoursRaw, vprocsRaw, vidxRaw, ...allBuckets] = await exec(
     options,
     [
       ['hgetall', k.meta],
@@ -146,8 +160,11 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
       ['hgetall', k.variantProcesses],
       ['hgetall', k.versionIndex],
       ...k.touchBuckets.map((bucket) => ['hgetall', bucket]),
+      ...k.memberBuckets.map((bucket) => ['hgetall', bucket]),
     ],
   );
+  const bucketsRaw = allBuckets.slice(0, k.touchBuckets.length);
+  const members = memberUses(allBuckets.slice(k.touchBuckets.length));
   const meta = pairs(metaRaw);
   const heartbeatMs = meta.has('heartbeatMs') ? Number(meta.get('heartbeatMs')) : undefined;
   const since = meta.has('since') ? Number(meta.get('since')) : undefined;
@@ -204,7 +221,9 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
     }
   }
   // Touch records lost (evicted, deleted) would read as "never touched": the count the touch script keeps says so.
-  const lostTouches = Math.max(0, Number(meta.get('touchedBeans') ?? 0) - touches.size);
+  const lostTouches =
+    Math.max(0, Number(meta.get('touchedBeans') ?? 0) - touches.size) +
+    Math.max(0, Number(meta.get('touchedMembers') ?? 0) - members.size);
 
   // Whether a variant's processes tracked: its inventory says (the digest covers it); a record, before it is read.
   const tracks = (v: string) => inventories.get(parseVariant(v).digest)?.tracking ?? trackingOf.get(v) ?? true;
@@ -235,6 +254,7 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
     untrackable?: string;
   }
   const beans = new Map<string, Acc>();
+  const views: VariantView[] = [];
   const byVersion = new Map<
     string,
     { firstSeen: number; lastSeen: number; hours: number; live: number; beans: Set<string> }
@@ -252,6 +272,7 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
     if (tracked) detail.hours += hours;
     detail.live += liveOf.get(v) ?? 0;
     if (!inventory) continue;
+    views.push({ version, inventory, firstSeen: firstSeenOf(v), hours, processes, current: current(v) });
     for (const bean of inventory.beans) {
       detail.beans.add(bean.name);
       let acc = beans.get(bean.name);
@@ -296,8 +317,24 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
       beans: d.beans.size,
     }));
 
+  // Methods and endpoints, when some inventory lists them (method depth, issue #43).
+  const withMembers = views.some(
+    (v) => v.inventory.endpoints !== undefined || v.inventory.beans.some((b) => b.methods),
+  );
+  const merged = withMembers
+    ? mergeMembers(
+        views,
+        (bean, member) => {
+          const id = memberId(bean, member);
+          return members.get(`${id.bucket}/${id.field}`);
+        },
+        judgedAt,
+      )
+    : undefined;
+
   const evidence: LedgerEvidence[] = [...beans.values()].map((acc) => {
     const b = acc.bean;
+    const methods = merged?.methodsOf(b.name);
     const touch = touches.get(b.name);
     const touchedIn = touch?.versions.map((i) => versionOfIndex.get(i) ?? `#${i}`);
     const untrackable =
@@ -322,6 +359,7 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
       ...(touch !== undefined
         ? { lastTouchedBy: { processStartedAt: touch.processStartedAt, version: lastVersion! } }
         : {}),
+      ...(methods !== undefined ? { methods: methods.calls, methodFacts: methods.facts } : {}),
     };
   });
 
@@ -354,6 +392,13 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
       versionDetails,
     },
     judgedAt,
+    merged !== undefined
+      ? {
+          ...(merged.endpoints !== undefined ? { endpoints: merged.endpoints } : {}),
+          lookups: merged.lookups,
+          endpointFacts: merged.endpointFacts,
+        }
+      : {},
   );
   return { ...answer, generatedAt: new Date(now).toISOString() };
 }

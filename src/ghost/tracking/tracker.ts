@@ -123,6 +123,8 @@ export class GhostTracker implements GhostSnapshotSource {
   private readonly rearmableOf = new WeakMap<object, Rearmable>();
   private rearmTimer: NodeJS.Timeout | undefined;
   private readonly methodListeners: MethodTouchListener[] = [];
+  /** Method depth: told each method use the tracker records, its first call and its first after each re-arm. */
+  private readonly methodUseListeners: MethodTouchListener[] = [];
   /** How deep this tracker looks. */
   readonly depth: TrackingDepth;
   /** Method depth: per bean name, its methods called so far and when each was first called (ms). */
@@ -337,6 +339,13 @@ export class GhostTracker implements GhostSnapshotSource {
       if (previous !== undefined && previous >= at) continue;
       called.set(method, at);
       this.changes += 1;
+      for (const listener of this.methodUseListeners) {
+        try {
+          listener(name, method, at);
+        } catch {
+          /* a listener must not break the host's method call */
+        }
+      }
       if (previous !== undefined) continue;
       for (const listener of this.methodListeners) {
         try {
@@ -376,6 +385,19 @@ export class GhostTracker implements GhostSnapshotSource {
     return () => {
       const i = this.methodListeners.indexOf(listener);
       if (i >= 0) this.methodListeners.splice(i, 1);
+    };
+  }
+
+  /**
+   * Registers `listener`, called synchronously at a method's first call and at its first call after each re-arm
+   * ({@link rearm}), with the time the tracker keeps (method depth): what the ghost ledger sends as the method's
+   * last use. Exceptions are swallowed. Returns a function that unregisters it.
+   */
+  onMethodUse(listener: MethodTouchListener): () => void {
+    this.methodUseListeners.push(listener);
+    return () => {
+      const i = this.methodUseListeners.indexOf(listener);
+      if (i >= 0) this.methodUseListeners.splice(i, 1);
     };
   }
 

@@ -225,8 +225,13 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
       encoding: 'utf8',
     });
     expect(accept.status).toBe(0);
+    // The bean, and the never-called methods and route the fixture holds (issue #43), under their own keys.
     expect(JSON.parse(fs.readFileSync(path.join(cwd, 'ledger-baseline.json'), 'utf8')).beans).toEqual([
       'AuditTrailService',
+      'AuditTrailService#record',
+      'OrderService#cancel',
+      'ShopController#audit',
+      'http GET /audit',
     ]);
     expect(
       cli(

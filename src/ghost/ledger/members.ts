@@ -1,0 +1,193 @@
+/**
+ * The members below the beans across a service's variants (issue #43): each bean's methods and the endpoints, each
+ * judged on the variants (versions × inventories) that had it, with the rules beans follow. A method a deploy
+ * removed retires while its bean lives on; one a deploy added starts its evidence at that deploy; a variant that had
+ * the bean without telling its methods apart (Phase 2 off, bean depth, the bean untrackable there) is a share of the
+ * processes whose calls of the method nobody saw, as an untracked process is for a bean.
+ */
+import type { EndpointRecord } from '../analysis/bean-graph';
+import { nextCronTime } from '../analysis/cron';
+import type { MemberFacts, MemberLookups, MethodCalls } from '../member-verdicts';
+import type { Inventory, InventoryEndpoint, InventoryMethod } from './inventory';
+
+/** One variant as the reader knows it. */
+export interface VariantView {
+  readonly version: string;
+  readonly inventory: Inventory;
+  /** When a process running it first started (ms; never before the ledger's `since`). */
+  readonly firstSeen: number;
+  /** Its processes' hours (tracked or not: the inventory says). */
+  readonly hours: number;
+  readonly processes: number;
+  /** A variant of the service's current code (a live process runs it, or it ran last when all stopped). */
+  readonly current: boolean;
+}
+
+/** What the answer needs of the members, merged over the variants. */
+export interface LedgerMembers {
+  /** A bean's methods (their last uses, ms) and each one's own evidence; undefined when no variant listed any. */
+  methodsOf(bean: string): { calls: MethodCalls; facts: ReadonlyMap<string, MemberFacts> } | undefined;
+  /** Every endpoint any variant served, its newest record (a cron job's next fire time as of now). */
+  readonly endpoints: readonly EndpointRecord[] | undefined;
+  /** An endpoint's own evidence. */
+  endpointFacts(endpoint: EndpointRecord): MemberFacts | undefined;
+  /** Where each method is and whether it is kept, as the newest variant that has it says. */
+  readonly lookups: MemberLookups;
+}
+
+interface Acc {
+  firstSeen: number;
+  hours: number;
+  untrackedHours: number;
+  total: number;
+  tracked: number;
+  versions: Set<string>;
+  live: boolean;
+}
+
+const acc = (): Acc => ({
+  firstSeen: Infinity,
+  hours: 0,
+  untrackedHours: 0,
+  total: 0,
+  tracked: 0,
+  versions: new Set(),
+  live: false,
+});
+
+/** A variant that had the member: `seen` when its processes told the member's calls apart. */
+function add(a: Acc, v: VariantView, seen: boolean): void {
+  a.firstSeen = Math.min(a.firstSeen, v.firstSeen);
+  a.versions.add(v.version);
+  a.live ||= v.current;
+  a.total += v.processes;
+  if (seen) {
+    a.tracked += v.processes;
+    a.hours += v.hours;
+  } else a.untrackedHours += v.hours;
+}
+
+const facts = (a: Acc): MemberFacts => ({
+  firstSeen: a.firstSeen,
+  processHours: a.hours,
+  ...(a.untrackedHours > 0 ? { untrackedProcessHours: a.untrackedHours } : {}),
+  processes: { total: a.total, tracked: a.tracked },
+  versions: [...a.versions].sort(),
+  live: a.live,
+});
+
+const endpointKey = (e: EndpointRecord) => `${e.kind}\u0000${e.route}\u0000${e.bean}\u0000${e.method}`;
+
+/** Per bean: its methods' evidence, and the processes that had it without telling its methods apart. */
+interface BeanMembers {
+  readonly methods: Map<string, Acc>;
+  readonly info: Map<string, InventoryMethod>;
+  unseenProcesses: number;
+  unseenHours: number;
+  unseenCurrent: boolean;
+  /** A current variant lists its methods: a method only the older ones list is gone. */
+  currentListing: boolean;
+}
+
+/**
+ * Merges the members of every variant, newest first (a member's file, line and kept reason are the newest
+ * variant's), with each method's last use from the ledger's records.
+ */
+export function mergeMembers(
+  variants: readonly VariantView[],
+  lastUse: (bean: string, member: string) => number | undefined,
+  now: number,
+): LedgerMembers {
+  const beans = new Map<string, BeanMembers>();
+  const endpoints = new Map<string, { record: InventoryEndpoint; acc: Acc }>();
+  let anyEndpoints = false;
+  for (const v of variants) {
+    const listed = new Map<string, ReadonlySet<string>>();
+    for (const bean of v.inventory.beans) {
+      let b = beans.get(bean.name);
+      if (b === undefined) {
+        b = {
+          methods: new Map(),
+          info: new Map(),
+          unseenProcesses: 0,
+          unseenHours: 0,
+          unseenCurrent: false,
+          currentListing: false,
+        };
+        beans.set(bean.name, b);
+      }
+      if (v.inventory.tracking && bean.tracked === true && bean.methods !== undefined) {
+        listed.set(bean.name, new Set(bean.methods.map((m) => m.name)));
+        b.currentListing ||= v.current;
+        for (const m of bean.methods) {
+          let a = b.methods.get(m.name);
+          if (a === undefined) b.methods.set(m.name, (a = acc()));
+          add(a, v, true);
+          if (!b.info.has(m.name)) b.info.set(m.name, m);
+        }
+      } else {
+        b.unseenProcesses += v.processes;
+        b.unseenHours += v.hours;
+        b.unseenCurrent ||= v.current;
+      }
+    }
+    if (v.inventory.endpoints === undefined) continue;
+    anyEndpoints = true;
+    for (const e of v.inventory.endpoints) {
+      const key = endpointKey(e);
+      let entry = endpoints.get(key);
+      if (entry === undefined) endpoints.set(key, (entry = { record: e, acc: acc() }));
+      // Seen where the processes told its handler method's calls apart.
+      add(entry.acc, v, listed.get(e.bean)?.has(e.method) === true);
+    }
+  }
+
+  const methodFacts = new Map<string, Map<string, MemberFacts>>();
+  for (const [name, b] of beans) {
+    if (b.methods.size === 0) continue;
+    const out = new Map<string, MemberFacts>();
+    for (const [method, a] of b.methods) {
+      a.total += b.unseenProcesses;
+      a.untrackedHours += b.unseenHours;
+      // Where no current variant lists the bean's methods (the current code runs with Phase 2 off, say), a method
+      // is as live as its bean: nothing says the deploy removed it.
+      a.live ||= !b.currentListing && b.unseenCurrent;
+      out.set(method, facts(a));
+    }
+    methodFacts.set(name, out);
+  }
+
+  const records = new Map<string, InventoryEndpoint>();
+  const endpointList = anyEndpoints
+    ? [...endpoints.values()].map(({ record }) => {
+        const { kept: _kept, ...e } = record;
+        const cron = e.schedule?.cron;
+        const next =
+          cron !== undefined && e.schedule?.nextAt === undefined ? nextCronTime(cron, new Date(now)) : undefined;
+        const out: EndpointRecord =
+          next !== undefined ? { ...e, schedule: { ...e.schedule, nextAt: next.toISOString() } } : e;
+        records.set(endpointKey(out), record);
+        return out;
+      })
+    : undefined;
+
+  return {
+    methodsOf(bean) {
+      const f = methodFacts.get(bean);
+      if (f === undefined) return undefined;
+      const calls = new Map<string, number | undefined>();
+      for (const method of [...f.keys()].sort()) calls.set(method, lastUse(bean, method));
+      return { calls, facts: f };
+    },
+    endpoints: endpointList,
+    endpointFacts: (e) => {
+      const entry = endpoints.get(endpointKey(e));
+      return entry === undefined ? undefined : facts(entry.acc);
+    },
+    lookups: {
+      source: (bean, method) => beans.get(bean)?.info.get(method)?.source,
+      kept: (bean, method) => beans.get(bean)?.info.get(method)?.kept,
+      keptEndpoint: (e) => records.get(endpointKey(e))?.kept,
+    },
+  };
+}
