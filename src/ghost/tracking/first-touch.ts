@@ -268,8 +268,10 @@ class PrototypeSite implements Gate {
   }
 
   /**
-   * A new gate for `key`. A method given back at its first call and wrapped again for an instance that joined
-   * the class later keeps its first call: it is told once.
+   * A new gate for `key`, armed and not called yet. A method given back at its first call and wrapped again (an
+   * instance that joined the class later, or a re-arm of a touched one while another method of its class was
+   * never called) is told again at its next call: a use in this period, which the tracker keeps as the method's
+   * last use (the first call was told to the newcomer by `tellCalled` before the cover).
    */
   private gateFor(key: string): MethodGate {
     const gate = new MethodGate(this, key);
@@ -281,12 +283,8 @@ class PrototypeSite implements Gate {
     const list = this.gateList();
     let i = 0;
     while (i < list.length && list[i]!.key !== key) i++;
-    if (i === list.length) {
-      this.gates = [...list, gate];
-    } else {
-      gate.calledAt = list[i]!.calledAt;
-      this.gates = list.length === 1 ? gate : list.map((g, j) => (j === i ? gate : g));
-    }
+    if (i === list.length) this.gates = [...list, gate];
+    else this.gates = list.length === 1 ? gate : list.map((g, j) => (j === i ? gate : g));
     return gate;
   }
 
@@ -574,8 +572,9 @@ class FirstTouch implements Gate, FirstTouchHandle {
       // Held before covering: a failure half-way is undone by the same `drop` as a touch.
       site.hold(this);
       this.site = site;
-      site.cover(inherited, meta);
+      // Told before the cover, which gives a method already called a fresh gate (see `gateFor`).
       site.tellCalled(this);
+      site.cover(inherited, meta);
     }
     if (own.length > 0) this.swapped = new Array<unknown>(own.length * 3).fill(undefined);
     for (let i = 0; i < own.length; i++) {
