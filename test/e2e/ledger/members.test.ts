@@ -196,11 +196,11 @@ describeWithService('redis', 'methods and endpoints in the ghost ledger (issue #
     // The gate: the new never-touched members fail it until accepted into the baseline.
     const cwd = tempDir('ledger-members-gate');
     expect(ledgerCli(redis.url, ['--baseline', 'b.json', '--update-baseline'], cwd).code).toBe(0);
-    const accepted = JSON.parse(fs.readFileSync(path.join(cwd, 'b.json'), 'utf8')) as { beans: string[] };
-    expect(accepted.beans).toEqual(
+    const accepted = JSON.parse(fs.readFileSync(path.join(cwd, 'b.json'), 'utf8')) as { members: string[] };
+    expect(accepted.members).toEqual(
       expect.arrayContaining(['http GET /audit', 'OrderService#cancel', 'ShopController#audit']),
     );
-    expect(accepted.beans.join('\n')).not.toMatch(/legacy|recommendations/);
+    expect(accepted.members.join('\n')).not.toMatch(/legacy|recommendations/);
     expect(ledgerCli(redis.url, ['--baseline', 'b.json'], cwd).code).toBe(0);
 
     // {base}/diag/ledger of the v2 replica answers the same verdicts from the real ledger.
