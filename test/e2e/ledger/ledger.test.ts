@@ -14,6 +14,7 @@ import { describeWithService } from '../../support/services';
 import { freePort } from '../../support/ports';
 import { RedisServer, sleep, until } from '../fleet/harness';
 import { actuatorPort, getJson, startApp, tempDir, type RunningApp } from '../support/app-process';
+import { ledgerAppEnv } from './support';
 
 const PASSWORD = 'ledger-s3cret-pw';
 const CLI = path.resolve(__dirname, '..', '..', '..', 'dist', 'ghost', 'cli', 'index.js');
@@ -48,16 +49,10 @@ interface Answer {
 }
 
 function appEnv(url: string, version: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return {
-    LEDGER_APP_VERSION: version,
-    OTEL_SERVICE_NAME: 'shop',
-    OTEL_RESOURCE_ATTRIBUTES: `service.version=${version}`,
-    DIAG_GHOST_TRACKING_ENABLED: 'true',
-    DIAG_GHOST_TRACKING_LEDGER_URL: url,
-    DIAG_GHOST_TRACKING_LEDGER_PUSH_INTERVAL_MS: '100',
+  return ledgerAppEnv(url, version, {
     DIAG_GHOST_TRACKING_LEDGER_HEARTBEAT_INTERVAL_MS: String(HEARTBEAT_MS),
     ...extra,
-  };
+  });
 }
 
 /** The `ledger` CLI as a user runs it (the URL from the environment: no password on the command line). */

@@ -11,6 +11,7 @@ import { describeWithService } from '../../support/services';
 import { freePort } from '../../support/ports';
 import { RedisServer, sleep, until } from '../fleet/harness';
 import { actuatorPort, getJson, startApp, tempDir, type RunningApp } from '../support/app-process';
+import { ledgerAppEnv } from './support';
 
 const CLI = path.resolve(__dirname, '..', '..', '..', 'dist', 'ghost', 'cli', 'index.js');
 /** The service's window: a bean unused for this long (plus one resolution period) is dormant. */
@@ -40,21 +41,14 @@ interface Answer {
 }
 
 function appEnv(url: string, version: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return {
-    LEDGER_APP_VERSION: version,
-    OTEL_SERVICE_NAME: 'shop',
-    OTEL_RESOURCE_ATTRIBUTES: `service.version=${version}`,
-    DIAG_GHOST_TRACKING_ENABLED: 'true',
-    DIAG_GHOST_TRACKING_LEDGER_URL: url,
-    DIAG_GHOST_TRACKING_LEDGER_PUSH_INTERVAL_MS: '100',
-    DIAG_GHOST_TRACKING_LEDGER_HEARTBEAT_INTERVAL_MS: '300',
+  return ledgerAppEnv(url, version, {
     // The service's thresholds, as its processes state them: no reader is told them.
     DIAG_GHOST_TRACKING_LEDGER_MIN_DAYS: String(WINDOW_MS / 86_400_000),
     DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS: '0',
     DIAG_GHOST_TRACKING_LAST_USE_RESOLUTION_MS: String(RESOLUTION_MS),
     DIAG_REPORT_FLUSH_INTERVAL_MS: '500',
     ...extra,
-  };
+  });
 }
 
 function cli(url: string, args: string[]): { code: number | null; stdout: string; stderr: string } {

@@ -339,6 +339,7 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
       const csp = res.headers.get('content-security-policy')!;
       expect(csp).toMatch(/default-src 'none'; script-src 'sha256-[^']+'; style-src 'sha256-[^']+'/);
+      await res.arrayBuffer(); // read to its end: a body left unread holds the connection open past the test
       // The shop's @Interval job touches beans on its own: the page's count lies between two snapshots.
       const before = (await getJson(actuatorPort(live), '/actuator/diag/ghosts')).body;
       const { page, requests, errors } = await open(url);
