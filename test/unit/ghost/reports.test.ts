@@ -10,27 +10,34 @@ import { tempDir } from '../../support/temp';
 
 const tmp = (): string => tempDir('unit');
 
+/** An application singleton created at start-up, as the tests' beans are unless they say otherwise. */
+const base = {
+  module: 'M',
+  kind: 'class',
+  scope: 'singleton',
+  role: 'provider',
+  framework: false,
+  eager: true,
+} as const;
+
+/** The report of `g` with Phase 1's rules and no entry point. */
+function reportOf(g: BeanGraph) {
+  return buildDiagReport({
+    graph: g,
+    phase1: findGhostCandidates(g, () => []),
+    framework: 'nestjs',
+    container: { name: 'test' },
+    analysisMs: 1,
+  });
+}
+
 describe('diag-report.json', () => {
   it('carries the SPEC fields, the graph, the slowest beans and the cycles', () => {
     const g = new BeanGraph();
-    const base = {
-      module: 'M',
-      kind: 'class',
-      scope: 'singleton',
-      role: 'provider',
-      framework: false,
-      eager: true,
-    } as const;
     const a = g.addBean({ ...base, token: 'A', instantiationMs: 3 });
     const b = g.addBean({ ...base, token: 'B', instantiationMs: 9 });
     g.addEdge(a, b, 'constructor');
-    const report = buildDiagReport({
-      graph: g,
-      phase1: findGhostCandidates(g, () => []),
-      framework: 'nestjs',
-      container: { name: 'test' },
-      analysisMs: 1,
-    });
+    const report = reportOf(g);
     expect(report.orphans).toEqual(['A']);
     // B is injected, but only by the candidate A.
     expect(report.ghostCandidates).toMatchObject({
@@ -53,27 +60,13 @@ describe('diag-report.json', () => {
 
   it('a lookup of a candidate takes the candidates needed only by it off the list with it, in chains', () => {
     const g = new BeanGraph();
-    const base = {
-      module: 'M',
-      kind: 'class',
-      scope: 'singleton',
-      role: 'provider',
-      framework: false,
-      eager: true,
-    } as const;
     const a = g.addBean({ ...base, token: 'A' });
     const b = g.addBean({ ...base, token: 'B' });
     const c = g.addBean({ ...base, token: 'C' });
     g.addBean({ ...base, token: 'Other' });
     g.addEdge(a, b, 'constructor');
     g.addEdge(b, c, 'constructor');
-    const report = buildDiagReport({
-      graph: g,
-      phase1: findGhostCandidates(g, () => []),
-      framework: 'nestjs',
-      container: { name: 'test' },
-      analysisMs: 1,
-    });
+    const report = reportOf(g);
     expect(report.ghostCandidates.beans).toEqual(['A', 'B', 'C', 'Other']);
     const after = excludeLookedUp(report, new Map([['A', { via: 'moduleRef.get', at: '2026-11-28T00:00:00.000Z' }]]));
     const c2 = after.ghostCandidates;
