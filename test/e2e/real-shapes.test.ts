@@ -18,7 +18,12 @@ describe.each(LOADING_CASES)('real-application shapes (%s)', (loading) => {
     node = (name) => report.graph.nodes.find((n: any) => n.name === name);
     for (let i = 0; i < 2; i++) {
       const res = await getJson(app.port, '/shapes');
-      expect(res.body).toEqual({ text: 'from diag', from: 'noreply@example.test', checkIns: ['api', 'admin'] });
+      expect(res.body).toEqual({
+        text: 'from diag',
+        from: 'noreply@example.test',
+        checkIns: ['api', 'admin'],
+        entries: 'check-in',
+      });
     }
     await app.stop();
     ghosts = app.readReport('diag-ghost-report.json');
@@ -51,6 +56,22 @@ describe.each(LOADING_CASES)('real-application shapes (%s)', (loading) => {
     const verdict = ghosts.verdicts.find((v: any) => v.name === 'SMS_CONFIG_PROVIDER');
     expect(verdict).toMatchObject({ ghostCandidate: true });
     expect(verdict.verdict).not.toBe('in-use');
+  });
+
+  it("lists an ORM repository nothing injects: extending TypeORM's Repository is no entry point", () => {
+    // A real monorepo's six dead custom repositories were kept off the list as `extends-library-class:Repository`.
+    expect(node('AuditRepository')).toMatchObject({ verdict: 'candidate' });
+    expect(node('AuditRepository').entryPoints ?? []).toEqual([]);
+    expect(report.ghostCandidates.beans).toEqual(expect.arrayContaining(['AuditRepository', 'ArchiveService']));
+    // Injected only by a dead service, it is dead through it.
+    expect(report.ghostCandidates.beans).toContain('ArchiveRepository');
+    expect(node('ArchiveRepository')).toMatchObject({ neededOnlyBy: ['ArchiveService'] });
+    // The one a controller injects and calls is no candidate, and Phase 2 saw it called.
+    expect(report.ghostCandidates.beans).not.toContain('CheckInRepository');
+    expect(ghosts.touched).toContain('CheckInRepository');
+    expect(ghosts.untouched).toEqual(
+      expect.arrayContaining(['AuditRepository', 'ArchiveRepository', 'ArchiveService']),
+    );
   });
 
   it('names an APP_GUARD alias by its target, as docs/reports.md says', () => {

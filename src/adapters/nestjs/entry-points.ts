@@ -1,5 +1,6 @@
 import type { ClassOriginIndex } from '../../ghost/origins/class-origin';
 import type { BeanRole } from '../../ghost/analysis/bean-graph';
+import { isDataAccessBase } from './data-access-bases';
 import { dataProperty, inspectable } from './inert-read';
 import { className } from './names';
 
@@ -162,8 +163,10 @@ export function nestEntryPoints(facts: NestBeanFacts, origins: ClassOriginIndex)
       const reason = reasonForKey(key);
       if (reason) reasons.add(reason);
     }
+    // A library base is collected by its library (a passport strategy, a queue's WorkerHost), except an ORM's
+    // repository, which only its injectors use.
     const base = origins.libraryAncestor(cls);
-    if (base) reasons.add(`extends-library-class:${className(base)}`);
+    if (base && !isDataAccessBase(base)) reasons.add(`extends-library-class:${className(base)}`);
   }
 
   // Methods along the whole prototype chain: a @Cron on an inherited method is still registered by Nest.
