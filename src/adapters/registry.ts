@@ -9,6 +9,7 @@ import type * as AwilixObserverModule from './lazy/awilix/container-observer';
 import type * as AwilixDefinitionsModule from './lazy/awilix/module-definitions';
 import type * as InversifyObserverModule from './lazy/inversify/container-observer';
 import type * as InversifyDefinitionsModule from './lazy/inversify/module-definitions';
+import { NEST_LIBRARY_PACKAGES } from './nestjs/packages';
 
 /*
  * The one list of containers the detector hooks: the instrumentation builds its module definitions from it and
@@ -16,8 +17,9 @@ import type * as InversifyDefinitionsModule from './lazy/inversify/module-defini
  * adapters/ and one entry here.
  *
  * Everything an entry loads is required inside it, never at the top of this file: the settings read the names
- * without loading any adapter, the module definitions of a container left out of `diag.containers.include` are
- * never loaded, and an adapter's observer (the bulk of its code) is required only when one of its hooks first
+ * without loading any adapter, an adapter's module definitions are loaded when one of its packages first loads
+ * (never for a container left out of `diag.containers.include` or one the application does not use), and an
+ * adapter's observer (the bulk of its code) is required only when one of its hooks first
  * runs, that is when the application loads the container (start-up cost, docs/benchmarks.md).
  */
 
@@ -37,9 +39,12 @@ export interface AdapterHost {
 export interface ContainerAdapter {
   /** How `diag.containers.include` and the reports' `framework` name it. */
   readonly name: string;
-  /** The container's own packages: loading one of them is what runs the adapter's hooks. */
+  /**
+   * Every package its module definitions hook: the first of them the application loads builds the definitions
+   * (src/patching/module-hooks.ts, `DeferredDefinitions`), so an adapter's code waits for its container.
+   */
   readonly packages: readonly string[];
-  /** Its module definitions (OpenTelemetry's format), built at construction; its observer is created at its first hook. */
+  /** Its module definitions (OpenTelemetry's format), built when one of its packages loads; its observer is created at its first hook. */
   moduleDefinitions(host: AdapterHost): InstrumentationModuleDefinition[];
 }
 
@@ -53,7 +58,7 @@ function lazily<T>(create: () => T): () => T {
 export const CONTAINER_ADAPTERS: readonly ContainerAdapter[] = [
   {
     name: 'nestjs',
-    packages: ['@nestjs/core', '@nestjs/common'],
+    packages: ['@nestjs/core', ...NEST_LIBRARY_PACKAGES],
     moduleDefinitions: ({ detector, patcher, beans }) => {
       let nestVersion: string | undefined;
       const observer = lazily(() => {

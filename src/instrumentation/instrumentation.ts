@@ -14,7 +14,12 @@ import { BOOT_MARKS } from '../shared/boot-clock';
 import { DiagTelemetry } from '../telemetry';
 import { configureSketchRegistry, existingSketchRegistry } from '../sketch/registry-settings';
 import { watchEsmLibraries } from '../ghost/origins/esm-libraries';
-import { ModuleHooks, stopTimingModuleLoads, timeModuleLoads } from '../patching/module-hooks';
+import {
+  ModuleHooks,
+  stopTimingModuleLoads,
+  timeModuleLoads,
+  type DeferredDefinitions,
+} from '../patching/module-hooks';
 import { unwrapMethod, wrapMethod } from '../patching/wrap';
 import { packageVersionAt } from '../patching/package-version';
 import { PACKAGE_ROOT } from '../shared/package-root';
@@ -83,7 +88,6 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
   private meter: Meter;
   private enabled = false;
   private readonly state: DiagState;
-  private readonly definitions: InstrumentationModuleDefinition[];
   private readonly hooks: ModuleHooks;
 
   constructor(config: DiagInstrumentationConfig = {}) {
@@ -93,8 +97,7 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
     this.meter = metrics.getMeter(this.instrumentationName, this.instrumentationVersion);
     this.state = this.createState();
     this.state.telemetry.updateMetricInstruments(this.meter);
-    this.definitions = this.moduleDefinitions();
-    this.hooks = new ModuleHooks(this.definitions);
+    this.hooks = new ModuleHooks(this.moduleDefinitions());
     if (this.config.enabled !== false) {
       // Built later than the package's import turn: module loads are timed again from here.
       timeModuleLoads();
@@ -158,11 +161,14 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
 
   /** The module definitions the hooks run (OpenTelemetry's experimental API for bundler-time instrumentation). */
   getModuleDefinitions(): InstrumentationModuleDefinition[] {
-    return this.definitions;
+    return this.hooks.definitions();
   }
 
-  /** The module definitions of every container in `diag.containers.include` (src/adapters/registry.ts). */
-  private moduleDefinitions(): InstrumentationModuleDefinition[] {
+  /**
+   * The module definitions of every container in `diag.containers.include` (src/adapters/registry.ts), each
+   * built when one of its packages first loads.
+   */
+  private moduleDefinitions(): DeferredDefinitions[] {
     const { detector, telemetry, config } = this.state;
     const include = config.containers.include;
     const host = {
@@ -170,8 +176,8 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
       patcher: { wrap: wrapMethod, unwrap: unwrapMethod },
       beans: () => telemetry.beanObserver(),
     };
-    return CONTAINER_ADAPTERS.filter((adapter) => include.includes('*') || include.includes(adapter.name)).flatMap(
-      (adapter) => adapter.moduleDefinitions(host),
+    return CONTAINER_ADAPTERS.filter((adapter) => include.includes('*') || include.includes(adapter.name)).map(
+      (adapter) => ({ packages: adapter.packages, build: () => adapter.moduleDefinitions(host) }),
     );
   }
 

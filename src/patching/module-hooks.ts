@@ -163,12 +163,33 @@ function packageNameOf(hookName: string): string {
 }
 
 /**
+ * Module definitions built when first needed: the packages they hook are named up front, and the definitions
+ * (with the adapter code they load) are built when a file of one of those packages first loads, or when
+ * someone asks for them. A NestJS application never loads the lazy containers' adapters, nor an awilix one
+ * NestJS's: built at construction, the four adapters' definitions were 11 M instructions of an awilix app's
+ * 1,950 M start-up (`bench:instructions`, issue #46), most of it Node's loader on their modules.
+ */
+export interface DeferredDefinitions {
+  /** Every package the definitions hook (`@nestjs/core`): the first to load builds them all. */
+  readonly packages: readonly string[];
+  build(): readonly InstrumentationModuleDefinition[];
+}
+
+function isDeferred(source: InstrumentationModuleDefinition | DeferredDefinitions): source is DeferredDefinitions {
+  return typeof (source as DeferredDefinitions).build === 'function';
+}
+
+/**
  * The module definitions of one instrumentation, hooked into the CommonJS loader and import-in-the-middle.
  * `enable()` also runs them on hooked packages already in `require.cache` (an application that imported NestJS
  * before starting the SDK is patched then, not missed); `disable()` runs every unpatch on what was patched.
  */
 export class ModuleHooks {
   private readonly byPackage = new Map<string, InstrumentationModuleDefinition[]>();
+  /** Definitions not built yet, by each package they hook. */
+  private readonly deferred = new Map<string, DeferredDefinitions>();
+  /** Every definition built so far, in order. */
+  private readonly built: InstrumentationModuleDefinition[] = [];
   /** The files the definitions patch (`@nestjs/core/injector/injector.js`): every other file of a hooked package is passed by. */
   private readonly hookedFiles = new Set<string>();
   /** Every range a package's definitions and their files name: a version outside all of them is said once. */
@@ -179,24 +200,54 @@ export class ModuleHooks {
   private esmHooked = false;
   private loadedScanned = false;
 
-  constructor(private readonly definitions: readonly InstrumentationModuleDefinition[]) {
-    for (const def of definitions) {
-      const list = this.byPackage.get(def.name);
-      if (list === undefined) this.byPackage.set(def.name, [def]);
-      else list.push(def);
-      for (const file of def.files) this.hookedFiles.add(posix(file.name));
-      let ranges = this.rangesByPackage.get(def.name);
-      if (ranges === undefined) this.rangesByPackage.set(def.name, (ranges = []));
-      for (const range of [def.supportedVersions, ...def.files.map((file) => file.supportedVersions)].flat()) {
-        if (!ranges.includes(range)) ranges.push(range);
-      }
+  constructor(sources: ReadonlyArray<InstrumentationModuleDefinition | DeferredDefinitions>) {
+    for (const source of sources) {
+      if (!isDeferred(source)) this.add(source);
+      else for (const name of source.packages) this.deferred.set(name, source);
     }
+  }
+
+  /** Every definition, the deferred ones built now (OpenTelemetry's `getModuleDefinitions()`). */
+  definitions(): InstrumentationModuleDefinition[] {
+    for (const source of new Set(this.deferred.values())) this.build(source);
+    return [...this.built];
+  }
+
+  private add(def: InstrumentationModuleDefinition): void {
+    this.built.push(def);
+    const list = this.byPackage.get(def.name);
+    if (list === undefined) this.byPackage.set(def.name, [def]);
+    else list.push(def);
+    for (const file of def.files) this.hookedFiles.add(posix(file.name));
+    let ranges = this.rangesByPackage.get(def.name);
+    if (ranges === undefined) this.rangesByPackage.set(def.name, (ranges = []));
+    for (const range of [def.supportedVersions, ...def.files.map((file) => file.supportedVersions)].flat()) {
+      if (!ranges.includes(range)) ranges.push(range);
+    }
+  }
+
+  /** Builds deferred definitions once; a build that throws leaves that container unhooked, said once. */
+  private build(source: DeferredDefinitions): void {
+    for (const name of source.packages) if (this.deferred.get(name) === source) this.deferred.delete(name);
+    const defs = this.guard(source.packages[0] ?? 'module definitions', () => source.build()) as
+      readonly InstrumentationModuleDefinition[] | undefined;
+    for (const def of defs ?? []) this.add(def);
+  }
+
+  /** The definitions hooking package `name`, built first if they were deferred; undefined for a package not hooked. */
+  private definitionsOf(name: string): InstrumentationModuleDefinition[] | undefined {
+    const defs = this.byPackage.get(name);
+    if (defs !== undefined) return defs;
+    const source = this.deferred.get(name);
+    if (source === undefined) return undefined;
+    this.build(source);
+    return this.byPackage.get(name);
   }
 
   private readonly onLoad: LoadListener = (module, filename) => {
     const pkg = packageOf(filename);
     if (pkg === undefined) return;
-    const defs = this.byPackage.get(pkg.name);
+    const defs = this.definitionsOf(pkg.name);
     if (defs === undefined) return;
     const name =
       this.mainOf(pkg.name, pkg.dir) === filename
@@ -217,7 +268,7 @@ export class ModuleHooks {
     if (this.enabled) return;
     this.enabled = true;
     // After a disable(): what was patched before gets its patches back (the hooks will not see it load again).
-    for (const def of this.definitions) {
+    for (const def of this.built) {
       if (def.moduleExports !== undefined && def.patch)
         this.guard(def.name, () => def.patch!(def.moduleExports, def.moduleVersion));
       for (const file of def.files) {
@@ -234,7 +285,7 @@ export class ModuleHooks {
     if (!this.enabled) return;
     this.enabled = false;
     unlisten(this.onLoad);
-    for (const def of this.definitions) {
+    for (const def of this.built) {
       if (def.moduleExports !== undefined && def.unpatch)
         this.guard(def.name, () => def.unpatch!(def.moduleExports, def.moduleVersion));
       for (const file of def.files) {
@@ -323,13 +374,14 @@ export class ModuleHooks {
 
   /** import-in-the-middle hooks for ESM packages: live only when the application registered the loader hook. */
   private hookEsm(): void {
-    if (this.esmHooked || this.byPackage.size === 0) return;
+    if (this.esmHooked || this.byPackage.size + this.deferred.size === 0) return;
     this.esmHooked = true;
     try {
       const iitm = importInTheMiddle();
-      new iitm.Hook([...this.byPackage.keys()], { internals: true }, (namespace, name, baseDir) => {
+      const names = [...new Set([...this.byPackage.keys(), ...this.deferred.keys()])];
+      new iitm.Hook(names, { internals: true }, (namespace, name, baseDir) => {
         if (baseDir === undefined) return namespace;
-        const defs = this.byPackage.get(packageNameOf(name));
+        const defs = this.definitionsOf(packageNameOf(name));
         if (defs === undefined) return namespace;
         return this.run(defs, namespace, posix(name), this.versionOf(baseDir));
       });
@@ -351,7 +403,7 @@ export class ModuleHooks {
     const cache = require.cache;
     for (const filename of Object.keys(cache)) {
       const pkg = packageOf(filename);
-      if (pkg === undefined || !this.byPackage.has(pkg.name)) continue;
+      if (pkg === undefined || !(this.byPackage.has(pkg.name) || this.deferred.has(pkg.name))) continue;
       const module = cache[filename];
       if (module === undefined || !module.loaded) continue;
       early.add(pkg.name);

@@ -58,6 +58,9 @@ describe("the package's modules loaded by start-up", () => {
     expect(loaded).not.toContain('adapters/nestjs/endpoints.js');
     expect(loaded).not.toContain('adapters/nestjs/http-routes.js');
     expect(loaded).not.toContain('ghost/analysis/cron.js');
+    // An adapter's definitions are built when its container loads: a NestJS app never loads the others'.
+    for (const container of ['inversify', 'tsyringe', 'awilix'])
+      expect(loaded).not.toContain(`adapters/lazy/${container}/module-definitions.js`);
   });
 
   it('Phase 2 loads it', () => {

@@ -99,6 +99,47 @@ console.log('RESULT ' + JSON.stringify(result));
   ]);
 }, 40_000);
 
+it('builds deferred definitions only when one of their packages loads, or when they are asked for', () => {
+  const dir = tempDir('module-hooks-deferred');
+  writePackage(dir, 'lazy-core', '1.0.0', { 'index.js': 'module.exports = { core: true };\n' });
+  writePackage(dir, 'lazy-plugin', '1.0.0', { 'index.js': 'module.exports = { plugin: true };\n' });
+  const script = path.join(dir, 'main.js');
+  fs.writeFileSync(
+    script,
+    `const { InstrumentationNodeModuleDefinition: Def } = require('@opentelemetry/instrumentation');
+const { ModuleHooks } = require(${JSON.stringify(path.join(root, 'dist', 'patching', 'module-hooks.js'))});
+const seen = [];
+const patch = (name) => (exports) => { seen.push('patched ' + name); return { ...exports, patched: true }; };
+const hooks = new ModuleHooks([
+  { packages: ['lazy-core', 'lazy-plugin'], build: () => { seen.push('built lazy'); return [new Def('lazy-core', ['*'], patch('lazy-core')), new Def('lazy-plugin', ['*'], patch('lazy-plugin'))]; } },
+  { packages: ['never-loaded'], build: () => { seen.push('built never-loaded'); return [new Def('never-loaded', ['*'], patch('never-loaded'))]; } },
+  { packages: ['failing'], build: () => { throw new Error('no adapter'); } },
+]);
+hooks.enable();
+const before = [...seen];
+const core = require('lazy-core');
+const plugin = require('lazy-plugin');
+const afterLoads = [...seen];
+const names = hooks.definitions().map((d) => d.name);
+console.log('RESULT ' + JSON.stringify({ before, afterLoads, after: seen, core, plugin, names }));
+`,
+  );
+  const { result } = scriptResult([script], dir, {
+    NODE_PATH: path.join(root, 'node_modules'),
+    DIAG_LOG_LEVEL: 'warn',
+  });
+  expect(result).toEqual({
+    before: [],
+    // one build for both packages, at the first of them to load
+    afterLoads: ['built lazy', 'patched lazy-core', 'patched lazy-plugin'],
+    after: ['built lazy', 'patched lazy-core', 'patched lazy-plugin', 'built never-loaded'],
+    core: { core: true, patched: true },
+    plugin: { plugin: true, patched: true },
+    // a build that throws leaves its container unhooked
+    names: ['lazy-core', 'lazy-plugin', 'never-loaded'],
+  });
+}, 40_000);
+
 it('patches NestJS when the SDK starts after the application already required it, before NestFactory.create', () => {
   const dir = tempDir('late-sdk');
   const script = path.join(dir, 'main.js');

@@ -8,39 +8,11 @@ import { safeLog } from '../../shared/logger';
 import type { ClassOriginIndex } from '../../ghost/origins/class-origin';
 import type { NestContainerObserver } from './container-observer';
 import { wrapModuleDecorator } from './module-decorator';
+import { NEST_LIBRARY_PACKAGES } from './packages';
 import { LISTEN_GRACE_MS, NEST_PHASES, NestReady, timed, timedHookPhase, type LifecycleHook } from './boot-phases';
 
 /** `@nestjs/core` majors the hooks are written and tested for. */
 export const SUPPORTED_NEST_VERSIONS = ['>=10.0.0 <13'];
-
-/**
- * Nest packages whose exports are recorded as library classes, so that their modules' providers count as
- * framework beans even in an ESM application, where `require.cache` holds none of them.
- */
-export const NEST_LIBRARY_PACKAGES = [
-  '@nestjs/common',
-  '@nestjs/schedule',
-  '@nestjs/event-emitter',
-  '@nestjs/microservices',
-  '@nestjs/websockets',
-  '@nestjs/graphql',
-  '@nestjs/cqrs',
-  '@nestjs/terminus',
-  '@nestjs/bull',
-  '@nestjs/bullmq',
-  '@nestjs/passport',
-  '@nestjs/jwt',
-  '@nestjs/config',
-  '@nestjs/typeorm',
-  '@nestjs/mongoose',
-  '@nestjs/sequelize',
-  '@nestjs/throttler',
-  '@nestjs/axios',
-  '@nestjs/cache-manager',
-  '@nestjs/platform-express',
-  '@nestjs/platform-fastify',
-  '@nestjs/swagger',
-];
 
 /** What the module definitions need from the instrumentation. */
 export interface NestPatcher {
