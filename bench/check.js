@@ -198,18 +198,19 @@ function checkContainers() {
 const INSTRUCTION_MARGIN = 0.026;
 /**
  * Where the goals are not met yet (issue #46 is open), the figure as measured on main after the release's merges
- * is the ceiling, so that anything more fails instead of widening the gap (2026-11-27, /work/main: Nest 1.033 and
- * 1.076 with method-level tracking on; InversifyJS 1.047, tsyringe 1.044, awilix 1.052 with Phase 1).
+ * is the ceiling, so that anything more fails instead of widening the gap (2026-11-28, /work/main, after the
+ * adapters' definitions were deferred to their container's load: Nest 1.033 and 1.073 with method-level tracking
+ * on; InversifyJS 1.041, tsyringe 1.037, awilix 1.046 with Phase 1, each 0.006-0.007 lower than the day before).
  */
 const gap = (ceiling, why) => ({ ceiling, gap: why });
-const CONTAINER_PHASE1_GAP = gap(1.052, "the package's fixed load (~70 M instructions) on a 450 ms start");
+const CONTAINER_PHASE1_GAP = gap(1.046, "the package's fixed load (~60 M instructions) on a 450 ms start");
 const INSTRUCTIONS = {
   nest: [
     { side: 'phase1', goal: 1.03, ...gap(1.033, 'the package load and per-bean records on 1,000 beans') },
     {
       side: 'phase2',
       goal: 1.05,
-      ...gap(1.076, 'installFirstTouch on 1,000 class prototypes (68 M) and the names read before the first instance'),
+      ...gap(1.073, 'installFirstTouch on 1,000 class prototypes (64 M) and the names read before the first instance'),
     },
   ],
   inversify: [
