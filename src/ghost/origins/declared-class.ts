@@ -27,8 +27,10 @@ export interface DeclaredClass {
 const PREFIX = 24;
 const fnToString = Function.prototype.toString;
 const CLASS_KEYWORD = /\bclass\b/g;
-const DECLARATION = /^(?:export\s+)?(?:default\s+)?(?:abstract\s+)?class\s+([A-Za-z_$][\w$]*)/;
-const COMPILED_NAME = /^class\s+([A-Za-z_$][\w$]*)/;
+// `extends` is no name: a minifier's anonymous subclass reads `class extends M{}` (every subclass a bundle binds
+// to a variable), and taking `extends` for its name made three identical bodies ambiguous instead of told apart.
+const DECLARATION = /^(?:export\s+)?(?:default\s+)?(?:abstract\s+)?class\s+(?!extends\b)([A-Za-z_$][\w$]*)/;
+const COMPILED_NAME = /^class\s+(?!extends\b)([A-Za-z_$][\w$]*)/;
 
 interface CompiledFile {
   readonly text: string;
