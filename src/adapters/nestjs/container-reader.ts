@@ -286,8 +286,14 @@ export function readContainer(
     } catch {
       instance = undefined;
     }
-    // useValue providers never pass through instantiateClass: their value exists from the start.
-    const eager = seen ? seen.eager : kind === 'value' && scope === 'singleton' && instance !== undefined;
+    // useValue providers never pass through instantiateClass: their value exists from the start. Nor does a
+    // middleware's creation fall inside the bootstrap: Nest creates the middleware `configure()` applies in
+    // `init()` (registerModules → MiddlewareResolver → Injector.loadMiddleware), after createInstancesOfDependencies
+    // and before ready, each a singleton whose instance is there when the analysis reads it (issue #44: a real
+    // monorepo's two applied middleware read "not created at start-up").
+    const eager = seen
+      ? seen.eager
+      : (kind === 'value' || role === 'middleware') && scope === 'singleton' && instance !== undefined;
     const id = graph.addBean({
       token: displayToken,
       module: moduleName,
