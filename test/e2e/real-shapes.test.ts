@@ -2,7 +2,8 @@
  * The shapes issue #44 measured on real applications (test/fixtures/apps/shapes-app), each beside its control: a
  * guard, a pipe and an interceptor listed in `providers` and installed through APP_GUARD/APP_PIPE/APP_INTERCEPTOR
  * too; `useExisting` aliases, one nothing resolves and one injected; two modules of one name; middleware applied
- * with `consumer.apply()`, one on the route called and one on a route nothing calls. Phase 2 on, the app driven, then stopped: both reports read.
+ * with `consumer.apply()`, one on the route called and one on a route nothing calls; factory providers returning the
+ * application's class. Phase 2 on, the app driven, then stopped: both reports read.
  */
 import { LOADING_CASES, getJson, startApp, type RunningApp } from './support/app-process';
 
@@ -104,6 +105,22 @@ describe.each(LOADING_CASES)('real-application shapes (%s)', (loading) => {
     const verdict = (name: string) => ghosts.verdicts.find((v: any) => v.name === name);
     expect(verdict('StampMiddleware')).toMatchObject({ verdict: 'in-use' });
     expect(verdict('AuditTrailMiddleware')).toMatchObject({ verdict: 'insufficient-evidence' });
+  });
+
+  it('gives a factory bean the class and source of the instance its factory returned', () => {
+    // Nothing injects LEGACY_MESSAGES: a candidate a reader must be able to find.
+    expect(report.ghostCandidates.beans).toContain('LEGACY_MESSAGES');
+    expect(report.ghostCandidates.beans).not.toContain('MESSAGE_FORMAT');
+    // MessageFormat is declared in the fixture's main file, as the controller is. An ES module entry file is known
+    // to no hook (import-in-the-middle sees the modules it imports): there neither has a source, and a class of
+    // unknown origin gives a factory no class name (it might be a library's).
+    const controller = node('ShapesController');
+    if (loading !== 'nest12-esm') expect(controller.source).toMatch(/^main\.(ts|js)$/);
+    for (const name of ['LEGACY_MESSAGES', 'MESSAGE_FORMAT']) {
+      expect(node(name)).toMatchObject({ kind: 'factory' });
+      expect(node(name).source).toBe(controller.source);
+      if (controller.source !== undefined) expect(node(name).className).toBe('MessageFormat');
+    }
   });
 
   it('says where each of two modules of one name is declared', () => {

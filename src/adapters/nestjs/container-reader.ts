@@ -15,6 +15,7 @@ import {
 } from '../../ghost/origins/declared-class';
 import { safeLog } from '../../shared/logger';
 import type { NestBeanFacts } from './entry-points';
+import { dataProperty, inspectable } from './inert-read';
 import { className, nestTokenName } from './names';
 import {
   GLOBAL_ENHANCER_TOKEN,
@@ -304,7 +305,11 @@ export function readContainer(
       eager,
       ...(seen ? { instantiationMs: seen.ms } : {}),
       // Application classes only: where a library class lives says nothing the user can act on.
-      ...(cls && !framework && cls.name ? { className: className(cls), ...sourceOf(cls, origins, root) } : {}),
+      ...(cls && !framework && cls.name
+        ? { className: className(cls), ...sourceOf(cls, origins, root) }
+        : kind === 'factory' && !framework
+          ? factoryClassOf(instance, origins, root)
+          : {}),
       ...(moduleSources.has(listedIn) ? { moduleSource: moduleSources.get(listedIn) } : {}),
     });
     ids.set(wrapper, id);
@@ -387,6 +392,29 @@ export function warnIfMangled(graph: BeanGraph): void {
       "Terser's keep_classnames: true (webpack: TerserPlugin({ terserOptions: { keep_classnames: true } }); " +
       'esbuild: --keep-names), or ship the bundle with its .map',
   );
+}
+
+/**
+ * A factory provider's class and source, from the instance its factory returned: where the class of what it
+ * made is declared, the file a reader opens to judge the bean (5 of a real monorepo's 20 dead registrations were
+ * `useFactory` ones returning the application's own classes, and had no `source`; issue #44). The factory's own
+ * location is not read: V8 gives a function's position only through the inspector, and a factory's text is
+ * usually one line in a module's `providers` that says less than the class it builds. Read after ready, with
+ * the instance in hand: one prototype read, no Proxy trap or getter run (inert-read.ts). A library's class, a
+ * builtin (a Map, a promise's value) or a plain object give nothing.
+ */
+function factoryClassOf(
+  instance: unknown,
+  origins: ClassOriginIndex,
+  root: ApplicationRoots | undefined,
+): { className?: string; source?: string; sharedLibrary?: string } {
+  if (typeof instance !== 'object' || !inspectable(instance)) return {};
+  const made = dataProperty(instance, 'constructor');
+  if (typeof made !== 'function' || made === Object || !inspectable(made) || !made.name) return {};
+  const origin = origins.originOf(made);
+  if (origin === 'library' || origin === 'builtin') return {};
+  const found = sourceOf(made, origins, root);
+  return found.source !== undefined || origin === 'app' ? { className: className(made), ...found } : {};
 }
 
 function sourceOf(
