@@ -95,16 +95,28 @@ describe.each(LOADING_CASES)('real-application shapes (%s)', (loading) => {
   it('tracks middleware applied with consumer.apply(): created at start-up, in use once a request reaches it', () => {
     // Nest creates them in init(), after the container's bootstrap: they read "not created at start-up" and
     // untrackable in the verdicts, yet were counted nowhere (a real monorepo's 7 untrackable against 9 verdicts).
-    for (const name of ['StampMiddleware', 'AuditTrailMiddleware']) {
+    for (const name of ['StampMiddleware', 'ShapesModule/AuditTrailMiddleware']) {
       expect(node(name)).toMatchObject({ role: 'middleware', eager: true, verdict: 'entry-point' });
       expect(node(name).entryPoints).toContain('middleware');
       expect(ghosts.untrackable[name]).toBeUndefined();
     }
     expect(ghosts.touched).toContain('StampMiddleware');
-    expect(ghosts.untouched).toContain('AuditTrailMiddleware');
+    expect(ghosts.untouched).toContain('ShapesModule/AuditTrailMiddleware');
     const verdict = (name: string) => ghosts.verdicts.find((v: any) => v.name === name);
     expect(verdict('StampMiddleware')).toMatchObject({ verdict: 'in-use' });
-    expect(verdict('AuditTrailMiddleware')).toMatchObject({ verdict: 'insufficient-evidence' });
+    expect(verdict('ShapesModule/AuditTrailMiddleware')).toMatchObject({ verdict: 'insufficient-evidence' });
+  });
+
+  it('keeps the name of a provider whose class is applied as middleware too: Phase 2 tracked it by that name', () => {
+    // The provider was named and tracked before Nest added the middleware; the middleware is named around it.
+    expect(node('AuditTrailMiddleware')).toMatchObject({ role: 'provider', verdict: 'candidate' });
+    expect(ghosts.untouched).toContain('AuditTrailMiddleware');
+    // One name, one bean, one count: every name Phase 2 reports is a bean of the graph, and every verdict's bean
+    // is touched, untouched or untrackable.
+    const nodes = new Set(report.graph.nodes.map((n: any) => n.name));
+    const judged = [...ghosts.touched, ...ghosts.untouched, ...Object.keys(ghosts.untrackable)];
+    expect(judged.filter((name) => !nodes.has(name))).toEqual([]);
+    expect(ghosts.verdicts.map((v: any) => v.name).filter((name: string) => !judged.includes(name))).toEqual([]);
   });
 
   it('gives a factory bean the class and source of the instance its factory returned', () => {

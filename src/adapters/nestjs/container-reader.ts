@@ -252,7 +252,9 @@ export function readBeanNames(
 ): Map<NestInstanceWrapper, { readonly name: string; readonly framework: boolean }> {
   const visits: WrapperVisit[] = [];
   visitWrappers(container, (v) => visits.push(v));
-  const names = uniqueBeanNames(visits.map((v) => ({ token: v.displayToken, module: v.moduleName })));
+  const names = uniqueBeanNames(
+    visits.map((v) => ({ token: v.displayToken, module: v.moduleName, namedLast: v.role === 'middleware' })),
+  );
   const out = new Map<NestInstanceWrapper, { name: string; framework: boolean }>();
   visits.forEach((v, i) =>
     out.set(v.wrapper, { name: names[i], framework: isFrameworkWrapper(v.wrapper, origins, v.listedIn) }),
@@ -303,6 +305,8 @@ export function readContainer(
       role,
       framework,
       eager,
+      // Nest adds middleware in init(), after the pre-read named (and Phase 2 tracked) every other bean.
+      ...(role === 'middleware' ? { namedLast: true } : {}),
       ...(seen ? { instantiationMs: seen.ms } : {}),
       // Application classes only: where a library class lives says nothing the user can act on.
       ...(cls && !framework && cls.name
