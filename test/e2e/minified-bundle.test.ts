@@ -65,6 +65,11 @@ describe('a minified bundle', () => {
   it("names beans, modules and files through the bundle's source map, in every report", async () => {
     const { report, ghosts, stderr } = await run(bundle(tempDir('bundle'), true));
     expect(report.ghostCandidates.beans).toEqual([
+      'ArchiveRepository',
+      'ArchiveService',
+      'AuditRepository',
+      'AuditTrailMiddleware',
+      'LEGACY_MESSAGES',
       'SMS_CONFIG_PROVIDER',
       'TimingInterceptor',
       'TrimPipe',
