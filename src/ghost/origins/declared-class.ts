@@ -28,7 +28,9 @@ const PREFIX = 24;
 const fnToString = Function.prototype.toString;
 const CLASS_KEYWORD = /\bclass\b/g;
 const DECLARATION = /^(?:export\s+)?(?:default\s+)?(?:abstract\s+)?class\s+([A-Za-z_$][\w$]*)/;
-const COMPILED_NAME = /^class\s+([A-Za-z_$][\w$]*)/;
+// `extends` is no name: an anonymous class expression (`O=class extends S{}`, esbuild's and Terser's way with an
+// empty subclass) has none of its own.
+const COMPILED_NAME = /^class\s+(?!extends\b)([A-Za-z_$][\w$]*)/;
 
 interface CompiledFile {
   readonly text: string;
