@@ -70,6 +70,8 @@ describe('a minified bundle', () => {
       'ArchiveRepository',
       'ArchiveService',
       'AuditRepository',
+      'AuditTrailMiddleware',
+      'LEGACY_MESSAGES',
       'SMS_CONFIG_PROVIDER',
       'TimingInterceptor',
       'TrimPipe',

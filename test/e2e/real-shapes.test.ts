@@ -1,8 +1,9 @@
 /**
  * The shapes issue #44 measured on real applications (test/fixtures/apps/shapes-app), each beside its control: a
  * guard, a pipe and an interceptor listed in `providers` and installed through APP_GUARD/APP_PIPE/APP_INTERCEPTOR
- * too; `useExisting` aliases, one nothing resolves and one injected; two modules of one name. Phase 2 on, the
- * app driven, then stopped: both reports read.
+ * too; `useExisting` aliases, one nothing resolves and one injected; two modules of one name; middleware applied
+ * with `consumer.apply()`, one on the route called and one on a route nothing calls; factory providers returning the
+ * application's class. Phase 2 on, the app driven, then stopped: both reports read.
  */
 import { LOADING_CASES, getJson, startApp, type RunningApp } from './support/app-process';
 
@@ -25,6 +26,10 @@ describe.each(LOADING_CASES)('real-application shapes (%s)', (loading) => {
         entries: 'check-in',
       });
     }
+    // The middleware applied to /shapes ran, as without the instrumentation.
+    const res = await fetch(`http://127.0.0.1:${app.port}/shapes`);
+    await res.text();
+    expect(res.headers.get('x-shapes-stamp')).toBe('diag');
     await app.stop();
     ghosts = app.readReport('diag-ghost-report.json');
   });
@@ -85,6 +90,49 @@ describe.each(LOADING_CASES)('real-application shapes (%s)', (loading) => {
     expect(Object.keys(ghosts.untrackable).sort()).toEqual(untrackableVerdicts.sort());
     expect(ghosts.untrackableCount).toBe(untrackableVerdicts.length);
     expect(Object.keys(ghosts.untrackable)).not.toContain('ShapesModule');
+  });
+
+  it('tracks middleware applied with consumer.apply(): created at start-up, in use once a request reaches it', () => {
+    // Nest creates them in init(), after the container's bootstrap: they read "not created at start-up" and
+    // untrackable in the verdicts, yet were counted nowhere (a real monorepo's 7 untrackable against 9 verdicts).
+    for (const name of ['StampMiddleware', 'ShapesModule/AuditTrailMiddleware']) {
+      expect(node(name)).toMatchObject({ role: 'middleware', eager: true, verdict: 'entry-point' });
+      expect(node(name).entryPoints).toContain('middleware');
+      expect(ghosts.untrackable[name]).toBeUndefined();
+    }
+    expect(ghosts.touched).toContain('StampMiddleware');
+    expect(ghosts.untouched).toContain('ShapesModule/AuditTrailMiddleware');
+    const verdict = (name: string) => ghosts.verdicts.find((v: any) => v.name === name);
+    expect(verdict('StampMiddleware')).toMatchObject({ verdict: 'in-use' });
+    expect(verdict('ShapesModule/AuditTrailMiddleware')).toMatchObject({ verdict: 'insufficient-evidence' });
+  });
+
+  it('keeps the name of a provider whose class is applied as middleware too: Phase 2 tracked it by that name', () => {
+    // The provider was named and tracked before Nest added the middleware; the middleware is named around it.
+    expect(node('AuditTrailMiddleware')).toMatchObject({ role: 'provider', verdict: 'candidate' });
+    expect(ghosts.untouched).toContain('AuditTrailMiddleware');
+    // One name, one bean, one count: every name Phase 2 reports is a bean of the graph, and every verdict's bean
+    // is touched, untouched or untrackable.
+    const nodes = new Set(report.graph.nodes.map((n: any) => n.name));
+    const judged = [...ghosts.touched, ...ghosts.untouched, ...Object.keys(ghosts.untrackable)];
+    expect(judged.filter((name) => !nodes.has(name))).toEqual([]);
+    expect(ghosts.verdicts.map((v: any) => v.name).filter((name: string) => !judged.includes(name))).toEqual([]);
+  });
+
+  it('gives a factory bean the class and source of the instance its factory returned', () => {
+    // Nothing injects LEGACY_MESSAGES: a candidate a reader must be able to find.
+    expect(report.ghostCandidates.beans).toContain('LEGACY_MESSAGES');
+    expect(report.ghostCandidates.beans).not.toContain('MESSAGE_FORMAT');
+    // MessageFormat is declared in the fixture's main file, as the controller is. An ES module entry file is known
+    // to no hook (import-in-the-middle sees the modules it imports): there neither has a source, and a class of
+    // unknown origin gives a factory no class name (it might be a library's).
+    const controller = node('ShapesController');
+    if (loading !== 'nest12-esm') expect(controller.source).toMatch(/^main\.(ts|js)$/);
+    for (const name of ['LEGACY_MESSAGES', 'MESSAGE_FORMAT']) {
+      expect(node(name)).toMatchObject({ kind: 'factory' });
+      expect(node(name).source).toBe(controller.source);
+      if (controller.source !== undefined) expect(node(name).className).toBe('MessageFormat');
+    }
   });
 
   it('says where each of two modules of one name is declared', () => {

@@ -84,6 +84,12 @@ interface ContainerState {
   readonly valuesTracked: WeakSet<NestInstanceWrapper>;
 }
 
+/** Whether any module of `container` applies middleware (`consumer.apply(...)` in its `configure()`). */
+function hasMiddleware(container: NestContainer): boolean {
+  for (const mod of container.getModules().values()) if ((mod.middlewares?.size ?? 0) > 0) return true;
+  return false;
+}
+
 /** Nest 11+ passes a resolution context `{ contextId }`; Nest 10 passes the context id itself. */
 function isStaticContext(context: unknown): boolean {
   const ctx = context as { contextId?: { id?: unknown }; id?: unknown } | undefined;
@@ -384,6 +390,39 @@ export class NestContainerObserver {
       for (const [wrapper, bean] of readBeanNames(container, origins)) this.remember(state, wrapper, bean);
     } catch (err) {
       safeLog('debug', `could not pre-read the container: ${errorMessage(err)}`);
+    }
+  }
+
+  /**
+   * Phase 2, the middleware `configure()` applies: Nest creates them in `init()`'s `registerModules`, after the
+   * bootstrap (their wrappers have no `host`, so `instantiateClass` cannot tell whose container they belong to),
+   * and `registerRouter` then binds each static one's `use` once (`instance.use.bind(instance)`) for every request
+   * of its routes. Tracked here, as `registerModules` settles and before that bind, the bound function is the
+   * wrapper on the prototype: the first request through the middleware is its touch, as a route handler's is
+   * (a captured wrapper, docs/tracking.md). An application with no middleware pays one look at each module's map.
+   */
+  middlewareCreated(app: unknown): void {
+    if (this.detector.tracker === undefined) return;
+    try {
+      const container = (app as { container?: NestContainer } | null)?.container;
+      const state = container ? this.containers.get(container) : undefined;
+      if (state === undefined || !hasMiddleware(container!)) return;
+      // Named now that the modules' configure() have run: the pre-read saw no middleware.
+      const names = readBeanNames(container!, this.detector.origins);
+      for (const mod of container!.getModules().values()) {
+        for (const wrapper of mod.middlewares?.values() ?? []) {
+          const bean = names.get(wrapper);
+          // A request-scoped or transient one is created per request: the analysis reports it (`non-singleton`).
+          if (bean === undefined || !isSingleton(wrapper) || wrapper.isDependencyTreeStatic?.() === false) continue;
+          this.detector.tracker.track(bean.name, wrapper.instance, {
+            scope: 'singleton',
+            framework: bean.framework,
+            owner: container,
+          });
+        }
+      }
+    } catch (err) {
+      safeLog('debug', `middleware not tracked: ${errorMessage(err)}`);
     }
   }
 

@@ -15,6 +15,7 @@ import {
 } from '../../ghost/origins/declared-class';
 import { safeLog } from '../../shared/logger';
 import type { NestBeanFacts } from './entry-points';
+import { dataProperty, inspectable } from './inert-read';
 import { className, nestTokenName } from './names';
 import {
   GLOBAL_ENHANCER_TOKEN,
@@ -251,7 +252,9 @@ export function readBeanNames(
 ): Map<NestInstanceWrapper, { readonly name: string; readonly framework: boolean }> {
   const visits: WrapperVisit[] = [];
   visitWrappers(container, (v) => visits.push(v));
-  const names = uniqueBeanNames(visits.map((v) => ({ token: v.displayToken, module: v.moduleName })));
+  const names = uniqueBeanNames(
+    visits.map((v) => ({ token: v.displayToken, module: v.moduleName, namedLast: v.role === 'middleware' })),
+  );
   const out = new Map<NestInstanceWrapper, { name: string; framework: boolean }>();
   visits.forEach((v, i) =>
     out.set(v.wrapper, { name: names[i], framework: isFrameworkWrapper(v.wrapper, origins, v.listedIn) }),
@@ -286,8 +289,14 @@ export function readContainer(
     } catch {
       instance = undefined;
     }
-    // useValue providers never pass through instantiateClass: their value exists from the start.
-    const eager = seen ? seen.eager : kind === 'value' && scope === 'singleton' && instance !== undefined;
+    // useValue providers never pass through instantiateClass: their value exists from the start. Nor does a
+    // middleware's creation fall inside the bootstrap: Nest creates the middleware `configure()` applies in
+    // `init()` (registerModules → MiddlewareResolver → Injector.loadMiddleware), after createInstancesOfDependencies
+    // and before ready, each a singleton whose instance is there when the analysis reads it (issue #44: a real
+    // monorepo's two applied middleware read "not created at start-up").
+    const eager = seen
+      ? seen.eager
+      : (kind === 'value' || role === 'middleware') && scope === 'singleton' && instance !== undefined;
     const id = graph.addBean({
       token: displayToken,
       module: moduleName,
@@ -296,9 +305,15 @@ export function readContainer(
       role,
       framework,
       eager,
+      // Nest adds middleware in init(), after the pre-read named (and Phase 2 tracked) every other bean.
+      ...(role === 'middleware' ? { namedLast: true } : {}),
       ...(seen ? { instantiationMs: seen.ms } : {}),
       // Application classes only: where a library class lives says nothing the user can act on.
-      ...(cls && !framework && cls.name ? { className: className(cls), ...sourceOf(cls, origins, root) } : {}),
+      ...(cls && !framework && cls.name
+        ? { className: className(cls), ...sourceOf(cls, origins, root) }
+        : kind === 'factory' && !framework
+          ? factoryClassOf(instance, origins, root)
+          : {}),
       ...(moduleSources.has(listedIn) ? { moduleSource: moduleSources.get(listedIn) } : {}),
     });
     ids.set(wrapper, id);
@@ -381,6 +396,29 @@ export function warnIfMangled(graph: BeanGraph): void {
       "Terser's keep_classnames: true (webpack: TerserPlugin({ terserOptions: { keep_classnames: true } }); " +
       'esbuild: --keep-names), or ship the bundle with its .map',
   );
+}
+
+/**
+ * A factory provider's class and source, from the instance its factory returned: where the class of what it
+ * made is declared, the file a reader opens to judge the bean (5 of a real monorepo's 20 dead registrations were
+ * `useFactory` ones returning the application's own classes, and had no `source`; issue #44). The factory's own
+ * location is not read: V8 gives a function's position only through the inspector, and a factory's text is
+ * usually one line in a module's `providers` that says less than the class it builds. Read after ready, with
+ * the instance in hand: one prototype read, no Proxy trap or getter run (inert-read.ts). A library's class, a
+ * builtin (a Map, a promise's value) or a plain object give nothing.
+ */
+function factoryClassOf(
+  instance: unknown,
+  origins: ClassOriginIndex,
+  root: ApplicationRoots | undefined,
+): { className?: string; source?: string; sharedLibrary?: string } {
+  if (typeof instance !== 'object' || !inspectable(instance)) return {};
+  const made = dataProperty(instance, 'constructor');
+  if (typeof made !== 'function' || made === Object || !inspectable(made) || !made.name) return {};
+  const origin = origins.originOf(made);
+  if (origin === 'library' || origin === 'builtin') return {};
+  const found = sourceOf(made, origins, root);
+  return found.source !== undefined || origin === 'app' ? { className: className(made), ...found } : {};
 }
 
 function sourceOf(

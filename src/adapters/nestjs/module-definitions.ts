@@ -126,7 +126,16 @@ const FILE_PATCHES: readonly FilePatch[] = [
   phase('nest-factory.js', 'NestFactoryStatic', 'createApplicationContext', NEST_PHASES.createContext),
   phase('nest-factory.js', 'NestFactoryStatic', 'createMicroservice', NEST_PHASES.createMicroservice),
   phase('scanner.js', 'DependenciesScanner', 'scan', NEST_PHASES.scan),
-  phase('nest-application.js', 'NestApplication', 'registerModules', NEST_PHASES.middleware),
+  {
+    // Timed, and where Phase 2 tracks the middleware Nest has just created, before registerRouter binds their `use`.
+    file: 'nest-application.js',
+    className: 'NestApplication',
+    method: 'registerModules',
+    wrapper: (p) => (original: Method) =>
+      timed(NEST_PHASES.middleware, original, (app, failed) => {
+        if (!failed) p.observer.middlewareCreated(app);
+      }),
+  },
   phase('nest-application.js', 'NestApplication', 'registerRouter', NEST_PHASES.routes),
   phase('nest-application.js', 'NestApplication', 'dispose', NEST_PHASES.dispose),
   {

@@ -46,6 +46,13 @@ export interface BeanInput {
    */
   readonly sharedLibrary?: string;
   /**
+   * Registered after the container's bootstrap, once the other beans were named and tracked by name (NestJS's
+   * middleware, which `configure()` applies in `init()`): named after every other bean, so that its clash with one
+   * of them (`providers: [LoggerMiddleware]` beside `consumer.apply(LoggerMiddleware)`) renames it, never the bean
+   * Phase 2 already tracks under its name.
+   */
+  readonly namedLast?: boolean;
+  /**
    * For a lazy container, which creates a binding when it is first resolved rather than at start-up
    * (InversifyJS, tsyringe, awilix): whether the binding had been resolved by the time the application was
    * ready. Undefined for a container that creates its singletons while it starts (NestJS).
@@ -227,13 +234,40 @@ export class BeanGraph {
 
 /**
  * The reports' unique bean names, in input order: the token's plain name, or `<module>/<token>` when two beans
- * share a token name, with `#2`, `#3`... appended if even that collides. Exported so that an adapter can name
- * beans before it builds the whole graph (the NestJS adapter, to track instances under the report's names).
+ * share a token name, with `#2`, `#3`... appended if even that collides. Beans `namedLast` are named in a second
+ * round, after the others and around their names. Exported so that an adapter can name beans before it builds the
+ * whole graph (the NestJS adapter, to track instances under the report's names).
  */
-export function uniqueBeanNames(beans: ReadonlyArray<{ readonly token: string; readonly module?: string }>): string[] {
+export function uniqueBeanNames(
+  beans: ReadonlyArray<{ readonly token: string; readonly module?: string; readonly namedLast?: boolean }>,
+): string[] {
+  if (!beans.some((b) => b.namedLast === true)) return namesAround(beans, new Set());
+  const last: number[] = [];
+  const first: number[] = [];
+  beans.forEach((b, i) => (b.namedLast === true ? last : first).push(i));
+  const names = new Array<string>(beans.length);
+  const firstNames = namesAround(
+    first.map((i) => beans[i]),
+    new Set(),
+  );
+  first.forEach((i, k) => (names[i] = firstNames[k]));
+  const lastNames = namesAround(
+    last.map((i) => beans[i]),
+    new Set(firstNames),
+  );
+  last.forEach((i, k) => (names[i] = lastNames[k]));
+  return names;
+}
+
+/** {@link uniqueBeanNames} for one round: `taken` holds the names an earlier round gave, which none may take. */
+function namesAround(
+  beans: ReadonlyArray<{ readonly token: string; readonly module?: string }>,
+  taken: Set<string>,
+): string[] {
   const count = new Map<string, number>();
   for (const bean of beans) count.set(bean.token, (count.get(bean.token) ?? 0) + 1);
-  const taken = new Set<string>();
+  // A token already named in an earlier round clashes as if it were repeated here.
+  for (const token of count.keys()) if (taken.has(token)) count.set(token, 2);
   for (const [token, n] of count) if (n === 1) taken.add(token);
   const names = new Array<string>(beans.length);
   // Clashing tokens in first-seen order, each group's beans in input order: the order the names were given in.

@@ -34,4 +34,24 @@ describe('uniqueBeanNames', () => {
     expect(graph.beans().map((b) => b.name)).toEqual(uniqueBeanNames(beans));
     expect(uniqueBeanNames(beans)).toEqual(['M1/A', 'M2/A', 'B']);
   });
+
+  it('names the beans registered last around the names the others already have, never renaming one of them', () => {
+    // NestJS's middleware come after the pre-read named (and Phase 2 tracked) the providers: a provider of the same
+    // class keeps its name, the middleware takes the qualified one.
+    const beans = [
+      { token: 'LoggerMiddleware', module: 'AppModule' },
+      { token: 'Users', module: 'AppModule' },
+      { token: 'LoggerMiddleware', module: 'AppModule', namedLast: true },
+      { token: 'Audit', module: 'AppModule', namedLast: true },
+      { token: 'Audit', module: 'AdminModule', namedLast: true },
+    ];
+    expect(uniqueBeanNames(beans)).toEqual([
+      'LoggerMiddleware',
+      'Users',
+      'AppModule/LoggerMiddleware',
+      'AppModule/Audit',
+      'AdminModule/Audit',
+    ]);
+    expect(uniqueBeanNames(beans.slice(0, 2))).toEqual(['LoggerMiddleware', 'Users']);
+  });
 });
