@@ -3,6 +3,7 @@
  * never-called methods for people, one SARIF result per never-touched method and endpoint, and the keys that put
  * them in the gate's baseline beside the beans. A member kept on purpose is shown with its reason, never a finding.
  */
+import { endpointName, type EndpointRecord } from '../analysis/bean-graph';
 import type { LedgerAnswer } from '../ledger/answer';
 import type { MemberSource } from '../member-verdicts';
 
@@ -12,12 +13,15 @@ import type { MemberSource } from '../member-verdicts';
  */
 export interface MemberFinding {
   readonly kind: 'never-touched-method' | 'never-touched-endpoint' | 'untouched-method' | 'untouched-endpoint';
-  /** Its key in a baseline, beside the beans': `Bean#method`, or `<kind> <route>` for an endpoint. */
+  /**
+   * Its key in a baseline, beside the beans': `Bean#method`, or `<kind> <route>` for an endpoint
+   * (`<kind> <path> <route>` for a GraphQL field whose API is known: `graphql /shop-api Query.product`).
+   */
   readonly key: string;
   readonly bean: string;
   readonly method: string;
-  /** An endpoint's route as served, and its kind (`http`, `graphql`, `event`…). */
-  readonly endpoint?: { readonly kind: string; readonly route: string };
+  /** An endpoint's route as served, its kind (`http`, `graphql`, `event`…) and its GraphQL API's path. */
+  readonly endpoint?: { readonly kind: string; readonly route: string; readonly path?: string };
   readonly source?: MemberSource;
 }
 
@@ -44,6 +48,7 @@ interface ReportMember {
   readonly method?: unknown;
   readonly kind?: unknown;
   readonly route?: unknown;
+  readonly path?: unknown;
   readonly verdict?: unknown;
   readonly lastTouched?: unknown;
   readonly kept?: unknown;
@@ -77,8 +82,16 @@ export function runMemberFindings(
     if (typeof e.bean !== 'string' || typeof e.method !== 'string') continue;
     if (typeof e.kind !== 'string' || typeof e.route !== 'string') continue;
     if (unjudged(e) || calledInRun(e.bean, e.method, e)) continue;
+    const path = typeof e.path === 'string' ? { path: e.path } : {};
     out.push(
-      endpointFinding('untouched-endpoint', { ...e, kind: e.kind, route: e.route, bean: e.bean, method: e.method }),
+      endpointFinding('untouched-endpoint', {
+        kind: e.kind,
+        route: e.route,
+        ...path,
+        bean: e.bean,
+        method: e.method,
+        source: e.source,
+      }),
     );
   }
   for (const b of asList<{ name?: unknown; methods?: unknown }>(report.verdicts)) {
@@ -103,15 +116,16 @@ function sourceOf(value: unknown): MemberSource | undefined {
 
 function endpointFinding(
   kind: 'never-touched-endpoint' | 'untouched-endpoint',
-  e: { kind: string; route: string; bean: string; method: string; source?: unknown },
+  e: { kind: string; route: string; path?: string; bean: string; method: string; source?: unknown },
 ): MemberFinding {
   const source = sourceOf(e.source);
+  const path = e.path !== undefined ? { path: e.path } : {};
   return {
     kind,
-    key: `${e.kind} ${e.route}`,
+    key: endpointName({ kind: e.kind as EndpointRecord['kind'], route: e.route, ...path }),
     bean: e.bean,
     method: e.method,
-    endpoint: { kind: e.kind, route: e.route },
+    endpoint: { kind: e.kind, route: e.route, ...path },
     ...(source !== undefined ? { source } : {}),
   };
 }
@@ -133,7 +147,7 @@ function methodFinding(
 export function memberWords(f: MemberFinding): string {
   const when = f.kind.startsWith('untouched') ? 'in this run' : 'in any process';
   if (f.endpoint === undefined) return `method ${f.bean}.${f.method} never called ${when}${at(f.source)}`;
-  const route = f.endpoint.kind === 'http' ? f.endpoint.route : `${f.endpoint.kind} ${f.endpoint.route}`;
+  const route = f.endpoint.kind === 'http' ? f.endpoint.route : f.key;
   return `endpoint ${route} never called ${when} → ${f.bean}.${f.method}${at(f.source)}`;
 }
 
@@ -148,10 +162,10 @@ export function membersText(answer: LedgerAnswer): string {
   const kept = endpoints.filter((e) => e.kept !== undefined);
   if (endpoints.length > 0) {
     lines.push('', `never-called endpoints (${never.length} of ${endpoints.length})`);
-    for (const e of never) lines.push(`  ${e.kind} ${e.route} → ${e.bean}.${e.method}${at(e.source)}`);
+    for (const e of never) lines.push(`  ${endpointName(e)} → ${e.bean}.${e.method}${at(e.source)}`);
     for (const e of waiting)
-      lines.push(`  not judged yet: ${e.kind} ${e.route}${e.why !== undefined ? `: ${e.why}` : ''}`);
-    for (const e of kept) lines.push(`  kept: ${e.kind} ${e.route}: ${e.kept}`);
+      lines.push(`  not judged yet: ${endpointName(e)}${e.why !== undefined ? `: ${e.why}` : ''}`);
+    for (const e of kept) lines.push(`  kept: ${endpointName(e)}: ${e.kept}`);
   }
   const beans = answer.beans.filter((b) => (b.methods ?? []).some((m) => m.verdict === 'never-touched' || m.kept));
   if (beans.length > 0) {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import type { EndpointRecord } from '../analysis/bean-graph';
+import { endpointName, type EndpointRecord } from '../analysis/bean-graph';
 import type { MemberLookups, MemberSource } from '../member-verdicts';
 import type { DiagReport } from '../reports/diag-report';
 import type { GhostReport } from '../tracking/types';
@@ -142,6 +142,8 @@ interface StoredBean {
 interface StoredEndpoint {
   k: EndpointRecord['kind'];
   r: string;
+  /** path of the GraphQL API */
+  u?: string;
   b: string;
   m: string;
   /** schedule: every (ms), cron, at (a one-off's fixed date) */
@@ -182,6 +184,7 @@ function storeEndpoint(e: InventoryEndpoint): StoredEndpoint {
   return {
     k: e.kind,
     r: e.route,
+    ...(e.path !== undefined ? { u: e.path } : {}),
     b: e.bean,
     m: e.method,
     ...(e.schedule?.everyMs !== undefined ? { e: e.schedule.everyMs } : {}),
@@ -200,6 +203,7 @@ function loadEndpoint(e: StoredEndpoint): InventoryEndpoint {
   return {
     kind: e.k,
     route: String(e.r),
+    ...(e.u !== undefined ? { path: String(e.u) } : {}),
     bean: String(e.b),
     method: String(e.m),
     ...(Object.keys(schedule).length > 0 ? { schedule } : {}),
@@ -273,7 +277,7 @@ export function inventoryVersion(inventory: Inventory): string {
     .sort()
     .join('\n');
   const endpoints = (inventory.endpoints ?? [])
-    .map((e) => `${e.kind} ${e.route}\u0000${e.bean}\u0000${e.method}`)
+    .map((e) => `${endpointName(e)}\u0000${e.bean}\u0000${e.method}`)
     .sort()
     .join('\n');
   return `inv-${sha256(`${inventory.framework}\n${identity}${endpoints === '' ? '' : `\n\n${endpoints}`}`).slice(0, 12)}`;
