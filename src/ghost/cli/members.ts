@@ -153,6 +153,22 @@ export function memberWords(f: MemberFinding): string {
 
 const at = (s: MemberSource | undefined) => (s !== undefined ? ` (${s.file}:${s.line})` : '');
 
+/**
+ * The line that stands for a whole bean in `source` (an untouched bean, a never-touched one), for code scanning: its
+ * class's declaration, else its first method's line in that file (a class the reader could not find by name).
+ */
+export function beanLine(
+  bean: { readonly line?: unknown; readonly methods?: unknown },
+  source: string,
+): number | undefined {
+  if (typeof bean.line === 'number' && bean.line > 0) return bean.line;
+  const lines = asList<{ source?: unknown }>(bean.methods)
+    .map((m) => sourceOf(m.source))
+    .filter((s): s is MemberSource => s !== undefined && s.file === source)
+    .map((s) => s.line);
+  return lines.length > 0 ? Math.min(...lines) : undefined;
+}
+
 /** The sections a person reads after the beans: endpoints nobody calls, then each bean's never-called methods. */
 export function membersText(answer: LedgerAnswer): string {
   const lines: string[] = [];

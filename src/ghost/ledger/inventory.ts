@@ -13,6 +13,8 @@ export interface InventoryBean {
   readonly className?: string;
   /** The file it was defined in, relative to the application. */
   readonly source?: string;
+  /** The line of its class's declaration in `source`, when found: where code scanning annotates an untouched bean. */
+  readonly line?: number;
   /** A Phase 1 candidate in this version. */
   readonly ghostCandidate: boolean;
   /** `true` when Phase 2 tracks it, else why not. */
@@ -55,25 +57,34 @@ export interface Inventory {
  * The application beans of a start-up report (module classes left out: nothing to delete there on its own),
  * with Phase 2's state from the live snapshot, when tracking is on.
  */
-export function applicationBeans(report: DiagReport, snapshot: GhostReport | undefined): InventoryBean[] {
+export function applicationBeans(
+  report: DiagReport,
+  snapshot: GhostReport | undefined,
+  /** The line of a class's declaration in its file (member-source.ts), read after ready. */
+  lineOf?: (file: string, className: string) => number | undefined,
+): InventoryBean[] {
   const candidates = new Set(report.ghostCandidates.beans);
   const tracked = snapshot ? new Set([...snapshot.touched, ...snapshot.untouched]) : undefined;
   return report.graph.nodes
     .filter((n) => !n.framework && n.role !== 'module')
-    .map((n) => ({
-      name: n.name,
-      ...(n.module !== undefined ? { module: n.module } : {}),
-      ...(n.className !== undefined ? { className: n.className } : {}),
-      ...(n.source !== undefined ? { source: n.source } : {}),
-      ghostCandidate: candidates.has(n.name),
-      tracked:
-        tracked === undefined
-          ? 'Phase 2 is off in this process'
-          : tracked.has(n.name)
-            ? true
-            : (snapshot!.untrackable[n.name] ??
-              (n.verdict === 'not-instantiated' ? 'not created at start-up' : 'not tracked')),
-    }));
+    .map((n) => {
+      const line = n.source !== undefined ? lineOf?.(n.source, n.className ?? n.token) : undefined;
+      return {
+        name: n.name,
+        ...(n.module !== undefined ? { module: n.module } : {}),
+        ...(n.className !== undefined ? { className: n.className } : {}),
+        ...(n.source !== undefined ? { source: n.source } : {}),
+        ...(line !== undefined ? { line } : {}),
+        ghostCandidate: candidates.has(n.name),
+        tracked:
+          tracked === undefined
+            ? 'Phase 2 is off in this process'
+            : tracked.has(n.name)
+              ? true
+              : (snapshot!.untrackable[n.name] ??
+                (n.verdict === 'not-instantiated' ? 'not created at start-up' : 'not tracked')),
+      };
+    });
 }
 
 /** What a process knows of its beans' members at ready (method depth), for its inventory. */
@@ -134,6 +145,8 @@ interface StoredBean {
   m?: string;
   c?: string;
   s?: string;
+  /** the class's line in s */
+  l?: number;
   g?: 1;
   t?: string;
   x?: StoredMethod[];
@@ -217,6 +230,7 @@ export function encodeInventory(inventory: Inventory): Buffer {
     ...(b.module !== undefined ? { m: b.module } : {}),
     ...(b.className !== undefined ? { c: b.className } : {}),
     ...(b.source !== undefined ? { s: b.source } : {}),
+    ...(b.line !== undefined ? { l: b.line } : {}),
     ...(b.ghostCandidate ? { g: 1 as const } : {}),
     ...(b.tracked !== true ? { t: b.tracked } : {}),
     ...(b.methods !== undefined ? { x: storeMethods(b.methods) } : {}),
@@ -250,6 +264,7 @@ export function decodeInventory(bytes: Buffer): Inventory {
       ...(b.m !== undefined ? { module: b.m } : {}),
       ...(b.c !== undefined ? { className: b.c } : {}),
       ...(b.s !== undefined ? { source: b.s } : {}),
+      ...(typeof b.l === 'number' ? { line: b.l } : {}),
       ghostCandidate: b.g === 1,
       tracked: b.t === undefined ? true : b.t,
       ...(Array.isArray(b.x) ? { methods: loadMethods(b.x) } : {}),

@@ -44,6 +44,7 @@ describe('the inventory with members', () => {
       beans: [
         {
           ...shop(['audit', 'list']),
+          line: 8,
           methods: [
             { name: 'audit', source: { file: 'src/shop.controller.ts', line: 12 }, kept: 'quarterly partner call' },
             { name: 'list', source: { file: 'src/shop.controller.ts', line: 20 } },

@@ -2,6 +2,7 @@ import type { EndpointRecord } from '../../../src/ghost/analysis/bean-graph';
 import { Kept, keptBy, keptPatterns, keptReason } from '../../../src/ghost/kept';
 import {
   addMemberResults,
+  beanLine,
   memberFindings,
   membersText,
   memberWords,
@@ -9,7 +10,7 @@ import {
 } from '../../../src/ghost/cli/members';
 import { toSarif } from '../../../src/ghost/cli/check';
 import { thisProcessLedger } from '../../../src/ghost/ledger/answer';
-import { methodLine } from '../../../src/ghost/member-source';
+import { classLine, methodLine } from '../../../src/ghost/member-source';
 import { cronPeriodMs, endpointVerdicts, methodVerdicts } from '../../../src/ghost/member-verdicts';
 import type { BeanEvidence } from '../../../src/ghost/verdicts';
 import { GhostTracker } from '../../../src/ghost/tracking/tracker';
@@ -233,6 +234,21 @@ describe('method source', () => {
     expect(methodLine(text, 'Orders', 'list')).toBe(7);
     expect(methodLine(text, 'Orders', 'stream')).toBe(8);
     expect(methodLine(text, 'Orders', 'missing')).toBeUndefined();
+    // a whole bean's line: its class's declaration, compiled (`let X = class X {`) or not
+    expect(classLine(text, 'Orders')).toBe(4);
+    expect(classLine('"use strict";\nlet OrdersService = class OrdersService {', 'OrdersService')).toBe(2);
+    expect(classLine(text, 'Order')).toBeUndefined();
+  });
+
+  it("stands for a whole bean by its class's line, else by its first method's in the same file", () => {
+    expect(beanLine({ line: 4, methods: [{ name: 'a', source: { file: 'src/o.ts', line: 9 } }] }, 'src/o.ts')).toBe(4);
+    const methods = [
+      { name: 'inherited', source: { file: 'src/base.ts', line: 2 } },
+      { name: 'archive', source: { file: 'src/o.ts', line: 12 } },
+      { name: 'list', source: { file: 'src/o.ts', line: 9 } },
+    ];
+    expect(beanLine({ methods }, 'src/o.ts')).toBe(9);
+    expect(beanLine({ methods: [] }, 'src/o.ts')).toBeUndefined();
   });
 });
 
