@@ -25,16 +25,21 @@ export interface MemberFinding {
   readonly source?: MemberSource;
 }
 
-/** Every never-touched method and endpoint of the answer that is not kept, endpoints first. */
+/**
+ * Every never-touched method and endpoint of the answer that is not kept, endpoints first. A handler method is judged
+ * as its endpoint, as the `check` gate does (runMemberFindings): a dead route is one finding under its route, not a
+ * second under its method, and a route kept or unjudged (a yearly job) does not fail the gate through its method.
+ */
 export function memberFindings(answer: LedgerAnswer): MemberFinding[] {
   const out: MemberFinding[] = [];
   for (const e of answer.endpoints ?? []) {
     if (e.verdict !== 'never-touched' || e.kept !== undefined) continue;
     out.push(endpointFinding('never-touched-endpoint', e));
   }
+  const handler = handlerOf(answer);
   for (const b of answer.beans) {
     for (const m of b.methods ?? []) {
-      if (m.verdict !== 'never-touched' || m.kept !== undefined) continue;
+      if (m.verdict !== 'never-touched' || m.kept !== undefined || handler(b.name, m.name)) continue;
       out.push(methodFinding('never-touched-method', b.name, m));
     }
   }
@@ -103,6 +108,12 @@ export function runMemberFindings(
     }
   }
   return out;
+}
+
+/** Whether a bean's method handles one of the answer's endpoints (it is then spoken for by its endpoint). */
+function handlerOf(answer: LedgerAnswer): (bean: string, method: string) => boolean {
+  const handlers = new Set((answer.endpoints ?? []).map((e) => `${e.bean}#${e.method}`));
+  return (bean, method) => handlers.has(`${bean}#${method}`);
 }
 
 function asList<T>(value: unknown): T[] {
@@ -183,11 +194,15 @@ export function membersText(answer: LedgerAnswer): string {
       lines.push(`  not judged yet: ${endpointName(e)}${e.why !== undefined ? `: ${e.why}` : ''}`);
     for (const e of kept) lines.push(`  kept: ${endpointName(e)}: ${e.kept}`);
   }
-  const beans = answer.beans.filter((b) => (b.methods ?? []).some((m) => m.verdict === 'never-touched' || m.kept));
+  // A handler is read with its endpoint above, once, as the gates count it.
+  const handler = handlerOf(answer);
+  const beans = answer.beans
+    .map((b) => ({ ...b, methods: (b.methods ?? []).filter((m) => !handler(b.name, m.name)) }))
+    .filter((b) => b.methods.some((m) => m.verdict === 'never-touched' || m.kept));
   if (beans.length > 0) {
-    lines.push('', 'never-called methods, per bean');
+    lines.push('', `never-called methods, per bean${endpoints.length > 0 ? ' (endpoint handlers above)' : ''}`);
     for (const b of beans) {
-      const methods = b.methods!;
+      const methods = b.methods;
       const dead = methods.filter((m) => m.verdict === 'never-touched' && m.kept === undefined);
       lines.push(`  ${b.name} (${b.verdict}): ${dead.length} of ${methods.length} methods never called`);
       for (const m of dead) lines.push(`    ${m.name}${at(m.source)}`);
