@@ -253,9 +253,12 @@ function graphqlPaths(ctx: InventoryContext, h: HandlerClass): string[] {
 function graphqlApis(container: NestContainer): GraphqlApi[] {
   const modules = [...container.getModules().values()];
   const apis: GraphqlApi[] = [];
+  // One API per options object, should a module other than its GraphQLModule hold the same provider.
+  const seen = new Set<object>();
   for (const mod of modules) {
     const options = mod.providers?.get(GRAPHQL_MODULE_OPTIONS)?.instance;
-    if (!inspectable(options)) continue;
+    if (!inspectable(options) || seen.has(options)) continue;
+    seen.add(options);
     const started = dataProperty(mod.providers?.get(mod.metatype)?.instance, 'completeOptions');
     const path = dataProperty(started, 'path') ?? dataProperty(options, 'path');
     const include = dataProperty(options, 'include');
