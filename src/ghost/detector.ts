@@ -296,6 +296,7 @@ export class GhostDetector implements GhostSnapshotSource {
       });
       // Lookups made while the analysis waited for its turn (an onApplicationBootstrap hook's moduleRef.get).
       const report = this.lookups.size > 0 ? reports().excludeLookedUp(built, this.lookups) : built;
+      this.addCandidateLines(report);
       // Those lookups were this container's; a later container's beans must not leave its list by their names.
       this.lookups.clear();
       this.latest = report;
@@ -511,10 +512,14 @@ export class GhostDetector implements GhostSnapshotSource {
       writer.inventoryReady({
         framework: report.framework,
         tracking: this.tracker !== undefined,
-        ...ledger().withMembers(ledger().applicationBeans(report, snapshot), reportEndpoints(report), {
-          ...lookups,
-          methodsOf: (name) => (methods?.[name] !== undefined ? Object.keys(methods[name]) : undefined),
-        }),
+        ...ledger().withMembers(
+          ledger().applicationBeans(report, snapshot, this.classLines()),
+          reportEndpoints(report),
+          {
+            ...lookups,
+            methodsOf: (name) => (methods?.[name] !== undefined ? Object.keys(methods[name]) : undefined),
+          },
+        ),
       });
     } catch (err) {
       safeLog('warn', `ghost ledger: inventory not written: ${(err as Error)?.message ?? String(err)}`);
@@ -544,13 +549,37 @@ export class GhostDetector implements GhostSnapshotSource {
     }
   }
 
+  /**
+   * A ghost candidate's class line, for the `check` gate's SARIF and words: only the candidates (a few files read
+   * on the analysis's turn, not one per bean); the other beans' lines come with the verdicts, when asked.
+   */
+  private addCandidateLines(report: DiagReport): void {
+    if (report.ghostCandidates.count === 0) return;
+    const candidates = new Set(report.ghostCandidates.beans);
+    const lineOf = this.classLines();
+    for (const node of report.graph.nodes) {
+      if (!candidates.has(node.name) || node.source === undefined) continue;
+      const line = lineOf(node.source, node.className ?? node.token);
+      if (line !== undefined) node.line = line;
+    }
+  }
+
+  /**
+   * Where each bean's class is declared in its file, for the findings code scanning annotates (an untouched bean
+   * has no method line to stand for it). Read after ready, each class once (member-source.ts keeps the answers).
+   */
+  private classLines(): (file: string, className: string) => number | undefined {
+    const find = (this.memberSources ??= verdictParts().memberSourceFinder());
+    return (file, className) => find(file, className)?.line;
+  }
+
   /** The verdicts on this run's evidence alone, in the ledger's shape. */
   private thisRun(report: DiagReport, now: number): LedgerAnswer {
     const parts = verdictParts();
     const identity = parts.ledgerIdentity(this.config.ledger.service, this.host.resource?.());
     return parts.thisProcessLedger(
       identity.serviceName ?? 'this process',
-      parts.applicationBeans(report, this.tracker?.snapshot()),
+      parts.applicationBeans(report, this.tracker?.snapshot(), this.classLines()),
       this.touchedAt,
       this.tracker !== undefined,
       this.thresholds(),
@@ -679,7 +708,7 @@ export class GhostDetector implements GhostSnapshotSource {
       const parts = verdictParts();
       const local = parts.thisProcessLedger(
         '',
-        parts.applicationBeans(latest, report),
+        parts.applicationBeans(latest, report, this.classLines()),
         this.touchedAt,
         true,
         this.thresholds(),

@@ -26,11 +26,21 @@ export function methodLine(text: string, className: string | undefined, method: 
   return undefined;
 }
 
-/** Finds a method's source: `file` as the report names its bean's (see origins/declared-class.ts's applicationPath). */
+/** The line (1-based) of `class <className>`'s declaration in `text` (tsc's `let X = class X {` included). */
+export function classLine(text: string, className: string): number | undefined {
+  const declaration = new RegExp(`\\bclass\\s+${className.replace(/[$]/g, '\\$&')}\\b`);
+  const at = text.split('\n').findIndex((l) => declaration.test(l));
+  return at < 0 ? undefined : at + 1;
+}
+
+/**
+ * Finds a method's source, or with no method its class's declaration (an untouched bean's line, for code scanning):
+ * `file` as the report names its bean's (see origins/declared-class.ts's applicationPath).
+ */
 export type MemberSourceFinder = (
   file: string | undefined,
   className: string | undefined,
-  method: string,
+  method?: string,
 ) => MemberSource | undefined;
 
 /**
@@ -56,11 +66,18 @@ export function memberSourceFinder(): MemberSourceFinder {
   };
   return (file, className, method) => {
     if (file === undefined) return undefined;
-    const key = `${file}\0${className ?? ''}\0${method}`;
+    const key = `${file}\0${className ?? ''}\0${method ?? ''}`;
     let answer = answers.get(key);
     if (answer === undefined) {
       const text = textOf(file);
-      const line = text === null ? undefined : methodLine(text, className, method);
+      const line =
+        text === null
+          ? undefined
+          : method !== undefined
+            ? methodLine(text, className, method)
+            : className !== undefined
+              ? classLine(text, className)
+              : undefined;
       answer = line === undefined ? null : { file, line };
       answers.set(key, answer);
     }

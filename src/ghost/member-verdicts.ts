@@ -5,7 +5,7 @@
  * endpoint takes its handler method's verdict, except a job whose schedule fires less often than the evidence
  * window, which silence cannot judge.
  */
-import type { EndpointRecord } from './analysis/bean-graph';
+import { endpointName, type EndpointRecord } from './analysis/bean-graph';
 import { span, verdictOf, VERDICT_ORDER, type BeanEvidence, type EvidenceThresholds, type Verdict } from './verdicts';
 
 /** Where a method is defined: the file (relative to the application's directory when inside it) and its line. */
@@ -29,6 +29,8 @@ export interface MethodVerdict {
 export interface EndpointVerdict {
   readonly kind: EndpointRecord['kind'];
   readonly route: string;
+  /** GraphQL: the path of the API serving the field (`/shop-api`), when known (EndpointRecord's `path`). */
+  readonly path?: string;
   readonly bean: string;
   readonly method: string;
   readonly verdict: Verdict;
@@ -157,7 +159,7 @@ export function endpointVerdicts(
           // its evidence at that deploy, whatever the method's.
           const judged = verdictOf(
             {
-              name: `${e.kind} ${e.route}`,
+              name: endpointName(e),
               ghostCandidate: false,
               tracked: true,
               ...facts,
@@ -180,6 +182,7 @@ export function endpointVerdicts(
         return {
           kind: e.kind,
           route: e.route,
+          ...(e.path !== undefined ? { path: e.path } : {}),
           bean: e.bean,
           method: e.method,
           verdict,
@@ -190,7 +193,7 @@ export function endpointVerdicts(
           ...(e.schedule?.nextAt !== undefined ? { nextAt: e.schedule.nextAt } : {}),
         };
       })
-      .sort(byVerdictThenName((e) => `${e.kind} ${e.route}`))
+      .sort(byVerdictThenName<EndpointVerdict>(endpointName))
   );
 }
 

@@ -61,6 +61,8 @@ export interface BeanEvidence {
   readonly name: string;
   readonly module?: string;
   readonly source?: string;
+  /** The line of its class's declaration in `source`, when known. */
+  readonly line?: number;
   /** A Phase 1 candidate: nothing injects it and no entry point explains it. */
   readonly ghostCandidate: boolean;
   /** Whether Phase 2 tracked it (in at least one process that had it); otherwise why not. */
@@ -93,6 +95,8 @@ export interface BeanVerdict {
   readonly verdict: Verdict;
   readonly module?: string;
   readonly source?: string;
+  /** The line of its class's declaration in `source`, when known: where code scanning annotates the bean. */
+  readonly line?: number;
   readonly ghostCandidate: boolean;
   /** ISO time of the last use seen (to the last-use resolution). */
   readonly lastTouched?: string;
@@ -163,6 +167,7 @@ export function verdictOf(bean: BeanEvidence, thresholds: EvidenceThresholds, no
     name: bean.name,
     ...(bean.module !== undefined ? { module: bean.module } : {}),
     ...(bean.source !== undefined ? { source: bean.source } : {}),
+    ...(bean.line !== undefined ? { line: bean.line } : {}),
     ghostCandidate: bean.ghostCandidate,
     ...(bean.lastTouched !== undefined ? { lastTouched: new Date(bean.lastTouched).toISOString() } : {}),
     evidence: evidenceText(bean, now),

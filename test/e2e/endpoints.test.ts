@@ -93,9 +93,9 @@ describe('endpoint inventory on Express (nest11-cjs): every kind, routes as serv
       { kind: 'http', route: 'GET /api/v3/items/batch', bean: 'ItemsController', method: 'batch' },
       { kind: 'http', route: 'GET /health', bean: 'HealthController', method: 'check' },
       { kind: 'http', route: 'POST /api/v1/items/import', bean: 'ItemsController', method: 'importItems' },
-      { kind: 'graphql', route: 'Item.owner', bean: 'ItemResolver', method: 'owner' },
-      { kind: 'graphql', route: 'Mutation.importItems', bean: 'ItemResolver', method: 'importItems' },
-      { kind: 'graphql', route: 'Query.items', bean: 'ItemResolver', method: 'items' },
+      { kind: 'graphql', route: 'Item.owner', path: '/graphql', bean: 'ItemResolver', method: 'owner' },
+      { kind: 'graphql', route: 'Mutation.importItems', path: '/graphql', bean: 'ItemResolver', method: 'importItems' },
+      { kind: 'graphql', route: 'Query.items', path: '/graphql', bean: 'ItemResolver', method: 'items' },
       { kind: 'rpc', route: 'item.created', bean: 'MessagesController', method: 'itemCreated' },
       { kind: 'rpc', route: '{"cmd":"sum","v":1}', bean: 'MessagesController', method: 'sum' },
       { kind: 'ws', route: 'chat', bean: 'ChatGateway', method: 'chat' },
@@ -280,9 +280,9 @@ describe('endpoint inventory of a schema-first GraphQL API (nest11-cjs, sketch-g
   it("names each field by the schema's type and field, from @Resolver('Query') and @Query('…')", async () => {
     const { endpoints } = await inventory(app);
     expect(endpoints.filter((e) => e.bean === 'QuotaResolver')).toEqual([
-      { kind: 'graphql', route: 'Query.open', bean: 'QuotaResolver', method: 'open' },
-      { kind: 'graphql', route: 'Query.quota', bean: 'QuotaResolver', method: 'quota' },
-      { kind: 'graphql', route: 'Query.search', bean: 'QuotaResolver', method: 'search' },
+      { kind: 'graphql', route: 'Query.open', path: '/graphql', bean: 'QuotaResolver', method: 'open' },
+      { kind: 'graphql', route: 'Query.quota', path: '/graphql', bean: 'QuotaResolver', method: 'quota' },
+      { kind: 'graphql', route: 'Query.search', path: '/graphql', bean: 'QuotaResolver', method: 'search' },
     ]);
   });
 });

@@ -146,6 +146,19 @@ describe('findings at the TypeScript line', () => {
       artifactLocation: { uri: TS_FILE },
       region: { startLine: tsLine(project, 'neverCalled(): unknown {') },
     });
+    // a bean untouched as a whole (only Nest's hook ran) at its class's line, in SARIF and in the gate's words
+    const classAt = tsLine(project, 'export class LifecycleOnly implements OnModuleInit {');
+    const bean = results.find((r: any) => r.partialFingerprints['diagBean/v1'] === 'TrackingModule/LifecycleOnly');
+    expect(bean.locations[0].physicalLocation).toEqual({
+      artifactLocation: { uri: TS_FILE },
+      region: { startLine: classAt },
+    });
+    expect(result.ghosts.verdicts.find((v: any) => v.name === 'LifecycleOnly')).toMatchObject({
+      source: TS_FILE,
+      line: classAt,
+    });
+    const text = spawnSync(process.execPath, [cli, 'check', report], { encoding: 'utf8' });
+    expect(text.stdout).toContain(`  LifecycleOnly (TrackingModule, ${TS_FILE}:${classAt})\n`);
   }, 60_000);
 
   it('a bundle minified with its map (esbuild over the tsc build): the same file and lines', async () => {
@@ -177,6 +190,11 @@ describe('findings at the TypeScript line', () => {
     expect(bean.methods.find((m: any) => m.name === 'archive').source).toEqual({
       file: 'dist/tracking-app/tracking.module.js',
       line: compiled.findIndex((l) => l.trimStart().startsWith('archive() {')) + 1,
+    });
+    // an untouched bean at its class's line in the compiled file (tsc's `let X = class X {`)
+    expect(ghosts.verdicts.find((v: any) => v.name === 'LifecycleOnly')).toMatchObject({
+      source: 'dist/tracking-app/tracking.module.js',
+      line: compiled.findIndex((l) => /\bclass LifecycleOnly\b/.test(l)) + 1,
     });
   }, 60_000);
 });

@@ -20,6 +20,10 @@ const RESOLVER_NAME = 'graphql:resolver_name';
 const RESOLVER_PROPERTY = 'graphql:resolve_property';
 const RESOLVER_REFERENCE = 'graphql:resolve_reference';
 const GRAPHQL_ROOT_TYPES: ReadonlySet<unknown> = new Set(['Query', 'Mutation', 'Subscription']);
+/** The token of each `GraphQLModule.forRoot…()`'s options (`GRAPHQL_MODULE_OPTIONS`): one per GraphQL API served. */
+const GRAPHQL_MODULE_OPTIONS = 'GqlModuleOptions';
+/** `@nestjs/graphql`'s default path, when the options name none. */
+const GRAPHQL_DEFAULT_PATH = '/graphql';
 // @nestjs/microservices
 const PATTERN = 'microservices:pattern';
 // @nestjs/websockets
@@ -74,9 +78,21 @@ interface HandlerClass {
   readonly decorated: ReadonlyMap<string, Function>;
 }
 
+/**
+ * A GraphQL API the application serves: the path it is served at and the modules whose resolvers make its schema
+ * (undefined: every module's). Vendure serves two (`/shop-api`, `/admin-api`), where `Query.product` of one is not
+ * `Query.product` of the other.
+ */
+interface GraphqlApi {
+  readonly path: string;
+  readonly modules: ReadonlySet<NestModule> | undefined;
+}
+
 interface InventoryContext {
   readonly meta: MetadataApi;
   readonly http: HttpSettings | undefined;
+  /** The GraphQL APIs, when the container has readable `GraphQLModule` options; empty when it has none. */
+  readonly graphqlApis: readonly GraphqlApi[];
   /** A cron job's next fire time as `@nestjs/schedule` planned it, by job name, when its registry is readable. */
   readonly plannedCron: (name: string) => string | undefined;
   readonly now: Date;
@@ -96,13 +112,14 @@ export function readEndpoints(
   const ctx: InventoryContext = {
     meta,
     http: httpSettings(container),
+    graphqlApis: graphqlApis(container),
     plannedCron: cronRegistry(container),
     now,
   };
   const out: EndpointRecord[] = [];
   const seen = new Set<string>();
   const add = (record: EndpointRecord): void => {
-    const key = `${record.kind}\u0000${record.route}\u0000${record.bean}\u0000${record.method}`;
+    const key = `${record.kind}\u0000${record.path ?? ''}\u0000${record.route}\u0000${record.bean}\u0000${record.method}`;
     if (seen.has(key)) return;
     seen.add(key);
     out.push(record);
@@ -125,6 +142,7 @@ export function readEndpoints(
     (a, b) =>
       KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) ||
       compare(a.route, b.route) ||
+      compare(a.path ?? '', b.path ?? '') ||
       compare(a.bean, b.bean) ||
       compare(a.method, b.method),
   );
@@ -201,6 +219,7 @@ function httpEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
  */
 function graphqlEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
   const classType = ctx.meta.getMetadata(RESOLVER_TYPE, h.cls);
+  const paths = graphqlPaths(ctx, h);
   // On a resolver class every method counts (a plain one on `@Resolver('Query')` resolves a field); elsewhere only
   // a decorated one can.
   for (const [method, fn] of classType !== undefined ? h.methods : h.decorated) {
@@ -210,8 +229,57 @@ function graphqlEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): voi
     const property = !!ctx.meta.getMetadata(RESOLVER_PROPERTY, fn);
     if (!reference && !property && !GRAPHQL_ROOT_TYPES.has(type)) continue;
     const name = reference ? '__resolveReference' : ctx.meta.getMetadata(RESOLVER_NAME, fn) || method;
-    add({ kind: 'graphql', route: `${type}.${String(name)}`, bean: h.bean, method });
+    const route = `${type}.${String(name)}`;
+    if (paths.length === 0) add({ kind: 'graphql', route, bean: h.bean, method });
+    for (const path of paths) add({ kind: 'graphql', route, path, bean: h.bean, method });
   }
+}
+
+/**
+ * The paths of the APIs whose schema a resolver class's module feeds, by `@nestjs/graphql`'s own rule (its
+ * explorer's `getModules`): an API without `include` takes every module's resolvers, one with `include` those of
+ * the modules named and, transitively, of what they import. Empty when no API is known (the field then says no
+ * path), and when none takes this module (a resolver outside every `include`: listed as before, without a path).
+ */
+function graphqlPaths(ctx: InventoryContext, h: HandlerClass): string[] {
+  return ctx.graphqlApis.filter((api) => api.modules === undefined || api.modules.has(h.host)).map((api) => api.path);
+}
+
+/**
+ * Every `GraphQLModule` of the container with the path it serves: the module's own `completeOptions.path` once it
+ * started (normalized, the global prefix in when `useGlobalPrefix` asks), else the options' `path` or the default.
+ * Read from data properties only: a factory's options object is the application's.
+ */
+function graphqlApis(container: NestContainer): GraphqlApi[] {
+  const modules = [...container.getModules().values()];
+  const apis: GraphqlApi[] = [];
+  // One API per options object, should a module other than its GraphQLModule hold the same provider.
+  const seen = new Set<object>();
+  for (const mod of modules) {
+    const options = mod.providers?.get(GRAPHQL_MODULE_OPTIONS)?.instance;
+    if (!inspectable(options) || seen.has(options)) continue;
+    seen.add(options);
+    const started = dataProperty(mod.providers?.get(mod.metatype)?.instance, 'completeOptions');
+    const path = dataProperty(started, 'path') ?? dataProperty(options, 'path');
+    const include = dataProperty(options, 'include');
+    apis.push({
+      path: typeof path === 'string' && path !== '' ? `/${path.replace(/^\/+|\/+$/g, '')}` : GRAPHQL_DEFAULT_PATH,
+      modules: Array.isArray(include) && include.length > 0 ? includedModules(modules, include) : undefined,
+    });
+  }
+  return apis;
+}
+
+/** The modules `include` names and, transitively, those they import (as `@nestjs/graphql` 13 explores them). */
+function includedModules(modules: readonly NestModule[], include: readonly unknown[]): Set<NestModule> {
+  const out = new Set<NestModule>();
+  const toCheck = modules.filter((m) => include.includes(m.metatype));
+  for (let next = toCheck.pop(); next !== undefined; next = toCheck.pop()) {
+    if (out.has(next)) continue;
+    out.add(next);
+    for (const imported of next.imports ?? []) toCheck.push(imported);
+  }
+  return out;
 }
 
 /** `@MessagePattern` and `@EventPattern`: the pattern, an object one as the JSON Nest routes by (keys sorted). */

@@ -66,12 +66,27 @@ export interface EndpointRecord {
   readonly kind: 'http' | 'graphql' | 'rpc' | 'event' | 'ws' | 'cron' | 'interval' | 'timeout' | 'cqrs' | 'queue';
   /** As the user knows it: 'GET /api/v1/items/:id', 'Query.items', the event name, the job's name, the pattern. */
   readonly route: string;
+  /**
+   * GraphQL only: the path of the API that serves the field (`/shop-api`), when the application's GraphQL modules
+   * say it. An application serving two APIs (Vendure's shop and admin) has a `Query.product` in each: the path tells
+   * them apart, and a resolver whose module feeds both APIs has one endpoint in each.
+   */
+  readonly path?: string;
   /** The handler bean's name, exactly as the report names beans (BeanGraph node name). */
   readonly bean: string;
   /** The handler's method name on the bean's class (a key of its prototype chain). */
   readonly method: string;
   /** Jobs only: how often it fires, to judge silence fairly (a yearly cron is never judged within a 14-day window). */
   readonly schedule?: { readonly everyMs?: number; readonly cron?: string; readonly nextAt?: string };
+}
+
+/**
+ * How a person and a baseline name an endpoint: its kind, the API's path when it has one, and its route
+ * (`http GET /items`, `graphql /shop-api Query.product`, `event order.created`). Unique within an inventory but for
+ * the handler.
+ */
+export function endpointName(e: Pick<EndpointRecord, 'kind' | 'route' | 'path'>): string {
+  return e.path !== undefined ? `${e.kind} ${e.path} ${e.route}` : `${e.kind} ${e.route}`;
 }
 
 /** A bean in the graph: its input plus the unique name the reports use. */

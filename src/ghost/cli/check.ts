@@ -3,7 +3,7 @@ import path from 'node:path';
 import { writeJsonAtomic } from '../../shared/atomic-file';
 import { applicationFile, applicationPath, singleOriginalOf } from '../origins/declared-class';
 import { DIAG_REPORT_FILE } from '../reports/diag-report';
-import { addMemberResults, memberWords, runMemberFindings, type MemberFinding } from './members';
+import { addMemberResults, beanLine, memberWords, runMemberFindings, type MemberFinding } from './members';
 
 /**
  * `diag-instrumentation check`: compares a report with a baseline of known findings, so a build fails when
@@ -23,6 +23,8 @@ export interface Finding {
   readonly module?: string;
   readonly className?: string;
   readonly source?: string;
+  /** The line in `source` that stands for the bean: its class's declaration (or its first method's). */
+  readonly line?: number;
   /** A method or endpoint below the beans (issue #43), with its words and line. */
   readonly member?: MemberFinding;
 }
@@ -151,7 +153,12 @@ export function readFindings(file: string): { kind: FindingKind; findings: Findi
   ) {
     // A ghost report names beans only: their module and file come from the start-up report beside it.
     const nodes = graphNodes(siblingDiagReport(file));
-    const beans = (untouched as string[]).map((bean) => finding(bean, nodes));
+    const verdicts = new Map(
+      (Array.isArray(report.verdicts) ? (report.verdicts as Array<Record<string, unknown> | null>) : [])
+        .filter((v): v is Record<string, unknown> => typeof v?.name === 'string')
+        .map((v) => [v.name as string, v]),
+    );
+    const beans = (untouched as string[]).map((bean) => withLine(finding(bean, nodes), verdicts.get(bean)));
     const members = runMemberFindings(report, new Set(untouched as string[])).map((member): Finding => ({
       bean: member.key,
       member,
@@ -173,6 +180,13 @@ function graphNodes(report: Record<string, unknown> | null | undefined): Map<str
   return nodes;
 }
 
+/** The bean's line in its file, from its verdict in the ghost report (written by the process that had the file). */
+function withLine(f: Finding, verdict: Record<string, unknown> | undefined): Finding {
+  if (f.source === undefined || verdict === undefined || verdict.source !== f.source) return f;
+  const line = beanLine(verdict, f.source);
+  return line !== undefined ? { ...f, line } : f;
+}
+
 /** `diag-report.json` in the ghost report's directory, when there is one (the reports are written together). */
 function siblingDiagReport(ghostReport: string): Record<string, unknown> | undefined {
   try {
@@ -191,11 +205,15 @@ function finding(bean: string, nodes: ReadonlyMap<string, ReportNode>): Finding 
   const module = pick('module');
   const className = pick('className');
   const source = pick('source');
+  const original = source !== undefined ? originalSource(source) : undefined;
+  // The line is the named file's: a compiled file mapped here to its source has no line of its own to give.
+  const line = original === source && typeof node?.line === 'number' ? node.line : undefined;
   return {
     bean,
     ...(module !== undefined ? { module } : {}),
     ...(className !== undefined ? { className } : {}),
-    ...(source !== undefined ? { source: originalSource(source) } : {}),
+    ...(original !== undefined ? { source: original } : {}),
+    ...(line !== undefined ? { line } : {}),
   };
 }
 
@@ -281,7 +299,13 @@ export function toSarif(
             message: { text: `${f.bean}${f.module ? ` (${f.module})` : ''}: ${rule.short.toLowerCase()}.` },
             locations: [
               f.source
-                ? { physicalLocation: { artifactLocation: { uri: f.source } }, logicalLocations: [logical] }
+                ? {
+                    physicalLocation: {
+                      artifactLocation: { uri: f.source },
+                      ...(f.line !== undefined ? { region: { startLine: f.line } } : {}),
+                    },
+                    logicalLocations: [logical],
+                  }
                 : { logicalLocations: [logical] },
             ],
             partialFingerprints: { 'diagBean/v1': qualified },
@@ -357,7 +381,8 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
           out(`  ${memberWords(f.member)}\n`);
           continue;
         }
-        const detail = [f.module, f.source].filter(Boolean).join(', ');
+        const file = f.source !== undefined && f.line !== undefined ? `${f.source}:${f.line}` : f.source;
+        const detail = [f.module, file].filter(Boolean).join(', ');
         out(`  ${f.bean}${detail ? ` (${detail})` : ''}\n`);
       }
       // A command that works as printed: the same report, the baseline given (or the one suggested).

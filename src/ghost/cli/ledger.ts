@@ -4,7 +4,7 @@ import { ledgerIdentity } from '../ledger';
 import type { LedgerAnswer, LedgerBean } from '../ledger/answer';
 import { span, hoursText, VERDICT_ORDER, type EvidenceThresholds, type Verdict } from '../verdicts';
 import { jointText, jointView } from '../ledger/joint';
-import { addMemberResults, memberFindings, membersText } from './members';
+import { addMemberResults, beanLine, memberFindings, membersText } from './members';
 import {
   CheckInputError,
   countFindings,
@@ -151,7 +151,8 @@ export function ledgerText(answer: LedgerAnswer, all: boolean): string {
 }
 
 function describeBean(b: LedgerBean): string {
-  const where = [b.module, b.source].filter(Boolean).join(', ');
+  const line = b.source !== undefined ? beanLine(b, b.source) : undefined;
+  const where = [b.module, line !== undefined ? `${b.source}:${line}` : b.source].filter(Boolean).join(', ');
   const strongest =
     b.verdict === 'never-touched' && b.ghostCandidate ? ' [also a ghost candidate: strongest signal]' : '';
   const touched = b.touchedIn && b.touchedIn.length > 0 ? `; used in ${b.touchedIn.join(', ')}` : '';
@@ -234,12 +235,16 @@ export async function runLedger(
     }
     const findings: Finding[] = answer.beans
       .filter((b) => b.verdict === ('never-touched' satisfies Verdict))
-      .map((b) => ({
-        bean: b.name,
-        ...(b.module !== undefined ? { module: b.module } : {}),
-        ...(b.className !== undefined ? { className: b.className } : {}),
-        ...(b.source !== undefined ? { source: b.source } : {}),
-      }));
+      .map((b) => {
+        const line = b.source !== undefined ? beanLine(b, b.source) : undefined;
+        return {
+          bean: b.name,
+          ...(b.module !== undefined ? { module: b.module } : {}),
+          ...(b.className !== undefined ? { className: b.className } : {}),
+          ...(b.source !== undefined ? { source: b.source } : {}),
+          ...(line !== undefined ? { line } : {}),
+        };
+      });
     // Never-touched methods and endpoints gate beside the beans, under their own keys (`Bean#method`, `http GET /x`).
     const memberFound = memberFindings(answer);
     for (const f of memberFound) findings.push({ bean: f.key, member: f });

@@ -3,6 +3,7 @@
  * never-called methods for people, one SARIF result per never-touched method and endpoint, and the keys that put
  * them in the gate's baseline beside the beans. A member kept on purpose is shown with its reason, never a finding.
  */
+import { endpointName, type EndpointRecord } from '../analysis/bean-graph';
 import type { LedgerAnswer } from '../ledger/answer';
 import type { MemberSource } from '../member-verdicts';
 
@@ -12,25 +13,33 @@ import type { MemberSource } from '../member-verdicts';
  */
 export interface MemberFinding {
   readonly kind: 'never-touched-method' | 'never-touched-endpoint' | 'untouched-method' | 'untouched-endpoint';
-  /** Its key in a baseline, beside the beans': `Bean#method`, or `<kind> <route>` for an endpoint. */
+  /**
+   * Its key in a baseline, beside the beans': `Bean#method`, or `<kind> <route>` for an endpoint
+   * (`<kind> <path> <route>` for a GraphQL field whose API is known: `graphql /shop-api Query.product`).
+   */
   readonly key: string;
   readonly bean: string;
   readonly method: string;
-  /** An endpoint's route as served, and its kind (`http`, `graphql`, `event`…). */
-  readonly endpoint?: { readonly kind: string; readonly route: string };
+  /** An endpoint's route as served, its kind (`http`, `graphql`, `event`…) and its GraphQL API's path. */
+  readonly endpoint?: { readonly kind: string; readonly route: string; readonly path?: string };
   readonly source?: MemberSource;
 }
 
-/** Every never-touched method and endpoint of the answer that is not kept, endpoints first. */
+/**
+ * Every never-touched method and endpoint of the answer that is not kept, endpoints first. A handler method is judged
+ * as its endpoint, as the `check` gate does (runMemberFindings): a dead route is one finding under its route, not a
+ * second under its method, and a route kept or unjudged (a yearly job) does not fail the gate through its method.
+ */
 export function memberFindings(answer: LedgerAnswer): MemberFinding[] {
   const out: MemberFinding[] = [];
   for (const e of answer.endpoints ?? []) {
     if (e.verdict !== 'never-touched' || e.kept !== undefined) continue;
     out.push(endpointFinding('never-touched-endpoint', e));
   }
+  const handler = handlerOf(answer);
   for (const b of answer.beans) {
     for (const m of b.methods ?? []) {
-      if (m.verdict !== 'never-touched' || m.kept !== undefined) continue;
+      if (m.verdict !== 'never-touched' || m.kept !== undefined || handler(b.name, m.name)) continue;
       out.push(methodFinding('never-touched-method', b.name, m));
     }
   }
@@ -44,6 +53,7 @@ interface ReportMember {
   readonly method?: unknown;
   readonly kind?: unknown;
   readonly route?: unknown;
+  readonly path?: unknown;
   readonly verdict?: unknown;
   readonly lastTouched?: unknown;
   readonly kept?: unknown;
@@ -77,8 +87,16 @@ export function runMemberFindings(
     if (typeof e.bean !== 'string' || typeof e.method !== 'string') continue;
     if (typeof e.kind !== 'string' || typeof e.route !== 'string') continue;
     if (unjudged(e) || calledInRun(e.bean, e.method, e)) continue;
+    const path = typeof e.path === 'string' ? { path: e.path } : {};
     out.push(
-      endpointFinding('untouched-endpoint', { ...e, kind: e.kind, route: e.route, bean: e.bean, method: e.method }),
+      endpointFinding('untouched-endpoint', {
+        kind: e.kind,
+        route: e.route,
+        ...path,
+        bean: e.bean,
+        method: e.method,
+        source: e.source,
+      }),
     );
   }
   for (const b of asList<{ name?: unknown; methods?: unknown }>(report.verdicts)) {
@@ -92,6 +110,12 @@ export function runMemberFindings(
   return out;
 }
 
+/** Whether a bean's method handles one of the answer's endpoints (it is then spoken for by its endpoint). */
+function handlerOf(answer: LedgerAnswer): (bean: string, method: string) => boolean {
+  const handlers = new Set((answer.endpoints ?? []).map((e) => `${e.bean}#${e.method}`));
+  return (bean, method) => handlers.has(`${bean}#${method}`);
+}
+
 function asList<T>(value: unknown): T[] {
   return Array.isArray(value) ? value.filter((v): v is T => v !== null && typeof v === 'object') : [];
 }
@@ -103,15 +127,16 @@ function sourceOf(value: unknown): MemberSource | undefined {
 
 function endpointFinding(
   kind: 'never-touched-endpoint' | 'untouched-endpoint',
-  e: { kind: string; route: string; bean: string; method: string; source?: unknown },
+  e: { kind: string; route: string; path?: string; bean: string; method: string; source?: unknown },
 ): MemberFinding {
   const source = sourceOf(e.source);
+  const path = e.path !== undefined ? { path: e.path } : {};
   return {
     kind,
-    key: `${e.kind} ${e.route}`,
+    key: endpointName({ kind: e.kind as EndpointRecord['kind'], route: e.route, ...path }),
     bean: e.bean,
     method: e.method,
-    endpoint: { kind: e.kind, route: e.route },
+    endpoint: { kind: e.kind, route: e.route, ...path },
     ...(source !== undefined ? { source } : {}),
   };
 }
@@ -133,11 +158,27 @@ function methodFinding(
 export function memberWords(f: MemberFinding): string {
   const when = f.kind.startsWith('untouched') ? 'in this run' : 'in any process';
   if (f.endpoint === undefined) return `method ${f.bean}.${f.method} never called ${when}${at(f.source)}`;
-  const route = f.endpoint.kind === 'http' ? f.endpoint.route : `${f.endpoint.kind} ${f.endpoint.route}`;
+  const route = f.endpoint.kind === 'http' ? f.endpoint.route : f.key;
   return `endpoint ${route} never called ${when} → ${f.bean}.${f.method}${at(f.source)}`;
 }
 
 const at = (s: MemberSource | undefined) => (s !== undefined ? ` (${s.file}:${s.line})` : '');
+
+/**
+ * The line that stands for a whole bean in `source` (an untouched bean, a never-touched one), for code scanning: its
+ * class's declaration, else its first method's line in that file (a class the reader could not find by name).
+ */
+export function beanLine(
+  bean: { readonly line?: unknown; readonly methods?: unknown },
+  source: string,
+): number | undefined {
+  if (typeof bean.line === 'number' && bean.line > 0) return bean.line;
+  const lines = asList<{ source?: unknown }>(bean.methods)
+    .map((m) => sourceOf(m.source))
+    .filter((s): s is MemberSource => s !== undefined && s.file === source)
+    .map((s) => s.line);
+  return lines.length > 0 ? Math.min(...lines) : undefined;
+}
 
 /** The sections a person reads after the beans: endpoints nobody calls, then each bean's never-called methods. */
 export function membersText(answer: LedgerAnswer): string {
@@ -148,16 +189,20 @@ export function membersText(answer: LedgerAnswer): string {
   const kept = endpoints.filter((e) => e.kept !== undefined);
   if (endpoints.length > 0) {
     lines.push('', `never-called endpoints (${never.length} of ${endpoints.length})`);
-    for (const e of never) lines.push(`  ${e.kind} ${e.route} → ${e.bean}.${e.method}${at(e.source)}`);
+    for (const e of never) lines.push(`  ${endpointName(e)} → ${e.bean}.${e.method}${at(e.source)}`);
     for (const e of waiting)
-      lines.push(`  not judged yet: ${e.kind} ${e.route}${e.why !== undefined ? `: ${e.why}` : ''}`);
-    for (const e of kept) lines.push(`  kept: ${e.kind} ${e.route}: ${e.kept}`);
+      lines.push(`  not judged yet: ${endpointName(e)}${e.why !== undefined ? `: ${e.why}` : ''}`);
+    for (const e of kept) lines.push(`  kept: ${endpointName(e)}: ${e.kept}`);
   }
-  const beans = answer.beans.filter((b) => (b.methods ?? []).some((m) => m.verdict === 'never-touched' || m.kept));
+  // A handler is read with its endpoint above, once, as the gates count it.
+  const handler = handlerOf(answer);
+  const beans = answer.beans
+    .map((b) => ({ ...b, methods: (b.methods ?? []).filter((m) => !handler(b.name, m.name)) }))
+    .filter((b) => b.methods.some((m) => m.verdict === 'never-touched' || m.kept));
   if (beans.length > 0) {
-    lines.push('', 'never-called methods, per bean');
+    lines.push('', `never-called methods, per bean${endpoints.length > 0 ? ' (endpoint handlers above)' : ''}`);
     for (const b of beans) {
-      const methods = b.methods!;
+      const methods = b.methods;
       const dead = methods.filter((m) => m.verdict === 'never-touched' && m.kept === undefined);
       lines.push(`  ${b.name} (${b.verdict}): ${dead.length} of ${methods.length} methods never called`);
       for (const m of dead) lines.push(`    ${m.name}${at(m.source)}`);

@@ -309,6 +309,7 @@ export function thisProcessLedger(
     name: b.name,
     ...(b.module !== undefined ? { module: b.module } : {}),
     ...(b.source !== undefined ? { source: b.source } : {}),
+    ...(b.line !== undefined ? { line: b.line } : {}),
     ...(b.className !== undefined ? { className: b.className } : {}),
     ghostCandidate: b.ghostCandidate,
     tracked: b.tracked === true,

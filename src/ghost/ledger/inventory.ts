@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import type { EndpointRecord } from '../analysis/bean-graph';
+import { endpointName, type EndpointRecord } from '../analysis/bean-graph';
 import type { MemberLookups, MemberSource } from '../member-verdicts';
 import type { DiagReport } from '../reports/diag-report';
 import type { GhostReport } from '../tracking/types';
@@ -13,6 +13,8 @@ export interface InventoryBean {
   readonly className?: string;
   /** The file it was defined in, relative to the application. */
   readonly source?: string;
+  /** The line of its class's declaration in `source`, when found: where code scanning annotates an untouched bean. */
+  readonly line?: number;
   /** A Phase 1 candidate in this version. */
   readonly ghostCandidate: boolean;
   /** `true` when Phase 2 tracks it, else why not. */
@@ -55,25 +57,34 @@ export interface Inventory {
  * The application beans of a start-up report (module classes left out: nothing to delete there on its own),
  * with Phase 2's state from the live snapshot, when tracking is on.
  */
-export function applicationBeans(report: DiagReport, snapshot: GhostReport | undefined): InventoryBean[] {
+export function applicationBeans(
+  report: DiagReport,
+  snapshot: GhostReport | undefined,
+  /** The line of a class's declaration in its file (member-source.ts), read after ready. */
+  lineOf?: (file: string, className: string) => number | undefined,
+): InventoryBean[] {
   const candidates = new Set(report.ghostCandidates.beans);
   const tracked = snapshot ? new Set([...snapshot.touched, ...snapshot.untouched]) : undefined;
   return report.graph.nodes
     .filter((n) => !n.framework && n.role !== 'module')
-    .map((n) => ({
-      name: n.name,
-      ...(n.module !== undefined ? { module: n.module } : {}),
-      ...(n.className !== undefined ? { className: n.className } : {}),
-      ...(n.source !== undefined ? { source: n.source } : {}),
-      ghostCandidate: candidates.has(n.name),
-      tracked:
-        tracked === undefined
-          ? 'Phase 2 is off in this process'
-          : tracked.has(n.name)
-            ? true
-            : (snapshot!.untrackable[n.name] ??
-              (n.verdict === 'not-instantiated' ? 'not created at start-up' : 'not tracked')),
-    }));
+    .map((n) => {
+      const line = n.source !== undefined ? lineOf?.(n.source, n.className ?? n.token) : undefined;
+      return {
+        name: n.name,
+        ...(n.module !== undefined ? { module: n.module } : {}),
+        ...(n.className !== undefined ? { className: n.className } : {}),
+        ...(n.source !== undefined ? { source: n.source } : {}),
+        ...(line !== undefined ? { line } : {}),
+        ghostCandidate: candidates.has(n.name),
+        tracked:
+          tracked === undefined
+            ? 'Phase 2 is off in this process'
+            : tracked.has(n.name)
+              ? true
+              : (snapshot!.untrackable[n.name] ??
+                (n.verdict === 'not-instantiated' ? 'not created at start-up' : 'not tracked')),
+      };
+    });
 }
 
 /** What a process knows of its beans' members at ready (method depth), for its inventory. */
@@ -134,6 +145,8 @@ interface StoredBean {
   m?: string;
   c?: string;
   s?: string;
+  /** the class's line in s */
+  l?: number;
   g?: 1;
   t?: string;
   x?: StoredMethod[];
@@ -142,6 +155,8 @@ interface StoredBean {
 interface StoredEndpoint {
   k: EndpointRecord['kind'];
   r: string;
+  /** path of the GraphQL API */
+  u?: string;
   b: string;
   m: string;
   /** schedule: every (ms), cron, at (a one-off's fixed date) */
@@ -182,6 +197,7 @@ function storeEndpoint(e: InventoryEndpoint): StoredEndpoint {
   return {
     k: e.kind,
     r: e.route,
+    ...(e.path !== undefined ? { u: e.path } : {}),
     b: e.bean,
     m: e.method,
     ...(e.schedule?.everyMs !== undefined ? { e: e.schedule.everyMs } : {}),
@@ -200,6 +216,7 @@ function loadEndpoint(e: StoredEndpoint): InventoryEndpoint {
   return {
     kind: e.k,
     route: String(e.r),
+    ...(e.u !== undefined ? { path: String(e.u) } : {}),
     bean: String(e.b),
     method: String(e.m),
     ...(Object.keys(schedule).length > 0 ? { schedule } : {}),
@@ -213,6 +230,7 @@ export function encodeInventory(inventory: Inventory): Buffer {
     ...(b.module !== undefined ? { m: b.module } : {}),
     ...(b.className !== undefined ? { c: b.className } : {}),
     ...(b.source !== undefined ? { s: b.source } : {}),
+    ...(b.line !== undefined ? { l: b.line } : {}),
     ...(b.ghostCandidate ? { g: 1 as const } : {}),
     ...(b.tracked !== true ? { t: b.tracked } : {}),
     ...(b.methods !== undefined ? { x: storeMethods(b.methods) } : {}),
@@ -246,6 +264,7 @@ export function decodeInventory(bytes: Buffer): Inventory {
       ...(b.m !== undefined ? { module: b.m } : {}),
       ...(b.c !== undefined ? { className: b.c } : {}),
       ...(b.s !== undefined ? { source: b.s } : {}),
+      ...(typeof b.l === 'number' ? { line: b.l } : {}),
       ghostCandidate: b.g === 1,
       tracked: b.t === undefined ? true : b.t,
       ...(Array.isArray(b.x) ? { methods: loadMethods(b.x) } : {}),
@@ -273,7 +292,7 @@ export function inventoryVersion(inventory: Inventory): string {
     .sort()
     .join('\n');
   const endpoints = (inventory.endpoints ?? [])
-    .map((e) => `${e.kind} ${e.route}\u0000${e.bean}\u0000${e.method}`)
+    .map((e) => `${endpointName(e)}\u0000${e.bean}\u0000${e.method}`)
     .sort()
     .join('\n');
   return `inv-${sha256(`${inventory.framework}\n${identity}${endpoints === '' ? '' : `\n\n${endpoints}`}`).slice(0, 12)}`;

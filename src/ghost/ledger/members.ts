@@ -76,7 +76,9 @@ const facts = (a: Acc): MemberFacts => ({
   live: a.live,
 });
 
-const endpointKey = (e: EndpointRecord) => `${e.kind}\u0000${e.route}\u0000${e.bean}\u0000${e.method}`;
+// The API's path is part of the key: `Query.product` of the shop API and of the admin API are two endpoints.
+const endpointKey = (e: EndpointRecord) =>
+  `${e.kind}\u0000${e.path ?? ''}\u0000${e.route}\u0000${e.bean}\u0000${e.method}`;
 
 /** Per bean: its methods' evidence, and the processes that had it without telling its methods apart. */
 interface BeanMembers {

@@ -344,6 +344,7 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
       name: b.name,
       ...(b.module !== undefined ? { module: b.module } : {}),
       ...(b.source !== undefined ? { source: b.source } : {}),
+      ...(b.line !== undefined ? { line: b.line } : {}),
       ...(b.className !== undefined ? { className: b.className } : {}),
       ghostCandidate: b.ghostCandidate,
       tracked: acc.trackedSomewhere && acc.untrackable === undefined,

@@ -20,6 +20,8 @@ export interface ReportNode {
   className?: string;
   /** Where the application class was loaded from (relative path), when known: for SARIF and the page. */
   source?: string;
+  /** A ghost candidate's class declaration line in `source`, when found: where code scanning annotates it. */
+  line?: number;
   /** Where the bean's module is declared, when two modules share its name. */
   moduleSource?: string;
   /** The shared library (outside the application's own source root) the class lives in. */

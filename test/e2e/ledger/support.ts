@@ -29,13 +29,19 @@ export interface CliRun {
 }
 
 /**
- * `diag-instrumentation ledger --service shop …` with the URL in the environment (no password on the command line)
+ * `diag-instrumentation ledger --service shop …` (or another service) with the URL in the environment (no password on the command line)
  * and no threshold of the test runner's environment: without flags it judges by the service's own.
  */
-export function ledgerCli(url: string, args: readonly string[], cwd = tempDir('ledger-cli')): CliRun {
+export function ledgerCli(
+  url: string,
+  args: readonly string[],
+  cwd = tempDir('ledger-cli'),
+  /** `--service`: one service, or several (`a,b`) for their joint view. */
+  service = 'shop',
+): CliRun {
   const env: NodeJS.ProcessEnv = { ...process.env, DIAG_GHOST_TRACKING_LEDGER_URL: url };
   for (const k of Object.keys(env)) if (/^DIAG_GHOST_TRACKING_LEDGER_MIN_/.test(k)) delete env[k];
-  const run = spawnSync(process.execPath, [LEDGER_CLI, 'ledger', '--service', 'shop', ...args], {
+  const run = spawnSync(process.execPath, [LEDGER_CLI, 'ledger', '--service', service, ...args], {
     cwd,
     env,
     encoding: 'utf8',

@@ -40,7 +40,7 @@ describeWithVendure('Vendure 3 with a plugin of its own and one of the applicati
   let report: {
     ghostCandidates: { beans: string[] };
     graph: { nodes: Node[] };
-    endpoints: Array<{ kind: string; route: string; bean: string; method: string }>;
+    endpoints: Array<{ kind: string; route: string; path?: string; bean: string; method: string }>;
   };
   let ghost: { touched: string[]; untouched: string[]; untrackable: Record<string, string>; frameworkSkipped: number };
   let greeting: unknown;
@@ -112,8 +112,11 @@ describeWithVendure('Vendure 3 with a plugin of its own and one of the applicati
 
   it("lists every GraphQL field of its shop and admin APIs among the endpoints, the plugin's query with its resolver", () => {
     expect(report.endpoints.filter((e) => e.bean === 'GreetingResolver')).toEqual([
-      { kind: 'graphql', route: 'Query.greeting', bean: 'GreetingResolver', method: 'greeting' },
+      { kind: 'graphql', route: 'Query.greeting', path: '/shop-api', bean: 'GreetingResolver', method: 'greeting' },
     ]);
+    // each API's field says its API: the admin's Query.product is not the shop's
+    const product = report.endpoints.filter((e) => e.route === 'Query.product').map((e) => `${e.path} ${e.bean}`);
+    expect(product.sort()).toEqual(['/admin-api ProductResolver', '/shop-api ShopProductsResolver']);
     // Vendure's own resolvers, one bean per API module that hosts them (2026-11-27: 519 fields, 102 queries)
     expect(report.endpoints.filter((e) => e.route.startsWith('Query.')).length).toBeGreaterThan(90);
     expect(report.endpoints).toContainEqual({

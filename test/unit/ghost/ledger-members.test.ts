@@ -44,6 +44,7 @@ describe('the inventory with members', () => {
       beans: [
         {
           ...shop(['audit', 'list']),
+          line: 8,
           methods: [
             { name: 'audit', source: { file: 'src/shop.controller.ts', line: 12 }, kept: 'quarterly partner call' },
             { name: 'list', source: { file: 'src/shop.controller.ts', line: 20 } },
@@ -221,6 +222,35 @@ describe("the reader's merge of members over variants", () => {
       { endpoints: merged.endpoints!, lookups: merged.lookups, endpointFacts: merged.endpointFacts },
     );
   }
+
+  it('keeps one GraphQL field of two APIs apart: stored with its path, merged and judged as two endpoints', () => {
+    const field = (path: string): EndpointRecord => ({
+      kind: 'graphql',
+      route: 'Query.product',
+      path,
+      bean: 'ShopController',
+      method: 'list',
+    });
+    const apis: VariantView = {
+      ...v2,
+      inventory: { ...v2.inventory, endpoints: [field('/shop-api'), field('/admin-api')] },
+    };
+    expect(decodeInventory(encodeInventory(apis.inventory)).endpoints).toEqual([
+      field('/shop-api'),
+      field('/admin-api'),
+    ]);
+    // a deploy that moves a field to another API is another version
+    expect(inventoryVersion(apis.inventory)).not.toBe(
+      inventoryVersion({ ...apis.inventory, endpoints: [field('/shop-api'), field('/other-api')] }),
+    );
+    const merged = mergeMembers([apis], lastUse, now);
+    expect(merged.endpoints).toEqual([field('/shop-api'), field('/admin-api')]);
+    expect(merged.endpointFacts(field('/admin-api'))).toMatchObject({ versions: ['v2'], live: true });
+    expect(judge([apis]).endpoints!.map((e) => `${e.path} ${e.route}`)).toEqual([
+      '/admin-api Query.product',
+      '/shop-api Query.product',
+    ]);
+  });
 
   it('judges each method and endpoint on the variants that had it: used, never, removed, added', () => {
     const merged = mergeMembers([v2, v1], lastUse, now);

@@ -126,13 +126,21 @@ export function endpointsView(data: PageData, select: Select): HTMLElement | und
   const rows = judged ? [...judged].sort((a, b) => rank(a.verdict) - rank(b.verdict)) : endpoints;
   for (const e of rows) {
     const verdict = (e as Partial<JudgedEndpoint>).verdict;
-    const tr = el('tr', { 'data-endpoint-route': e.route, 'data-endpoint-kind': e.kind });
+    const tr = el('tr', {
+      'data-endpoint-route': e.route,
+      'data-endpoint-kind': e.kind,
+      ...(e.path !== undefined ? { 'data-endpoint-path': e.path } : {}),
+    });
     if (verdict !== undefined) {
       tr.classList.add(`v-${verdict}`);
       tr.setAttribute('data-verdict', verdict);
       tr.append(el('td', { class: 'verdict' }, VERDICT_LABELS[verdict] ?? verdict));
     }
-    tr.append(el('td', { class: 'kind' }, e.kind), el('td', { class: 'route' }, e.route), handlerCell(e, select));
+    tr.append(
+      el('td', { class: 'kind' }, e.kind),
+      el('td', { class: 'route' }, e.path !== undefined ? `${e.path} ${e.route}` : e.route),
+      handlerCell(e, select),
+    );
     if (verdict !== undefined) tr.append(el('td', { class: 'file' }, where((e as JudgedEndpoint).source)));
     tr.append(el('td', { class: 'schedule' }, scheduleText(e)));
     // Folded: the endpoints in use, or, with no verdicts, the inventory past its first rows (Vendure has hundreds).
