@@ -7,18 +7,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { actuatorPort, getJson, startApp, type RunningApp } from './support/app-process';
+import { actuatorPort, getJson, startApp, type RunningApp, TRACKED_ONE_RUN_ENV } from './support/app-process';
 
 const BIN = path.resolve(__dirname, '..', '..', 'dist', 'ghost', 'cli', 'index.js');
-
-const ENV = {
-  DIAG_GHOST_TRACKING_ENABLED: 'true',
-  // One run is enough evidence here, so that a never-called field reads never-touched.
-  DIAG_GHOST_TRACKING_LEDGER_MIN_DAYS: '0',
-  DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS: '0',
-  MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag',
-  MANAGEMENT_SERVER_PORT: '0',
-};
 
 async function query(port: number, apiPath: string, body: string): Promise<unknown> {
   const res = await fetch(`http://127.0.0.1:${port}${apiPath}`, {
@@ -44,7 +35,7 @@ describe('two GraphQL APIs in one application (nest11-cjs, graphql-apis-app)', (
 
   beforeAll(async () => {
     try {
-      app = await startApp('nest11-cjs', { app: 'graphql-apis-app', env: ENV });
+      app = await startApp('nest11-cjs', { app: 'graphql-apis-app', env: TRACKED_ONE_RUN_ENV });
       // the shop's product and greeting are called; nothing of the admin API is
       expect(await query(app.port, '/shop-api', '{ product greeting }')).toEqual({
         data: { product: 'product shop', greeting: 'hello' },

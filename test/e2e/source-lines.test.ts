@@ -7,20 +7,11 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { actuatorPort, getJson, startSpec, tempDir, type RunningApp } from './support/app-process';
+import { actuatorPort, getJson, startSpec, tempDir, type RunningApp, TRACKED_ONE_RUN_ENV } from './support/app-process';
 
 const root = path.resolve(__dirname, '..', '..');
 const apps = path.join(root, 'test/fixtures/apps');
 const TS_FILE = 'src/tracking-app/tracking.module.ts';
-
-const ENV = {
-  DIAG_GHOST_TRACKING_ENABLED: 'true',
-  // One run is enough evidence here, so that a never-called method reads never-touched.
-  DIAG_GHOST_TRACKING_LEDGER_MIN_DAYS: '0',
-  DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS: '0',
-  MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag',
-  MANAGEMENT_SERVER_PORT: '0',
-};
 
 /** The tracking app as a project of its own, compiled by tsc with source maps into dist/. */
 function buildProject(): string {
@@ -72,7 +63,7 @@ async function run(cwd: string, main: string): Promise<Run> {
   let app: RunningApp | undefined;
   try {
     app = await startSpec({ node: process.execPath, cwd, args: ['--require', telemetry, main] }, main, {
-      env: ENV,
+      env: TRACKED_ONE_RUN_ENV,
     });
     expect((await getJson(app.port, '/exercise')).status).toBe(200);
     expect((await getJson(app.port, '/heartbeat')).status).toBe(200);

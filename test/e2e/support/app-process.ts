@@ -54,6 +54,18 @@ export interface RunningApp {
 }
 
 /** Environment every fixture process gets: no exporter tries to reach a collector that is not there. */
+/**
+ * Phase 2 with the actuator on a free port, and one run taken as enough evidence, so that a member never called
+ * in the run reads never-touched rather than insufficient-evidence.
+ */
+export const TRACKED_ONE_RUN_ENV: Readonly<Record<string, string>> = {
+  DIAG_GHOST_TRACKING_ENABLED: 'true',
+  DIAG_GHOST_TRACKING_LEDGER_MIN_DAYS: '0',
+  DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS: '0',
+  MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag',
+  MANAGEMENT_SERVER_PORT: '0',
+};
+
 export function quietOtelEnv(): NodeJS.ProcessEnv {
   return {
     OTEL_TRACES_EXPORTER: 'none',
