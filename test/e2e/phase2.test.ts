@@ -8,14 +8,21 @@ import { LOADING_CASES, getJson, startApp, tempDir, waitFor, type RunningApp } f
 
 const TRACKING_ENV = {
   DIAG_GHOST_TRACKING_ENABLED: 'true',
-  DIAG_GHOST_TRACKING_EXCLUDE: 'ExcludedService',
   // One run is enough evidence here, so that a never-called method reads never-touched.
   DIAG_GHOST_TRACKING_LEDGER_MIN_DAYS: '0',
   DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS: '0',
   DIAG_GHOST_TRACKING_KEPT: 'TrackingController#quarterly=partner quarterly sync',
 };
 
+/**
+ * An exclude list is matched before anything is wrapped, so beans are then named before the first instance exists;
+ * otherwise they are tracked unnamed and named after ready (issue #46). Every case but the first runs without one,
+ * so that the calls made while the container creates instances are seen both ways.
+ */
+const excludes = (loading: string): boolean => loading === LOADING_CASES[0];
+
 describe.each(LOADING_CASES)('first-touch tracking on the tracking app (%s)', (loading) => {
+  const env = excludes(loading) ? { ...TRACKING_ENV, DIAG_GHOST_TRACKING_EXCLUDE: 'ExcludedService' } : TRACKING_ENV;
   let app: RunningApp;
   let exercised: { status: number; text: string; body: any };
   let identity: any;
@@ -23,7 +30,7 @@ describe.each(LOADING_CASES)('first-touch tracking on the tracking app (%s)', (l
   let exitCode: number | null;
 
   beforeAll(async () => {
-    app = await startApp(loading, { app: 'tracking-app', env: TRACKING_ENV });
+    app = await startApp(loading, { app: 'tracking-app', env });
     identity = (await getJson(app.port, '/identity')).body;
     exercised = await getJson(app.port, '/exercise');
     // @Interval callbacks are captured by the scheduler at bootstrap: they must still fire through the wrapper.
@@ -148,8 +155,9 @@ describe.each(LOADING_CASES)('first-touch tracking on the tracking app (%s)', (l
       FROZEN: 'final-class',
       PROXIED: 'already-proxied',
       RequestScoped: 'non-singleton',
-      ExcludedService: 'excluded',
     });
+    if (excludes(loading)) expect(report.untrackable.ExcludedService).toBe('excluded');
+    else expect(report.touched).toContain('ExcludedService');
     expect(report.frameworkSkipped).toBeGreaterThan(10);
     for (const name of Object.keys(report.untrackable)) {
       expect(report.touched).not.toContain(name);

@@ -5,6 +5,7 @@ import { safeLog } from '../../shared/logger';
 import { atProcessReady, STEP_KIND, stepEnded, stepStarted } from '../../shared/boot-clock';
 import {
   frameworkOriginsKnown,
+  isCoreProvider,
   isFrameworkWrapper,
   kindOf,
   readBeanNames,
@@ -82,6 +83,18 @@ interface ContainerState {
   readonly created: Creation[];
   /** `useValue` providers tracked at the end of bootstrap (Phase 2), which the analysis need not track again. */
   readonly valuesTracked: WeakSet<NestInstanceWrapper>;
+  /**
+   * Phase 2 tracks this bootstrap's beans by their wrappers and names them after ready, on the analysis's read
+   * (`nameTracked`), rather than reading unique names before the first instance (unless an `exclude` list needs
+   * them first): true until they are named.
+   */
+  namesAfterReady: boolean;
+  /**
+   * While beans go unnamed: per module, whether a library registered it (true), the application (false), or
+   * not known before the analysis scans `require.cache` (null). One look per bean instead of the module's origin
+   * asked again for each of its beans.
+   */
+  readonly moduleOwners: Map<unknown, boolean | null>;
 }
 
 /** Whether any module of `container` applies middleware (`consumer.apply(...)` in its `configure()`). */
@@ -211,6 +224,7 @@ export class NestContainerObserver {
         },
         (err: unknown) => {
           state.bootstrapping = false;
+          observer.nameTracked(state, undefined);
           observer.lookups.bootstrapFailed();
           observer.safe(() => observer.beans.bootstrapFinished?.(container, err, observer.creations(state, new Map())));
           throw err;
@@ -372,12 +386,15 @@ export class NestContainerObserver {
       startedAt: performance.now(),
       created: [],
       valuesTracked: new WeakSet(),
+      namesAfterReady: this.detector.tracker?.needsNamesFirst === false,
+      moduleOwners: new Map(),
     };
     this.containers.set(container, state);
     this.lookups.bootstrapStarted();
     // Unique names before the first instance exists are needed only to track instances under the report's
-    // names; without Phase 2 the read is skipped and start-up pays for one read of the container, at the end.
-    if (this.detector.tracker) this.preRead(container, state);
+    // names, and only when an `exclude` list must be matched before anything is wrapped: otherwise beans are
+    // tracked unnamed and named after ready, and start-up pays for one read of the container, at the end.
+    if (this.detector.tracker?.needsNamesFirst === true) this.preRead(container, state);
     this.safe(() => this.beans.bootstrapStarted?.(container));
     return state;
   }
@@ -465,14 +482,17 @@ export class NestContainerObserver {
       // A module class is no bean to delete on its own (the verdicts leave it out): tracked, each one counted as
       // untrackable (`no-methods`), 117 of the 118 a real monorepo reported with one untrackable verdict (#44).
       if (wrapper.host !== undefined && wrapper.host !== null && wrapper.token === wrapper.host.metatype) return;
+      const tracker = this.detector.tracker;
+      if (tracker === undefined) return;
+      // An alias's instance is its target's: linked, it read `in-use` on its target's calls.
+      const alias = wrapper.isAlias === true ? { alias: true } : undefined;
+      if (state.namesAfterReady) {
+        const framework = this.frameworkIfKnown(state, wrapper);
+        tracker.trackUnnamed(wrapper, this.undecoratedOf(instance), { owner: container, framework, ...alias });
+        return;
+      }
       const { name, framework } = this.beanOf(state, wrapper);
-      this.detector.tracker?.track(name, this.undecoratedOf(instance), {
-        scope: 'singleton',
-        framework,
-        owner: container,
-        // An alias's instance is its target's: linked, it read `in-use` on its target's calls.
-        ...(wrapper.isAlias === true ? { alias: true } : {}),
-      });
+      tracker.track(name, this.undecoratedOf(instance), { scope: 'singleton', framework, owner: container, ...alias });
     } catch (err) {
       safeLog('debug', `instantiation of a bean not recorded: ${errorMessage(err)}`);
     }
@@ -632,10 +652,14 @@ export class NestContainerObserver {
   ): void {
     let beans: BeanCreation[] | undefined;
     try {
-      if (read === undefined) throw failure instanceof Error ? failure : new Error(errorMessage(failure));
+      if (read === undefined) {
+        this.nameTracked(state, undefined);
+        throw failure instanceof Error ? failure : new Error(errorMessage(failure));
+      }
       const origins = this.detector.origins;
       const { instantiations, snapshot } = read;
       warnIfMangled(snapshot.graph);
+      this.nameTracked(state, snapshot);
       const tracker = this.detector.tracker;
       if (tracker) {
         // What instantiateClass never saw: useValue providers, and non-singletons (reported, not wrapped).
@@ -711,6 +735,72 @@ export class NestContainerObserver {
     }
   }
 
+  /**
+   * Phase 2: names the beans this bootstrap tracked unnamed, by the analysis's read of the container (the report's
+   * names), or by their tokens when there is none (the read or the bootstrap failed). Before anything else of
+   * the analysis reads the tracker.
+   */
+  private nameTracked(state: ContainerState, snapshot: ReturnType<typeof readContainer> | undefined): void {
+    const tracker = this.detector.tracker;
+    if (!state.namesAfterReady || tracker === undefined) return;
+    state.namesAfterReady = false;
+    state.moduleOwners.clear();
+    if (!tracker.hasUnnamed) return;
+    const ids = new Map<NestInstanceWrapper, number>();
+    if (snapshot !== undefined) for (const [id, wrapper] of snapshot.wrappers) ids.set(wrapper, id);
+    // NestJS 10 swaps a wrapper for a copy as it creates the prototypes: a wrapper not found is found by its
+    // module and token, as the read lists it.
+    let byToken: Map<unknown, Map<unknown, number>> | undefined;
+    const idOf = (wrapper: NestInstanceWrapper): number | undefined => {
+      const id = ids.get(wrapper);
+      if (id !== undefined || snapshot === undefined) return id;
+      if (byToken === undefined) {
+        byToken = new Map();
+        for (const [wid, w] of snapshot.wrappers) {
+          let tokens = byToken.get(w.host);
+          if (tokens === undefined) byToken.set(w.host, (tokens = new Map()));
+          if (!tokens.has(w.token)) tokens.set(w.token, wid);
+        }
+      }
+      return byToken.get(wrapper.host)?.get(wrapper.token);
+    };
+    tracker.nameTracked((key) => {
+      const wrapper = key as NestInstanceWrapper;
+      const id = idOf(wrapper);
+      if (id === undefined) return this.tokenIdentity(wrapper);
+      const bean = snapshot!.graph.bean(id);
+      return { name: bean.name, framework: bean.framework };
+    });
+  }
+
+  /**
+   * Whether a library registered `wrapper`, when its module's origin is known already (modules record where they
+   * were decorated): a framework bean is then never wrapped. Undefined otherwise: wrapped, and unwrapped again if
+   * its name after ready says so.
+   */
+  private frameworkIfKnown(state: ContainerState, wrapper: NestInstanceWrapper): boolean | undefined {
+    const host = wrapper.host;
+    if (host === undefined || host === null) return undefined;
+    let library = state.moduleOwners.get(host);
+    if (library === undefined) {
+      const origin = host.name === 'InternalCoreModule' ? 'library' : this.detector.origins.originOf(host.metatype);
+      library = origin === 'unknown' ? null : origin === 'library';
+      state.moduleOwners.set(host, library);
+    }
+    if (library === null) return undefined;
+    // An application module's bean is the application's, but for the providers Nest adds to every module.
+    return library || isCoreProvider(wrapper.token, this.detector.origins);
+  }
+
+  /** A bean by its token, as the reports name one the container read did not (see `beanOf`). */
+  private tokenIdentity(wrapper: NestInstanceWrapper): BeanEntry {
+    const token = nestTokenName(wrapper.token ?? wrapper.name);
+    return {
+      name: wrapper.host?.name ? `${wrapper.host.name}/${token}` : token,
+      framework: isFrameworkWrapper(wrapper, this.detector.origins),
+    };
+  }
+
   /** Each wrapper under the report's bean name and module. */
   private reportNames(
     snapshot: ReturnType<typeof readContainer>,
@@ -753,12 +843,8 @@ export class NestContainerObserver {
   private beanOf(state: ContainerState, wrapper: NestInstanceWrapper): BeanEntry {
     const known = this.namesOf(state, wrapper).get(wrapper.host)?.get(wrapper.token);
     if (known !== undefined) return known;
-    const token = nestTokenName(wrapper.token ?? wrapper.name);
-    const tracked = this.detector.tracker !== undefined;
-    return this.remember(state, wrapper, {
-      name: tracked && wrapper.host?.name ? `${wrapper.host.name}/${token}` : token,
-      framework: tracked && isFrameworkWrapper(wrapper, this.detector.origins),
-    });
+    if (this.detector.tracker !== undefined) return this.remember(state, wrapper, this.tokenIdentity(wrapper));
+    return this.remember(state, wrapper, { name: nestTokenName(wrapper.token ?? wrapper.name), framework: false });
   }
 
   /** Where a wrapper's name is kept: its module's injectables (enhancers) apart from everything else. */

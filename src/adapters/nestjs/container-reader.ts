@@ -92,7 +92,11 @@ export function isFrameworkWrapper(
       return wrapper.token === host.metatype ? imported.has('library') : isLibraryClass(wrapper, origins);
     }
   }
-  const token = wrapper.token;
+  return isCoreProvider(wrapper.token, origins);
+}
+
+/** Whether `token` is one of the providers Nest adds to every module itself (`ModuleRef`, `ApplicationConfig`). */
+export function isCoreProvider(token: unknown, origins: ClassOriginIndex): boolean {
   return typeof token === 'function' && CORE_PROVIDER_NAMES.has(token.name) && origins.originOf(token) === 'library';
 }
 

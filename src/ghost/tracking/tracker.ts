@@ -73,7 +73,45 @@ export type MethodTouchListener = (name: string, method: string, at: number) => 
 type BeanNames = string | readonly string[];
 
 function namesOf(context: unknown): readonly string[] {
+  if (context instanceof Unnamed) return NO_NAMES;
   return typeof context === 'string' ? [context] : (context as readonly string[]);
+}
+
+const NO_NAMES: readonly string[] = [];
+
+/**
+ * A bean tracked before its adapter could name it ({@link GhostTracker.trackUnnamed}), its handle's context until
+ * {@link GhostTracker.nameTracked}: what its instance did meanwhile, told under its name then. Naming 1,000 beans
+ * before the first instance exists (unique names need the whole container) was 20 M of the NestJS app's 137 M
+ * instructions of Phase 2 at start-up (docs/benchmarks.md, issue #46); the analysis after ready reads them anyway.
+ */
+class Unnamed {
+  /** When the instance was first touched (ms since the epoch); 0 until then. */
+  touchedAt = 0;
+  /** Method depth: the methods of its class first called before it was named, with that call's time. */
+  methods: Map<string, number> | undefined;
+  /** Its entry among the objects to re-arm, from its touch (ended if its name says it must not be tracked). */
+  rearmable: Rearmable | undefined;
+}
+
+/** What tracking an object came to, before the name it is reported under is applied (see `GhostTracker.attach`). */
+type Attached =
+  | { readonly kind: 'tracked'; readonly handle: FirstTouchModule.FirstTouchHandle }
+  | { readonly kind: 'linked'; readonly handle: FirstTouchModule.FirstTouchHandle }
+  | { readonly kind: 'skipped'; readonly reason: UntrackableReason }
+  | { readonly kind: 'framework' }
+  | { readonly kind: 'failed'; readonly error: unknown };
+
+/** A bean tracked without its name, until {@link GhostTracker.nameTracked}. */
+interface UnnamedBean {
+  readonly key: object;
+  readonly attached: Attached;
+}
+
+/** What an adapter says of a bean it tracked unnamed: the report's name, and whether a library registered it. */
+export interface BeanIdentity {
+  readonly name: string;
+  readonly framework: boolean;
 }
 
 /** A touched bean name, with the handle its methods are listed from at method depth (see {@link NameState}). */
@@ -82,6 +120,10 @@ class Touched {
 }
 
 const TOUCHED = new Touched(undefined);
+
+function skipped(reason: UntrackableReason): Attached {
+  return { kind: 'skipped', reason };
+}
 
 /**
  * What the tracker knows of one bean name: untouched (`null`; at method depth the handle of the first instance
@@ -138,6 +180,8 @@ export class GhostTracker implements GhostSnapshotSource {
   private unresolved: Set<string> | undefined;
   /** What every instance is instrumented with; each handle's context is its names (cheaper than a closure each). */
   private readonly touchOptions: FirstTouchModule.FirstTouchOptions;
+  /** Beans tracked before their adapter could name them, in the order tracked (see {@link trackUnnamed}). */
+  private unnamed: UnnamedBean[] = [];
 
   /**
    * Grows whenever the snapshot may have changed (a bean tracked or skipped, a first touch), so a reader such
@@ -164,16 +208,24 @@ export class GhostTracker implements GhostSnapshotSource {
       depth: this.depth,
       onTouch: (names, target, handle) => {
         this.instances.set(target, handle);
-        const known = this.rearmableOf.get(target);
-        if (known === undefined) {
-          const entry: Rearmable = { ref: new WeakRef(target), origin: handle };
+        let entry = this.rearmableOf.get(target);
+        if (entry === undefined) {
+          entry = { ref: new WeakRef(target), origin: handle };
           this.rearmableOf.set(target, entry);
           this.rearmable.push(entry);
         }
-        this.touched(namesOf(names));
+        if (names instanceof Unnamed) {
+          names.touchedAt ||= Date.now();
+          names.rearmable = entry;
+        } else this.touched(namesOf(names));
       },
       ...(this.depth === 'method'
-        ? { onMethodTouch: (names: unknown, key: string, at: number) => this.methodTouched(namesOf(names), key, at) }
+        ? {
+            onMethodTouch: (names: unknown, key: string, at: number) => {
+              if (!(names instanceof Unnamed)) this.methodTouched(namesOf(names), key, at);
+              else if (names.methods?.has(key) !== true) (names.methods ??= new Map()).set(key, at);
+            },
+          }
         : {}),
     };
     if (options.rearmEveryMs !== undefined) {
@@ -196,7 +248,8 @@ export class GhostTracker implements GhostSnapshotSource {
       const target = entry.ref.deref();
       if (target === undefined || entry.ended === true) continue;
       keep.push(entry);
-      if (entry.current?.pending === true) continue;
+      // Put back once named: a re-armed handle would keep a context that naming does not reach.
+      if (entry.current?.pending === true || entry.origin.context instanceof Unnamed) continue;
       try {
         const handle = this.firstTouch.installFirstTouch(target, this.touchOptions, entry.origin.context);
         if (handle.methods === 0) continue;
@@ -222,53 +275,146 @@ export class GhostTracker implements GhostSnapshotSource {
    */
   track(name: string, instance: unknown, options: TrackOptions = {}): TrackOutcome {
     this.changes += 1;
-    try {
-      return this.trackUnsafe(name, instance, options);
-    } catch (err) {
-      // Only reachable through exotic objects whose introspection throws; the bean is unchanged.
-      return this.fail(name, err);
+    if (options.framework !== true && this.exclude.has(name)) return this.skip(name, 'excluded');
+    return this.record(name, this.attach(instance, options, name satisfies BeanNames));
+  }
+
+  /**
+   * Starts tracking `instance` as {@link track} does, before its name is known: `key` is the adapter's own record
+   * of the bean (NestJS's instance wrapper), by which {@link nameTracked} names it later. Calls meanwhile are
+   * kept and told under the name then. Only for a tracker with no `exclude` list, which needs the name before
+   * anything is wrapped ({@link needsNamesFirst}).
+   */
+  trackUnnamed(key: object, instance: unknown, options: TrackOptions = {}): void {
+    const attached = this.attach(instance, options, new Unnamed());
+    this.unnamed.push({ key, attached });
+  }
+
+  /** Whether beans must be named before they are tracked: an `exclude` list names the beans never wrapped. */
+  get needsNamesFirst(): boolean {
+    return this.exclude.size > 0;
+  }
+
+  /** Whether beans tracked by {@link trackUnnamed} wait for their names. */
+  get hasUnnamed(): boolean {
+    return this.unnamed.length > 0;
+  }
+
+  /**
+   * Names every bean tracked by {@link trackUnnamed} since the last call, in the order tracked, by `identify(key)`,
+   * and tells what their instances did meanwhile under those names. A bean whose identity says a library registered
+   * it gets its methods back and counts as a framework bean, as if {@link track} had been told so.
+   */
+  nameTracked(identify: (key: object) => BeanIdentity): void {
+    const unnamed = this.unnamed;
+    this.unnamed = [];
+    for (const { key, attached } of unnamed) {
+      let identity: BeanIdentity;
+      try {
+        identity = identify(key);
+      } catch (err) {
+        safeLog('debug', `ghost tracking: a bean could not be named: ${err instanceof Error ? err.message : String(err)}`);
+        if (attached.kind === 'tracked') this.untrack(attached.handle);
+        continue;
+      }
+      this.changes += 1;
+      const { name, framework } = identity;
+      if (attached.kind !== 'tracked') {
+        this.record(name, framework ? { kind: 'framework' } : attached);
+        continue;
+      }
+      const handle = attached.handle;
+      const before = handle.context as Unnamed;
+      if (framework || this.exclude.has(name)) {
+        this.untrack(handle);
+        this.record(name, framework ? { kind: 'framework' } : { kind: 'skipped', reason: 'excluded' });
+        continue;
+      }
+      handle.context = name satisfies BeanNames;
+      this.record(name, attached);
+      for (const [method, at] of before.methods ?? []) this.methodTouched([name], method, at);
+      if (before.touchedAt !== 0) this.touched([name]);
     }
   }
 
-  private trackUnsafe(name: string, instance: unknown, options: TrackOptions): TrackOutcome {
-    if (options.framework === true) {
-      this.framework.add(name);
-      return { status: 'framework', name };
+  /** Takes a bean's wrappers off for good: tracked unnamed, its name said it must not be. */
+  private untrack(handle: FirstTouchModule.FirstTouchHandle): void {
+    const context = handle.context;
+    if (context instanceof Unnamed && context.rearmable !== undefined) context.rearmable.ended = true;
+    try {
+      handle.end();
+    } catch {
+      /* best effort: a wrapper left in place only forwards */
     }
-    if (this.exclude.has(name)) return this.skip(name, 'excluded');
-    if (options.scope !== undefined && options.scope !== 'singleton') return this.skip(name, 'non-singleton');
-    if (options.alias === true) return this.skip(name, 'alias');
-    if (options.infrastructure === true || typeof instance === 'function') return this.skip(name, 'factory-bean');
-    if (instance === null || typeof instance !== 'object') return this.skip(name, 'no-methods');
+  }
+
+  /**
+   * Instruments `instance` with `context` as its handle's, or says why not, before any name is recorded: what
+   * {@link record} then applies under the bean's name. Never throws; the bean is unchanged unless tracked.
+   */
+  private attach(instance: unknown, options: TrackOptions, context: BeanNames | Unnamed): Attached {
+    try {
+      return this.attachUnsafe(instance, options, context);
+    } catch (error) {
+      // Only reachable through exotic objects whose introspection throws; the bean is unchanged.
+      return { kind: 'failed', error };
+    }
+  }
+
+  private attachUnsafe(instance: unknown, options: TrackOptions, context: BeanNames | Unnamed): Attached {
+    if (options.framework === true) return { kind: 'framework' };
+    if (options.scope !== undefined && options.scope !== 'singleton') return skipped('non-singleton');
+    if (options.alias === true) return skipped('alias');
+    if (options.infrastructure === true || typeof instance === 'function') return skipped('factory-bean');
+    if (instance === null || typeof instance !== 'object') return skipped('no-methods');
     // Before anything that could run a Proxy trap.
-    if (types.isProxy(instance)) return this.skip(name, 'already-proxied');
+    if (types.isProxy(instance)) return skipped('already-proxied');
 
     const existing = this.instances.get(instance) ?? this.firstTouch.pendingHandle(instance, this.touchOptions);
-    if (existing !== undefined) return this.link(name, existing);
-    if (!Object.isExtensible(instance)) return this.skip(name, 'final-class');
+    if (existing !== undefined) return { kind: 'linked', handle: existing };
+    if (!Object.isExtensible(instance)) return skipped('final-class');
 
     let handle;
     try {
-      handle = this.firstTouch.installFirstTouch(instance, this.touchOptions, name satisfies BeanNames);
-    } catch (err) {
+      handle = this.firstTouch.installFirstTouch(instance, this.touchOptions, context);
+    } catch (error) {
       // Nothing was changed; the prototype's lock is the application's choice, reported, not a failure.
-      if (err instanceof this.firstTouch.LockedPrototypeError) return this.skip(name, 'frozen-prototype');
-      return this.fail(name, err);
+      if (error instanceof this.firstTouch.LockedPrototypeError) return skipped('frozen-prototype');
+      return { kind: 'failed', error };
     }
-    if (handle.methods === 0) return this.skip(name, 'no-methods');
-    // Named only on success, so a failed attempt leaves no name behind (a name is what counts as tracked).
-    this.addName(name, handle);
+    if (handle.methods === 0) return skipped('no-methods');
     if (!handle.onPrototype) this.instances.set(instance, handle);
     if (options.owner !== undefined) {
       const list = this.owned.get(options.owner);
       if (list === undefined) this.owned.set(options.owner, [handle]);
       else list.push(handle);
     }
-    return { status: 'tracked', name, methods: handle.methods };
+    return { kind: 'tracked', handle };
+  }
+
+  /** Records what tracking the bean named `name` came to. */
+  private record(name: string, attached: Attached): TrackOutcome {
+    switch (attached.kind) {
+      case 'framework':
+        this.framework.add(name);
+        return { status: 'framework', name };
+      case 'skipped':
+        return this.skip(name, attached.reason);
+      case 'failed':
+        return this.fail(name, attached.error);
+      case 'linked':
+        return this.link(name, attached.handle);
+      case 'tracked':
+        // Named only on success, so a failed attempt leaves no name behind (a name is what counts as tracked).
+        this.addName(name, attached.handle);
+        return { status: 'tracked', name, methods: attached.handle.methods };
+    }
   }
 
   /** The same object handed in again: same name is a no-op, another name shares the object's touches. */
   private link(name: string, handle: FirstTouchModule.FirstTouchHandle): TrackOutcome {
+    // Tracked unnamed and named a framework bean since (see nameTracked): the same object is the framework's here.
+    if (handle.context instanceof Unnamed) return this.record(name, { kind: 'framework' });
     const names = namesOf(handle.context);
     if (names.includes(name)) return { status: 'already-tracked', name };
     this.addName(name, handle);
