@@ -224,7 +224,7 @@ export class NestContainerObserver {
         },
         (err: unknown) => {
           state.bootstrapping = false;
-          observer.nameTracked(state, undefined);
+          observer.nameTracked(container, state, undefined);
           observer.lookups.bootstrapFailed();
           observer.safe(() => observer.beans.bootstrapFinished?.(container, err, observer.creations(state, new Map())));
           throw err;
@@ -394,7 +394,9 @@ export class NestContainerObserver {
     // Unique names before the first instance exists are needed only to track instances under the report's
     // names, and only when an `exclude` list must be matched before anything is wrapped: otherwise beans are
     // tracked unnamed and named after ready, and start-up pays for one read of the container, at the end.
-    if (this.detector.tracker?.needsNamesFirst === true) this.preRead(container, state);
+    const tracker = this.detector.tracker;
+    if (tracker?.needsNamesFirst === true) this.preRead(container, state);
+    else tracker?.nameOnDemand(container, () => this.nameByPreRead(container));
     this.safe(() => this.beans.bootstrapStarted?.(container));
     return state;
   }
@@ -653,13 +655,13 @@ export class NestContainerObserver {
     let beans: BeanCreation[] | undefined;
     try {
       if (read === undefined) {
-        this.nameTracked(state, undefined);
+        this.nameTracked(container, state, undefined);
         throw failure instanceof Error ? failure : new Error(errorMessage(failure));
       }
       const origins = this.detector.origins;
       const { instantiations, snapshot } = read;
       warnIfMangled(snapshot.graph);
-      this.nameTracked(state, snapshot);
+      this.nameTracked(container, state, snapshot);
       const tracker = this.detector.tracker;
       if (tracker) {
         // What instantiateClass never saw: useValue providers, and non-singletons (reported, not wrapped).
@@ -740,12 +742,17 @@ export class NestContainerObserver {
    * names), or by their tokens when there is none (the read or the bootstrap failed). Before anything else of
    * the analysis reads the tracker.
    */
-  private nameTracked(state: ContainerState, snapshot: ReturnType<typeof readContainer> | undefined): void {
+  private nameTracked(
+    container: NestContainer,
+    state: ContainerState,
+    snapshot: ReturnType<typeof readContainer> | undefined,
+  ): void {
     const tracker = this.detector.tracker;
     if (!state.namesAfterReady || tracker === undefined) return;
     state.namesAfterReady = false;
+    tracker.nameOnDemand(container, undefined);
     state.moduleOwners.clear();
-    if (!tracker.hasUnnamed) return;
+    if (!tracker.hasUnnamed(container)) return;
     const ids = new Map<NestInstanceWrapper, number>();
     if (snapshot !== undefined) for (const [id, wrapper] of snapshot.wrappers) ids.set(wrapper, id);
     // NestJS 10 swaps a wrapper for a copy as it creates the prototypes: a wrapper not found is found by its
@@ -770,7 +777,21 @@ export class NestContainerObserver {
       if (id === undefined) return this.tokenIdentity(wrapper);
       const bean = snapshot!.graph.bean(id);
       return { name: bean.name, framework: bean.framework };
-    });
+    }, container);
+  }
+
+  /**
+   * Names the container's unnamed beans by the read that named them before the first instance (the same names as
+   * the analysis's, for a fraction of its cost), when a reader of the tracker comes before the analysis.
+   */
+  private nameByPreRead(container: NestContainer): void {
+    const origins = this.detector.origins;
+    if (!frameworkOriginsKnown(container, origins)) origins.scanRequireCache();
+    const names = readBeanNames(container, origins);
+    this.detector.tracker?.nameTracked((key) => {
+      const wrapper = key as NestInstanceWrapper;
+      return names.get(wrapper) ?? this.tokenIdentity(wrapper);
+    }, container);
   }
 
   /**

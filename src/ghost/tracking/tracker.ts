@@ -106,6 +106,8 @@ type Attached =
 interface UnnamedBean {
   readonly key: object;
   readonly attached: Attached;
+  /** Its `TrackOptions.owner`: an application's container names its own beans only. */
+  readonly owner: object | undefined;
 }
 
 /** What an adapter says of a bean it tracked unnamed: the report's name, and whether a library registered it. */
@@ -182,6 +184,8 @@ export class GhostTracker implements GhostSnapshotSource {
   private readonly touchOptions: FirstTouchModule.FirstTouchOptions;
   /** Beans tracked before their adapter could name them, in the order tracked (see {@link trackUnnamed}). */
   private unnamed: UnnamedBean[] = [];
+  /** Per owner, what names its unnamed beans at once when a reader comes first (see {@link nameOnDemand}). */
+  private readonly namers = new Map<object, () => void>();
 
   /**
    * Grows whenever the snapshot may have changed (a bean tracked or skipped, a first touch), so a reader such
@@ -287,7 +291,7 @@ export class GhostTracker implements GhostSnapshotSource {
    */
   trackUnnamed(key: object, instance: unknown, options: TrackOptions = {}): void {
     const attached = this.attach(instance, options, new Unnamed());
-    this.unnamed.push({ key, attached });
+    this.unnamed.push({ key, attached, owner: options.owner });
   }
 
   /** Whether beans must be named before they are tracked: an `exclude` list names the beans never wrapped. */
@@ -295,19 +299,25 @@ export class GhostTracker implements GhostSnapshotSource {
     return this.exclude.size > 0;
   }
 
-  /** Whether beans tracked by {@link trackUnnamed} wait for their names. */
-  get hasUnnamed(): boolean {
-    return this.unnamed.length > 0;
+  /** Whether beans tracked by {@link trackUnnamed} (with `owner`, when given) wait for their names. */
+  hasUnnamed(owner?: object): boolean {
+    return owner === undefined ? this.unnamed.length > 0 : this.unnamed.some((u) => u.owner === owner);
   }
 
   /**
-   * Names every bean tracked by {@link trackUnnamed} since the last call, in the order tracked, by `identify(key)`,
+   * Names every bean tracked by {@link trackUnnamed} (with `owner`, when given) since the last call, in the order
+   * tracked, by `identify(key)`,
    * and tells what their instances did meanwhile under those names. A bean whose identity says a library registered
    * it gets its methods back and counts as a framework bean, as if {@link track} had been told so.
    */
-  nameTracked(identify: (key: object) => BeanIdentity): void {
-    const unnamed = this.unnamed;
-    this.unnamed = [];
+  nameTracked(identify: (key: object) => BeanIdentity, owner?: object): void {
+    let unnamed = this.unnamed;
+    if (owner === undefined) this.unnamed = [];
+    else {
+      // Two applications may start at once: each names the beans of its own container.
+      this.unnamed = unnamed.filter((u) => u.owner !== owner);
+      unnamed = unnamed.filter((u) => u.owner === owner);
+    }
     for (const { key, attached } of unnamed) {
       let identity: BeanIdentity;
       try {
@@ -334,6 +344,30 @@ export class GhostTracker implements GhostSnapshotSource {
       this.record(name, attached);
       for (const [method, at] of before.methods ?? []) this.methodTouched([name], method, at);
       if (before.touchedAt !== 0) this.touched([name]);
+    }
+  }
+
+  /**
+   * Registers (or with `undefined` removes) what names `owner`'s unnamed beans right away, by a cheaper read than
+   * its adapter's own: run when the snapshot, or a bean's methods, are asked for while some of them wait for a
+   * name (the process ends before the analysis after ready, an actuator request comes first), so that no reader
+   * ever sees a tracked bean without its name.
+   */
+  nameOnDemand(owner: object, namer: (() => void) | undefined): void {
+    if (namer === undefined) this.namers.delete(owner);
+    else this.namers.set(owner, namer);
+  }
+
+  /** Runs the namers of the owners whose beans wait for a name. */
+  private nameWaiting(): void {
+    if (this.unnamed.length === 0 || this.namers.size === 0) return;
+    for (const [owner, namer] of [...this.namers]) {
+      if (!this.hasUnnamed(owner)) continue;
+      try {
+        namer();
+      } catch (err) {
+        safeLog('debug', `ghost tracking: beans could not be named: ${err instanceof Error ? err.message : String(err)}`);
+      }
     }
   }
 
@@ -509,6 +543,7 @@ export class GhostTracker implements GhostSnapshotSource {
    * with no class methods (an object whose functions are its own properties is watched as a whole).
    */
   methodsOf(name: string): ReadonlyMap<string, number | undefined> | undefined {
+    this.nameWaiting();
     const keys = handleOf(this.names.get(name))?.methodNames();
     if (keys === undefined || keys.length === 0) return undefined;
     const called = this.calledMethods.get(name);
@@ -519,6 +554,7 @@ export class GhostTracker implements GhostSnapshotSource {
 
   /** The class prototype the methods of the bean tracked under `name` are watched on (method depth). */
   prototypeOf(name: string): object | undefined {
+    this.nameWaiting();
     return handleOf(this.names.get(name))?.classPrototype();
   }
 
@@ -644,6 +680,7 @@ export class GhostTracker implements GhostSnapshotSource {
    * with that name was wrapped: the unwrapped one could be in use unseen, so "untouched" would overstate.
    */
   snapshot(): GhostReport {
+    this.nameWaiting();
     const touched: string[] = [];
     const untouched: string[] = [];
     for (const [name, state] of this.names) {

@@ -34,7 +34,7 @@ describe('beans tracked unnamed', () => {
     tracker.trackUnnamed(usedKey, used);
     tracker.trackUnnamed(idleKey, idle);
     tracker.trackUnnamed(neverKey, never);
-    expect(tracker.hasUnnamed).toBe(true);
+    expect(tracker.hasUnnamed()).toBe(true);
     // A call during bootstrap, before anything is named: the wrappers are in place.
     expect(used.list()).toBe('list');
     expect(touches).toEqual([]);
@@ -46,7 +46,7 @@ describe('beans tracked unnamed', () => {
       [neverKey, 'Other'],
     ]);
     tracker.nameTracked((key) => ({ name: names.get(key)!, framework: false }));
-    expect(tracker.hasUnnamed).toBe(false);
+    expect(tracker.hasUnnamed()).toBe(false);
     const report = tracker.snapshot();
     // Two instances of one class: a method called on one is called for both, only the receiver is touched.
     expect(report).toMatchObject({ touched: ['OrdersA'], untouched: ['OrdersB', 'Other'] });
@@ -99,6 +99,45 @@ describe('beans tracked unnamed', () => {
       touched: ['SHARED_ALIAS', 'Shared'],
       untrackable: { Frozen: 'final-class', PerRequest: 'non-singleton' },
     });
+  });
+
+  it('an owner names only its own beans: two applications starting at once', () => {
+    const tracker = new GhostTracker();
+    const [appA, appB] = [{}, {}];
+    const [keyA, keyB] = [{}, {}];
+    const beanA = new (freshClass())();
+    const beanB = new (freshClass())();
+    tracker.trackUnnamed(keyA, beanA, { owner: appA });
+    tracker.trackUnnamed(keyB, beanB, { owner: appB });
+    beanB.list();
+    const asked: object[] = [];
+    tracker.nameTracked((key) => (asked.push(key), { name: 'A', framework: false }), appA);
+    expect(asked).toEqual([keyA]);
+    expect(tracker.hasUnnamed(appA)).toBe(false);
+    expect(tracker.hasUnnamed(appB)).toBe(true);
+    tracker.nameTracked(() => ({ name: 'B', framework: false }), appB);
+    expect(tracker.snapshot()).toMatchObject({ touched: ['B'], untouched: ['A'] });
+  });
+
+  it("a reader that comes before the adapter's naming has the beans named by the owner's namer first", () => {
+    const tracker = new GhostTracker();
+    const app = {};
+    const key = {};
+    const bean = new (freshClass())();
+    let asked = 0;
+    tracker.nameOnDemand(app, () => {
+      asked += 1;
+      tracker.nameTracked(() => ({ name: 'Early', framework: false }), app);
+    });
+    tracker.trackUnnamed(key, bean, { owner: app });
+    bean.archive();
+    // The process ends before the analysis after ready: its report must still name the bean.
+    expect(tracker.snapshot()).toMatchObject({
+      touched: ['Early'],
+      methods: { Early: { archive: expect.any(String) } },
+    });
+    tracker.snapshot();
+    expect(asked).toBe(1);
   });
 
   it('needs names first when an exclude list must be matched before anything is wrapped', () => {
