@@ -323,7 +323,10 @@ export class GhostTracker implements GhostSnapshotSource {
       try {
         identity = identify(key);
       } catch (err) {
-        safeLog('debug', `ghost tracking: a bean could not be named: ${err instanceof Error ? err.message : String(err)}`);
+        safeLog(
+          'debug',
+          `ghost tracking: a bean could not be named: ${err instanceof Error ? err.message : String(err)}`,
+        );
         if (attached.kind === 'tracked') this.untrack(attached.handle);
         continue;
       }
@@ -366,7 +369,10 @@ export class GhostTracker implements GhostSnapshotSource {
       try {
         namer();
       } catch (err) {
-        safeLog('debug', `ghost tracking: beans could not be named: ${err instanceof Error ? err.message : String(err)}`);
+        safeLog(
+          'debug',
+          `ghost tracking: beans could not be named: ${err instanceof Error ? err.message : String(err)}`,
+        );
       }
     }
   }
