@@ -92,6 +92,10 @@ class Unnamed {
   methods: Map<string, number> | undefined;
   /** Its entry among the objects to re-arm, from its touch (ended if its name says it must not be tracked). */
   rearmable: Rearmable | undefined;
+  /** Its name said a library registered it, or it could not be named: its wrappers are gone. */
+  dropped = false;
+  /** Names the same object was tracked under meanwhile, by a caller that knew them: linked once it is named. */
+  linked: string[] | undefined;
 }
 
 /** What tracking an object came to, before the name it is reported under is applied (see `GhostTracker.attach`). */
@@ -345,6 +349,7 @@ export class GhostTracker implements GhostSnapshotSource {
       }
       handle.context = name satisfies BeanNames;
       this.record(name, attached);
+      for (const other of before.linked ?? []) this.link(other, handle);
       for (const [method, at] of before.methods ?? []) this.methodTouched([name], method, at);
       if (before.touchedAt !== 0) this.touched([name]);
     }
@@ -380,7 +385,10 @@ export class GhostTracker implements GhostSnapshotSource {
   /** Takes a bean's wrappers off for good: tracked unnamed, its name said it must not be. */
   private untrack(handle: FirstTouchModule.FirstTouchHandle): void {
     const context = handle.context;
-    if (context instanceof Unnamed && context.rearmable !== undefined) context.rearmable.ended = true;
+    if (context instanceof Unnamed) {
+      context.dropped = true;
+      if (context.rearmable !== undefined) context.rearmable.ended = true;
+    }
     try {
       handle.end();
     } catch {
@@ -453,8 +461,18 @@ export class GhostTracker implements GhostSnapshotSource {
 
   /** The same object handed in again: same name is a no-op, another name shares the object's touches. */
   private link(name: string, handle: FirstTouchModule.FirstTouchHandle): TrackOutcome {
+    let context = handle.context;
+    // Tracked unnamed and not named yet: its owner's namer names it now, or the link waits for its name.
+    if (context instanceof Unnamed && !context.dropped) {
+      this.nameWaiting();
+      context = handle.context;
+      if (context instanceof Unnamed && !context.dropped) {
+        (context.linked ??= []).push(name);
+        return { status: 'tracked', name, methods: handle.methods };
+      }
+    }
     // Tracked unnamed and named a framework bean since (see nameTracked): the same object is the framework's here.
-    if (handle.context instanceof Unnamed) return this.record(name, { kind: 'framework' });
+    if (context instanceof Unnamed) return this.record(name, { kind: 'framework' });
     const names = namesOf(handle.context);
     if (names.includes(name)) return { status: 'already-tracked', name };
     this.addName(name, handle);

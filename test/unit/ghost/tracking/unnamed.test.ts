@@ -140,6 +140,24 @@ describe('beans tracked unnamed', () => {
     expect(asked).toBe(1);
   });
 
+  it('a name given to an object that waits for its own: linked once it has one, or at once by its namer', () => {
+    const tracker = new GhostTracker();
+    const bean = new (freshClass())();
+    const key = {};
+    tracker.trackUnnamed(key, bean);
+    expect(tracker.track('VALUE_TOKEN', bean)).toMatchObject({ status: 'tracked', name: 'VALUE_TOKEN' });
+    bean.list();
+    tracker.nameTracked(() => ({ name: 'Orders', framework: false }));
+    expect(tracker.snapshot()).toMatchObject({ touched: ['Orders', 'VALUE_TOKEN'], untrackable: {} });
+
+    const named = new GhostTracker();
+    const app = {};
+    const other = new (freshClass())();
+    named.nameOnDemand(app, () => named.nameTracked(() => ({ name: 'Other', framework: false }), app));
+    named.trackUnnamed({}, other, { owner: app });
+    expect(named.track('OTHER_TOKEN', other)).toMatchObject({ status: 'tracked', aliasOf: 'Other' });
+  });
+
   it('needs names first when an exclude list must be matched before anything is wrapped', () => {
     expect(new GhostTracker().needsNamesFirst).toBe(false);
     expect(new GhostTracker({ exclude: ['LegacyService'] }).needsNamesFirst).toBe(true);
