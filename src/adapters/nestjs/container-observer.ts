@@ -68,7 +68,8 @@ interface Creation {
 interface ContainerState {
   bootstrapping: boolean;
   /**
-   * Unique bean names, settled before the first instance exists so that Phase 2 uses the report's names.
+   * Unique bean names, settled before the first instance exists when an `exclude` list makes Phase 2 name beans
+   * first (see `namesAfterReady`); otherwise only what a bean created after the analysis is named by.
    * Keyed by declaring module and token, not by wrapper: NestJS 10 replaces every wrapper with a copy when it
    * creates the prototypes, after this read.
    */
@@ -621,7 +622,7 @@ export class NestContainerObserver {
   /**
    * Phase 2: `useValue` providers never pass through `instantiateClass`, and the application may call them as
    * soon as `create()` returns (a standalone context's `app.get('CONFIG').load()` on the next line), before the
-   * analysis's turn: they are tracked here, under the pre-read names, before Nest's continuation runs.
+   * analysis's turn: they are tracked here, before Nest's continuation runs (named with the others after ready).
    */
   private trackValues(container: NestContainer, state: ContainerState): void {
     try {
@@ -704,7 +705,7 @@ export class NestContainerObserver {
       safeLog('warn', `ghost analysis of the NestJS container failed: ${errorMessage(err)}`);
     }
     state.created.length = 0;
-    // Every static instance has been tracked under its pre-read name by now; what the container creates later
+    // Every static instance has been tracked and named by now; what the container creates later
     // (a lazily loaded module, `moduleRef.create`) was never pre-read and goes by its token. Kept, the names
     // were the largest part of Phase 2's heap per bean after start-up (docs/tracking.md#memory).
     state.beans.clear();
@@ -739,7 +740,7 @@ export class NestContainerObserver {
 
   /**
    * Phase 2: names the beans this bootstrap tracked unnamed, by the analysis's read of the container (the report's
-   * names), or by their tokens when there is none (the read or the bootstrap failed). Before anything else of
+   * names), or by the pre-read's when there is none (the read or the bootstrap failed). Before anything else of
    * the analysis reads the tracker.
    */
   private nameTracked(
@@ -753,31 +754,18 @@ export class NestContainerObserver {
     tracker.nameOnDemand(container, undefined);
     state.moduleOwners.clear();
     if (!tracker.hasUnnamed(container)) return;
-    const ids = new Map<NestInstanceWrapper, number>();
-    if (snapshot !== undefined) for (const [id, wrapper] of snapshot.wrappers) ids.set(wrapper, id);
-    // NestJS 10 swaps a wrapper for a copy as it creates the prototypes: a wrapper not found is found by its
-    // module and token, as the read lists it.
-    let byToken: Map<unknown, Map<unknown, number>> | undefined;
-    const idOf = (wrapper: NestInstanceWrapper): number | undefined => {
-      const id = ids.get(wrapper);
-      if (id !== undefined || snapshot === undefined) return id;
-      if (byToken === undefined) {
-        byToken = new Map();
-        for (const [wid, w] of snapshot.wrappers) {
-          let tokens = byToken.get(w.host);
-          if (tokens === undefined) byToken.set(w.host, (tokens = new Map()));
-          if (!tokens.has(w.token)) tokens.set(w.token, wid);
-        }
-      }
-      return byToken.get(wrapper.host)?.get(wrapper.token);
-    };
-    tracker.nameTracked((key) => {
-      const wrapper = key as NestInstanceWrapper;
-      const id = idOf(wrapper);
-      if (id === undefined) return this.tokenIdentity(wrapper);
-      const bean = snapshot!.graph.bean(id);
-      return { name: bean.name, framework: bean.framework };
-    }, container);
+    // Without the analysis's read (the bootstrap or the read failed), the pre-read gives the same names.
+    if (snapshot === undefined) {
+      this.safe(() => this.nameByPreRead(container), 'naming the tracked beans');
+      return;
+    }
+    const graph = snapshot.graph;
+    const identities = new Map<NestInstanceWrapper, BeanEntry>();
+    for (const [id, wrapper] of snapshot.wrappers) {
+      const bean = graph.bean(id);
+      identities.set(wrapper, { name: bean.name, framework: bean.framework });
+    }
+    this.nameFrom(container, identities);
   }
 
   /**
@@ -787,10 +775,31 @@ export class NestContainerObserver {
   private nameByPreRead(container: NestContainer): void {
     const origins = this.detector.origins;
     if (!frameworkOriginsKnown(container, origins)) origins.scanRequireCache();
-    const names = readBeanNames(container, origins);
+    this.nameFrom(container, readBeanNames(container, origins));
+  }
+
+  /**
+   * Names the container's unnamed beans from a read of it: each by its wrapper, or (NestJS 10 swaps a wrapper for a
+   * copy as it creates the prototypes) by its module and token as the read lists it, else by its token.
+   */
+  private nameFrom(container: NestContainer, identities: ReadonlyMap<NestInstanceWrapper, BeanEntry>): void {
+    let byToken: Map<unknown, Map<unknown, BeanEntry>> | undefined;
+    const found = (wrapper: NestInstanceWrapper): BeanEntry | undefined => {
+      const identity = identities.get(wrapper);
+      if (identity !== undefined) return identity;
+      if (byToken === undefined) {
+        byToken = new Map();
+        for (const [w, entry] of identities) {
+          let tokens = byToken.get(w.host);
+          if (tokens === undefined) byToken.set(w.host, (tokens = new Map()));
+          if (!tokens.has(w.token)) tokens.set(w.token, entry);
+        }
+      }
+      return byToken.get(wrapper.host)?.get(wrapper.token);
+    };
     this.detector.tracker?.nameTracked((key) => {
       const wrapper = key as NestInstanceWrapper;
-      return names.get(wrapper) ?? this.tokenIdentity(wrapper);
+      return found(wrapper) ?? this.tokenIdentity(wrapper);
     }, container);
   }
 

@@ -86,8 +86,8 @@ const NO_NAMES: readonly string[] = [];
  * instructions of Phase 2 at start-up (docs/benchmarks.md, issue #46); the analysis after ready reads them anyway.
  */
 class Unnamed {
-  /** When the instance was first touched (ms since the epoch); 0 until then. */
-  touchedAt = 0;
+  /** Whether the instance was touched before it was named. */
+  touched = false;
   /** Method depth: the methods of its class first called before it was named, with that call's time. */
   methods: Map<string, number> | undefined;
   /** Its entry among the objects to re-arm, from its touch (ended if its name says it must not be tracked). */
@@ -96,6 +96,13 @@ class Unnamed {
   dropped = false;
   /** Names the same object was tracked under meanwhile, by a caller that knew them: linked once it is named. */
   linked: string[] | undefined;
+  /**
+   * The instance, while it waits for its name (or after its wrappers went with a library's name): a name another
+   * caller gives the same object then tracks it on its own, as if the library's had never been tracked.
+   */
+  target: object | undefined;
+
+  constructor(readonly owner: object | undefined) {}
 }
 
 /** What tracking an object came to, before the name it is reported under is applied (see `GhostTracker.attach`). */
@@ -223,7 +230,7 @@ export class GhostTracker implements GhostSnapshotSource {
           this.rearmable.push(entry);
         }
         if (names instanceof Unnamed) {
-          names.touchedAt ||= Date.now();
+          names.touched = true;
           names.rearmable = entry;
         } else this.touched(namesOf(names));
       },
@@ -294,8 +301,12 @@ export class GhostTracker implements GhostSnapshotSource {
    * anything is wrapped ({@link needsNamesFirst}).
    */
   trackUnnamed(key: object, instance: unknown, options: TrackOptions = {}): void {
-    const attached = this.attach(instance, options, new Unnamed());
+    const context = new Unnamed(options.owner);
+    const attached = this.attach(instance, options, context);
+    if (attached.kind === 'tracked') context.target = instance as object;
     this.unnamed.push({ key, attached, owner: options.owner });
+    // A reader caching by version (the actuator) must read again: its next snapshot names this bean.
+    this.changes += 1;
   }
 
   /** Whether beans must be named before they are tracked: an `exclude` list names the beans never wrapped. */
@@ -351,7 +362,7 @@ export class GhostTracker implements GhostSnapshotSource {
       this.record(name, attached);
       for (const other of before.linked ?? []) this.link(other, handle);
       for (const [method, at] of before.methods ?? []) this.methodTouched([name], method, at);
-      if (before.touchedAt !== 0) this.touched([name]);
+      if (before.touched) this.touched([name]);
     }
   }
 
@@ -388,6 +399,8 @@ export class GhostTracker implements GhostSnapshotSource {
     if (context instanceof Unnamed) {
       context.dropped = true;
       if (context.rearmable !== undefined) context.rearmable.ended = true;
+      // A later track() of the object (another name for it) starts afresh rather than finding this handle.
+      if (context.target !== undefined) this.instances.delete(context.target);
     }
     try {
       handle.end();
@@ -471,8 +484,13 @@ export class GhostTracker implements GhostSnapshotSource {
         return { status: 'tracked', name, methods: handle.methods };
       }
     }
-    // Tracked unnamed and named a framework bean since (see nameTracked): the same object is the framework's here.
-    if (context instanceof Unnamed) return this.record(name, { kind: 'framework' });
+    // Tracked unnamed and named a library's bean since (see nameTracked): under this name the object is tracked on
+    // its own, as it would have been had the library's bean never been wrapped.
+    if (context instanceof Unnamed) {
+      const target = context.target;
+      if (target === undefined) return this.record(name, { kind: 'framework' });
+      return this.record(name, this.attach(target, { owner: context.owner }, name));
+    }
     const names = namesOf(handle.context);
     if (names.includes(name)) return { status: 'already-tracked', name };
     this.addName(name, handle);
