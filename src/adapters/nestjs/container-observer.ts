@@ -3,20 +3,13 @@ import type { GhostDetector } from '../../ghost/detector';
 import type { BeanObserver, StartupTimeline, TimelineBean as BeanCreation } from '../../ghost/reports/startup-timeline';
 import { safeLog } from '../../shared/logger';
 import { atProcessReady, STEP_KIND, stepEnded, stepStarted } from '../../shared/boot-clock';
-import {
-  frameworkOriginsKnown,
-  isCoreProvider,
-  isFrameworkWrapper,
-  kindOf,
-  readBeanNames,
-  readContainer,
-  warnIfMangled,
-  type Instantiation,
-} from './container-reader';
+import type * as ContainerReader from './container-reader';
+import type { Instantiation } from './container-reader';
+import { frameworkOriginsKnown, isCoreProvider, isFrameworkWrapper, kindOf } from './framework-beans';
 import { nestTokenName } from './names';
 import { PassportStrategies } from './passport';
 import { TokenLookups, type ApplicationBeans } from './token-lookups';
-import { nestEntryPoints } from './entry-points';
+import type * as EntryPoints from './entry-points';
 import type * as EndpointsModule from './endpoints';
 import type { EndpointRecord } from '../../ghost/analysis/bean-graph';
 import { metadataApi } from '../../shared/reflect-metadata';
@@ -37,10 +30,20 @@ type AsyncMethod = (this: unknown, ...args: unknown[]) => Promise<unknown>;
  */
 export const ANALYSIS_FALLBACK_MS = 10_000;
 
+/*
+ * The container's reader and the entry-point classifier are required on the analysis's turn, after ready, or by
+ * a read of names asked before it: nothing on the start-up path needs them, and every module loaded before
+ * ready is start-up cost (with the bean graph they pull in, ~6 M instructions of each Nest start, issue #46).
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded when first used, see above */
+const reader = (): typeof ContainerReader => require('./container-reader') as typeof ContainerReader;
+const entryPoints = (): typeof EntryPoints => require('./entry-points') as typeof EntryPoints;
+/* eslint-enable @typescript-eslint/no-require-imports */
+
 /** What the analysis's second slice read from the container, for its last. */
 interface ContainerRead {
   readonly instantiations: WeakMap<object, Instantiation>;
-  readonly snapshot: ReturnType<typeof readContainer>;
+  readonly snapshot: ContainerReader.ContainerSnapshot;
 }
 
 interface BeanEntry {
@@ -407,7 +410,7 @@ export class NestContainerObserver {
       const origins = this.detector.origins;
       // Usually known already (modules record where they were decorated): the scan then waits for the analysis.
       if (!frameworkOriginsKnown(container, origins)) origins.scanRequireCache();
-      for (const [wrapper, bean] of readBeanNames(container, origins)) this.remember(state, wrapper, bean);
+      for (const [wrapper, bean] of reader().readBeanNames(container, origins)) this.remember(state, wrapper, bean);
     } catch (err) {
       safeLog('debug', `could not pre-read the container: ${errorMessage(err)}`);
     }
@@ -428,7 +431,7 @@ export class NestContainerObserver {
       const state = container ? this.containers.get(container) : undefined;
       if (state === undefined || !hasMiddleware(container!)) return;
       // Named now that the modules' configure() have run: the pre-read saw no middleware.
-      const names = readBeanNames(container!, this.detector.origins);
+      const names = reader().readBeanNames(container!, this.detector.origins);
       for (const mod of container!.getModules().values()) {
         for (const wrapper of mod.middlewares?.values() ?? []) {
           const bean = names.get(wrapper);
@@ -611,7 +614,7 @@ export class NestContainerObserver {
       slice(() => this.detector.origins.scanRequireCache()),
       slice(() => {
         const instantiations = this.instantiations(state);
-        const snapshot = readContainer(container, instantiations, this.detector.origins);
+        const snapshot = reader().readContainer(container, instantiations, this.detector.origins);
         snapshot.graph.endpoints = this.endpoints(container, snapshot);
         read = { instantiations, snapshot };
       }),
@@ -661,7 +664,7 @@ export class NestContainerObserver {
       }
       const origins = this.detector.origins;
       const { instantiations, snapshot } = read;
-      warnIfMangled(snapshot.graph);
+      reader().warnIfMangled(snapshot.graph);
       this.nameTracked(container, state, snapshot);
       const tracker = this.detector.tracker;
       if (tracker) {
@@ -681,6 +684,7 @@ export class NestContainerObserver {
       beans = this.creations(state, this.reportNames(snapshot));
       const applicationInstances = this.applicationInstances(snapshot);
       this.lookups.beforeReport(applicationInstances);
+      const classifyEntryPoints = entryPoints().nestEntryPoints;
       const unusedStrategies = this.safe(
         () => this.passport.unused(snapshot.facts.values()),
         'passport strategy analysis',
@@ -692,7 +696,7 @@ export class NestContainerObserver {
           if (!facts) return [];
           if (unusedStrategies?.has(facts.instance as object) === true)
             return { candidate: 'unused-passport-strategy' };
-          return nestEntryPoints(facts, origins);
+          return classifyEntryPoints(facts, origins);
         },
         framework: 'nestjs',
         container: this.containerInfo(),
@@ -720,7 +724,7 @@ export class NestContainerObserver {
    */
   private endpoints(
     container: NestContainer,
-    snapshot: ReturnType<typeof readContainer>,
+    snapshot: ContainerReader.ContainerSnapshot,
   ): readonly EndpointRecord[] | undefined {
     try {
       const meta = metadataApi();
@@ -746,7 +750,7 @@ export class NestContainerObserver {
   private nameTracked(
     container: NestContainer,
     state: ContainerState,
-    snapshot: ReturnType<typeof readContainer> | undefined,
+    snapshot: ContainerReader.ContainerSnapshot | undefined,
   ): void {
     const tracker = this.detector.tracker;
     if (!state.namesAfterReady || tracker === undefined) return;
@@ -775,7 +779,7 @@ export class NestContainerObserver {
   private nameByPreRead(container: NestContainer): void {
     const origins = this.detector.origins;
     if (!frameworkOriginsKnown(container, origins)) origins.scanRequireCache();
-    this.nameFrom(container, readBeanNames(container, origins));
+    this.nameFrom(container, reader().readBeanNames(container, origins));
   }
 
   /**
@@ -833,7 +837,7 @@ export class NestContainerObserver {
 
   /** Each wrapper under the report's bean name and module. */
   private reportNames(
-    snapshot: ReturnType<typeof readContainer>,
+    snapshot: ContainerReader.ContainerSnapshot,
   ): Map<NestInstanceWrapper, { name: string; module?: string }> {
     const nameOf = new Map<NestInstanceWrapper, { name: string; module?: string }>();
     for (const [id, wrapper] of snapshot.wrappers) {
@@ -844,7 +848,7 @@ export class NestContainerObserver {
   }
 
   /** The application's beans by instance, and those whose value is a primitive by token: what lookups return. */
-  private applicationInstances(snapshot: ReturnType<typeof readContainer>): ApplicationBeans {
+  private applicationInstances(snapshot: ContainerReader.ContainerSnapshot): ApplicationBeans {
     const byInstance = new Map<unknown, string>();
     const byValueToken = new Map<unknown, string[]>();
     for (const [id, facts] of snapshot.facts) {

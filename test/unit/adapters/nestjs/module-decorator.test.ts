@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { frameworkOriginsKnown, isFrameworkWrapper } from '../../../../src/adapters/nestjs/container-reader';
+import { frameworkOriginsKnown, isFrameworkWrapper } from '../../../../src/adapters/nestjs/framework-beans';
 import { wrapModuleDecorator } from '../../../../src/adapters/nestjs/module-decorator';
 import { ClassOriginIndex } from '../../../../src/ghost/origins/class-origin';
 
