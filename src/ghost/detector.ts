@@ -42,6 +42,13 @@ export function reportEndpoints(report: DiagReport): readonly EndpointRecord[] |
   return Array.isArray(endpoints) ? (endpoints as EndpointRecord[]) : undefined;
 }
 
+const NO_HANDLERS: ReadonlySet<string> = new Set();
+
+/** `bean\0method` of every endpoint's handler in `report`'s inventory. */
+function handlersOf(report: DiagReport): ReadonlySet<string> {
+  return new Set((reportEndpoints(report) ?? []).map((e) => `${e.bean}\0${e.method}`));
+}
+
 /** `create()`'s value, computed at the first call. */
 export function once<T>(create: () => T): () => T {
   let value: T | undefined;
@@ -92,6 +99,12 @@ export interface ContainerReady {
   readonly instantiationMs?: number;
   /** When each bean was created, for `{base}/startup`; the analysis is added by the detector. */
   readonly timeline?: Omit<StartupTimeline, 'analysis'>;
+  /**
+   * A class the framework knows a library made at run time, which no module exports: NestJS's `mixin()` classes
+   * (`AuthGuard('jwt')`, `FileInterceptor('file')`, `PassportStrategy(Strategy)`). Their methods, like those of
+   * a class from a library's files, are not the application's code (see `GhostDetector.applicationMethods`).
+   */
+  readonly libraryClass?: (cls: Function) => boolean;
 }
 
 /** Listeners the telemetry side registers; every call is guarded. */
@@ -167,6 +180,11 @@ export class GhostDetector implements GhostSnapshotSource {
   private localMembers: { at: number; counts: MemberCounts | undefined } | undefined;
   /** Where each method is (its `.ts` line through the build's maps), found once per process when first asked. */
   private memberSources: MemberSourceModule.MemberSourceFinder | undefined;
+  private handlers: { report: DiagReport; set: ReadonlySet<string> } | undefined;
+  /** The adapters' tests for classes a library made at run time (ContainerReady's `libraryClass`). */
+  private readonly libraryClasses: Array<(cls: Function) => boolean> = [];
+  /** Per class prototype: whether each method asked about is a library's code (a class's methods do not move). */
+  private readonly libraryMethodsOf = new WeakMap<object, Map<string, boolean>>();
 
   constructor(
     readonly config: DiagConfig,
@@ -190,7 +208,12 @@ export class GhostDetector implements GhostSnapshotSource {
       this.ledgerWriter?.touched(name, at);
     });
     // Method depth: each method's use (its first call, then its first after each re-arm) goes in the same rounds.
-    this.tracker?.onMethodUse((name, method, at) => this.ledgerWriter?.memberTouched(name, method, at));
+    this.tracker?.onMethodUse((name, method, at) => {
+      const writer = this.ledgerWriter;
+      // The writer exists once a report does; a library's method is not the application's to send.
+      if (writer && this.isApplicationMethod(name, method, this.handlersOfLatest()))
+        writer.memberTouched(name, method, at);
+    });
   }
 
   get diagReportPath(): string {
@@ -303,6 +326,8 @@ export class GhostDetector implements GhostSnapshotSource {
       // A process already ready (an analysis that waited for its turn past listen) gets its section at once.
       if (this.startupPublished) this.addStartupSection();
       this.tracker?.setFramework(ready.framework);
+      if (ready.libraryClass !== undefined && !this.libraryClasses.includes(ready.libraryClass))
+        this.libraryClasses.push(ready.libraryClass);
       if (ready.timeline) {
         this.timeline = {
           ...ready.timeline,
@@ -502,13 +527,15 @@ export class GhostDetector implements GhostSnapshotSource {
         for (const [name, at] of this.touchedAt) this.ledgerWriter?.touched(name, at);
         for (const [name, methods] of Object.entries(this.tracker?.snapshot().methods ?? {}))
           for (const [method, at] of Object.entries(methods))
-            if (at !== null) this.ledgerWriter?.memberTouched(name, method, Date.parse(at));
+            if (at !== null && this.isApplicationMethod(name, method, handlersOf(report)))
+              this.ledgerWriter?.memberTouched(name, method, Date.parse(at));
       }
       const writer = this.ledgerWriter;
       if (!writer) return;
       const snapshot = this.tracker?.snapshot();
       const lookups = this.memberEvidence(report).lookups ?? {};
       const methods = snapshot?.methods;
+      const handlers = handlersOf(report);
       writer.inventoryReady({
         framework: report.framework,
         tracking: this.tracker !== undefined,
@@ -517,7 +544,10 @@ export class GhostDetector implements GhostSnapshotSource {
           reportEndpoints(report),
           {
             ...lookups,
-            methodsOf: (name) => (methods?.[name] !== undefined ? Object.keys(methods[name]) : undefined),
+            methodsOf: (name) =>
+              methods?.[name] !== undefined
+                ? Object.keys(methods[name]).filter((m) => this.isApplicationMethod(name, m, handlers))
+                : undefined,
           },
         ),
       });
@@ -606,11 +636,15 @@ export class GhostDetector implements GhostSnapshotSource {
     const nodes = new Map(report.graph.nodes.map((n) => [n.name, n]));
     const find = (this.memberSources ??= parts.memberSourceFinder());
     const endpoints = reportEndpoints(report);
+    const handlers = handlersOf(report);
     return {
       methodsOf: (name) => {
         const merged = methods?.[name];
-        if (merged === undefined) return tracker.methodsOf(name);
-        return new Map(Object.entries(merged).map(([k, at]) => [k, at === null ? undefined : Date.parse(at)]));
+        const calls =
+          merged === undefined
+            ? tracker.methodsOf(name)
+            : new Map(Object.entries(merged).map(([k, at]) => [k, at === null ? undefined : Date.parse(at)]));
+        return calls === undefined ? undefined : this.applicationMethods(name, calls, handlers);
       },
       ...(endpoints !== undefined ? { endpoints } : {}),
       lookups: {
@@ -627,6 +661,73 @@ export class GhostDetector implements GhostSnapshotSource {
         keptEndpoint: (e) => parts.keptBy(patterns, e.route, `${e.kind}:${e.route}`),
       },
     };
+  }
+
+  /**
+   * The methods of `bean` that are the application's code, the ones a team can delete: its class chain's, less
+   * those a library defined (ConfigService's private helpers on an application's `providers: [ConfigService]`, the
+   * `logIn` that `AuthGuard('jwt')` inherits from @nestjs/passport: 12 of 31 "never-called methods" on a real
+   * boilerplate, none the application's to remove). A method the framework serves as an endpoint stays, whoever
+   * defined it: a route a library's base controller declares is still the application's API. Still tracked: a
+   * call of a library method touches its bean as before.
+   */
+  private applicationMethods(bean: string, calls: MethodCalls, handlers: ReadonlySet<string>): MethodCalls {
+    let kept: Map<string, number | undefined> | undefined;
+    for (const [method, at] of calls) {
+      if (this.isApplicationMethod(bean, method, handlers)) kept?.set(method, at);
+      else if (kept === undefined) {
+        kept = new Map();
+        for (const [m, a] of calls) {
+          if (m === method) break;
+          kept.set(m, a);
+        }
+      }
+    }
+    return kept ?? calls;
+  }
+
+  /** The endpoint handlers of the latest report, read once per report. */
+  private handlersOfLatest(): ReadonlySet<string> {
+    const latest = this.latest;
+    if (latest === undefined) return NO_HANDLERS;
+    if (this.handlers?.report !== latest) this.handlers = { report: latest, set: handlersOf(latest) };
+    return this.handlers.set;
+  }
+
+  private isApplicationMethod(bean: string, method: string, handlers: ReadonlySet<string>): boolean {
+    if (handlers.has(`${bean}\0${method}`)) return true;
+    const proto = this.tracker?.prototypeOf(bean);
+    if (proto === undefined) return true;
+    let known = this.libraryMethodsOf.get(proto);
+    if (known === undefined) this.libraryMethodsOf.set(proto, (known = new Map()));
+    let library = known.get(method);
+    if (library === undefined) {
+      const parts = verdictParts();
+      const owner = parts.methodOwner(proto, method) ?? proto;
+      const cls = parts.classOf(owner);
+      library =
+        cls !== undefined &&
+        (this.isLibraryClass(cls) ||
+          // A class no module exports, between the bean's class and a library's base: what a library's factory
+          // returns (`PassportStrategy(Strategy)` is a class extending passport's Strategy, made in
+          // @nestjs/passport). An application's own such class is taken for a library's: the safe side.
+          (owner !== proto && this.origins.originOf(cls) === 'unknown' && this.extendsLibraryClass(cls)));
+      known.set(method, library);
+    }
+    return !library;
+  }
+
+  private isLibraryClass(cls: Function): boolean {
+    return this.origins.originOf(cls) === 'library' || this.libraryClasses.some((isLibrary) => isLibrary(cls));
+  }
+
+  private extendsLibraryClass(cls: Function): boolean {
+    try {
+      const parent: unknown = Object.getPrototypeOf(cls);
+      return typeof parent === 'function' && parent !== Function.prototype && this.isLibraryClass(parent);
+    } catch {
+      return false;
+    }
   }
 
   /**

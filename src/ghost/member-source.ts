@@ -86,18 +86,11 @@ export function memberSourceFinder(): MemberSourceFinder {
 }
 
 /**
- * Where an inherited method is: the class of `proto`'s chain whose own code it is, when that is not `proto`'s own
- * class (`ItemsRepository extends BaseRepository`: `findAll` is in the base's file, at its line there). The deepest
- * prototype holding the same original function is that class: the tracker's wrapper shadowing an inherited method
- * on the bean's class stands for the base's function. Its file as the reports name it (its module's, through the
- * build's maps), or undefined when the origins do not know it (a base class no module exports: then, most often,
- * it lives in the bean's own file).
+ * The prototype on `proto`'s chain whose own code `method` is: the deepest one holding the same original function
+ * (the tracker's wrapper shadowing an inherited method on the bean's class stands for the base's function).
+ * Undefined when no prototype of the chain holds it, or a Proxy's traps threw.
  */
-export function inheritedFrom(
-  proto: object,
-  method: string,
-  origins: ClassOriginIndex,
-): { readonly file?: string; readonly className: string } | undefined {
+export function methodOwner(proto: object, method: string): object | undefined {
   try {
     let fn: Function | undefined;
     let owner: object | undefined;
@@ -108,12 +101,37 @@ export function inheritedFrom(
       if (fn === undefined) fn = original;
       if (original === fn) owner = p;
     }
-    if (owner === undefined || owner === proto) return undefined;
-    const cls: unknown = Object.getOwnPropertyDescriptor(owner, 'constructor')?.value;
-    if (typeof cls !== 'function' || cls.name === '') return undefined;
-    const file = origins.fileOf(cls);
-    return { ...(file !== undefined ? { file } : {}), className: originalClassName(cls) ?? cls.name };
+    return owner;
   } catch {
     return undefined; // a prototype that is a Proxy, whose traps threw
   }
+}
+
+/** The class whose prototype `owner` is, when it names one. */
+export function classOf(owner: object): Function | undefined {
+  try {
+    const cls: unknown = Object.getOwnPropertyDescriptor(owner, 'constructor')?.value;
+    return typeof cls === 'function' ? cls : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where an inherited method is: the class of `proto`'s chain whose own code it is ({@link methodOwner}), when that
+ * is not `proto`'s own class (`ItemsRepository extends BaseRepository`: `findAll` is in the base's file, at its
+ * line there). Its file as the reports name it (its module's, through the build's maps), or undefined when the
+ * origins do not know it (a base class no module exports: then, most often, it lives in the bean's own file).
+ */
+export function inheritedFrom(
+  proto: object,
+  method: string,
+  origins: ClassOriginIndex,
+): { readonly file?: string; readonly className: string } | undefined {
+  const owner = methodOwner(proto, method);
+  if (owner === undefined || owner === proto) return undefined;
+  const cls = classOf(owner);
+  if (cls === undefined || cls.name === '') return undefined;
+  const file = origins.fileOf(cls);
+  return { ...(file !== undefined ? { file } : {}), className: originalClassName(cls) ?? cls.name };
 }

@@ -135,6 +135,21 @@ describe.each(LOADING_CASES)('precision corpus (%s)', (loading) => {
     expect(names).toContain('MixinAuthGuard');
   });
 
+  it("lists as a bean's methods only the application's code, never a library's", () => {
+    const bean = (name: string) => ghosts.verdicts.find((v: { name: string }) => v.name === name);
+    const methods = (name: string): string[] =>
+      (bean(name)?.methods ?? []).map((m: { name: string }) => m.name).sort();
+    // A library class the application registers is a bean of its own; none of its methods is the application's.
+    expect(bean('ConsoleLogger')).toBeDefined();
+    expect(methods('ConsoleLogger')).toEqual([]);
+    // Classes @nestjs/passport and @nestjs/platform-express made at run time (Nest's mixin()).
+    expect(bean('MixinAuthGuard')).toBeDefined();
+    expect(methods('MixinAuthGuard')).toEqual([]);
+    expect(methods('PrecisionModule/MixinInterceptor')).toEqual([]);
+    // A strategy's own validate is the application's; what PassportStrategy(...) and passport gave it is not.
+    expect(methods('TokenStrategy')).toEqual(['validate']);
+  });
+
   it("counts a library class the application registers as the application's bean", () => {
     const node = phase1.graph.nodes.find((n: { name: string }) => n.name === 'ConsoleLogger');
     expect(node).toMatchObject({ framework: false });

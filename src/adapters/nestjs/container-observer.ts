@@ -6,7 +6,7 @@ import { atProcessReady, STEP_KIND, stepEnded, stepStarted } from '../../shared/
 import type * as ContainerReader from './container-reader';
 import type { Instantiation } from './container-reader';
 import { frameworkOriginsKnown, isCoreProvider, isFrameworkWrapper, kindOf } from './framework-beans';
-import { nestTokenName } from './names';
+import { isNestMixin, nestTokenName } from './names';
 import { PassportStrategies } from './passport';
 import { TokenLookups, type ApplicationBeans } from './token-lookups';
 import type * as EntryPoints from './entry-points';
@@ -699,6 +699,7 @@ export class NestContainerObserver {
           return classifyEntryPoints(facts, origins);
         },
         framework: 'nestjs',
+        libraryClass: isNestMixin,
         container: this.containerInfo(),
         instantiationMs: endedAt - state.startedAt,
         timeline: timeline(state.startedAt, endedAt, beans),

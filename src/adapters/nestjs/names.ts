@@ -11,6 +11,17 @@ import { GLOBAL_ENHANCER_TOKEN } from './nest-types';
  */
 const MIXIN_NAME = /^(?:[0-9a-f]{21}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 const DECLARED_CLASS_NAME = /^class\s+([A-Za-z_$][\w$]*)/;
+
+/**
+ * Whether `cls` is a class Nest's `mixin()` renamed: made at run time by a factory, almost always a library's
+ * (`AuthGuard('jwt')`, `FileInterceptor('file')`, `PassportStrategy(Strategy)`), so its methods are that library's
+ * code, not the application's. An application's own `mixin()` classes are taken for a library's too: their
+ * methods are then left out of the findings, the safe side.
+ */
+export function isNestMixin(cls: Function): boolean {
+  const name = cls.name;
+  return typeof name === 'string' && MIXIN_NAME.test(name);
+}
 const fnToString = Function.prototype.toString;
 
 /**
