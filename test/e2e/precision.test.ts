@@ -137,8 +137,7 @@ describe.each(LOADING_CASES)('precision corpus (%s)', (loading) => {
 
   it("lists as a bean's methods only the application's code, never a library's", () => {
     const bean = (name: string) => ghosts.verdicts.find((v: { name: string }) => v.name === name);
-    const methods = (name: string): string[] =>
-      (bean(name)?.methods ?? []).map((m: { name: string }) => m.name).sort();
+    const methods = (name: string): string[] => (bean(name)?.methods ?? []).map((m: { name: string }) => m.name).sort();
     // A library class the application registers is a bean of its own; none of its methods is the application's.
     expect(bean('ConsoleLogger')).toBeDefined();
     expect(methods('ConsoleLogger')).toEqual([]);
