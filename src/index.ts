@@ -35,7 +35,7 @@ export type { GhostReportFile } from './ghost/reports/ghost-report-file';
 export type { BeanVerdict, Verdict } from './ghost/verdicts';
 export type { LedgerAnswer, LedgerBean, LedgerProvenance, LedgerVersion } from './ghost/ledger/answer';
 // Several processes' ghost reports combined (docs/tracking.md, "State across processes").
-export { mergeGhostReports } from './ghost/tracking/tracker';
+export { mergeGhostReports } from './ghost/tracking/ghost-report';
 export { Kept } from './ghost/kept';
 export type { EndpointVerdict, MemberSource, MethodVerdict } from './ghost/member-verdicts';
 export type { EndpointRecord } from './ghost/analysis/bean-graph';

@@ -7,10 +7,12 @@ import type { BeanGraph } from './analysis/bean-graph';
 import type { BeanLookup, DiagReport } from './reports/diag-report';
 import type * as ReportsModule from './reports/diag-report';
 import type * as GhostReportFileModule from './reports/ghost-report-file';
-import { GhostTracker } from './tracking/tracker';
+import type { GhostTracker } from './tracking/tracker';
+import type * as TrackerModule from './tracking/tracker';
 import type { GhostReport, GhostSnapshotSource, GhostTrackingDisabled } from './tracking/types';
 import { safeLog } from '../shared/logger';
-import { onProcessEnd, type ProcessEnd } from './process-end';
+import type { ProcessEnd } from './process-end';
+import type * as ProcessEndModule from './process-end';
 import type * as TrackingDisabledModule from './tracking/tracking-disabled';
 import type { StartupTimeline } from './reports/startup-timeline';
 import type { PageData } from './page';
@@ -77,6 +79,10 @@ const verdictParts = once(() => ({
   ...(require('./member-source') as typeof MemberSourceModule),
 }));
 const bootReport = once(() => require('./reports/boot-report') as typeof BootReportModule);
+// Phase 2's tracker and the watch of the process's end, loaded only when they are built: a Phase 1 start loads
+// neither (40 KB of modules; every module loaded before ready is start-up cost, issue #46).
+const tracking = once(() => require('./tracking/tracker') as typeof TrackerModule);
+const processEnd = once(() => require('./process-end') as typeof ProcessEndModule);
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
@@ -191,7 +197,7 @@ export class GhostDetector implements GhostSnapshotSource {
     private readonly host: DetectorHost = {},
   ) {
     this.tracker = config.ghostTracking.enabled
-      ? new GhostTracker({
+      ? new (tracking().GhostTracker)({
           exclude: config.ghostTracking.exclude,
           depth: config.ghostTracking.depth,
           rearmEveryMs: config.ghostTracking.lastUseResolutionMs,
@@ -275,7 +281,7 @@ export class GhostDetector implements GhostSnapshotSource {
    */
   start(): void {
     if (!this.tracker && this.config.ledger.url === undefined) return;
-    this.stopWritingAtEnd ??= onProcessEnd((end) => {
+    this.stopWritingAtEnd ??= processEnd().onProcessEnd((end) => {
       this.writePendingReport();
       this.flushGhostReport(end, true);
       this.ledgerWriter?.end();

@@ -55,6 +55,9 @@ describe("the package's modules loaded by start-up", () => {
       expect.arrayContaining(['index.js', 'adapters/nestjs/container-observer.js', 'adapters/nestjs/passport.js']),
     );
     expect(loaded).not.toContain('ghost/tracking/first-touch.js');
+    // nor the tracker's books, nor the watch of the process's end that writes the ghost report
+    expect(loaded).not.toContain('ghost/tracking/tracker.js');
+    expect(loaded).not.toContain('ghost/process-end.js');
     // the inventory of endpoints is read after ready, and loaded then
     expect(loaded).not.toContain('adapters/nestjs/endpoints.js');
     expect(loaded).not.toContain('adapters/nestjs/http-routes.js');
@@ -63,6 +66,9 @@ describe("the package's modules loaded by start-up", () => {
     for (const analysis of ['adapters/nestjs/container-reader.js', 'adapters/nestjs/entry-points.js'])
       expect(loaded).not.toContain(analysis);
     expect(loaded).not.toContain('ghost/analysis/bean-graph.js');
+    // where classes were declared (source maps, a bundle's text) is asked after ready
+    expect(loaded).not.toContain('ghost/origins/declared-class.js');
+    expect(loaded).not.toContain('ghost/origins/source-map.js');
     // An adapter's definitions are built when its container loads: a NestJS app never loads the others'.
     for (const container of ['inversify', 'tsyringe', 'awilix'])
       expect(loaded).not.toContain(`adapters/lazy/${container}/module-definitions.js`);

@@ -2,7 +2,8 @@
  * Bean and class names as the reports print them: stable across runs and processes, so that reports compare,
  * merge across replicas, fit in a baseline and make stable metric labels.
  */
-import { looksMangled, originalClassName } from '../../ghost/origins/declared-class';
+import type * as DeclaredClassModule from '../../ghost/origins/declared-class';
+import { looksMangled } from '../../ghost/origins/mangled';
 import { GLOBAL_ENHANCER_TOKEN } from './nest-types';
 
 /**
@@ -32,7 +33,12 @@ export function className(cls: Function): string {
   const name = cls.name;
   if (typeof name !== 'string' || name === '') return '<anonymous class>';
   // A minified build (`C3`): the name its source gives, through the bundle's source map when there is one.
-  if (looksMangled(name)) return originalClassName(cls) ?? name;
+  if (looksMangled(name)) {
+    // Required for a minified build's names only: the bundle's map is read after ready, never for a plain build.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const declared = require('../../ghost/origins/declared-class') as typeof DeclaredClassModule;
+    return declared.originalClassName(cls) ?? name;
+  }
   if (!MIXIN_NAME.test(name)) return name;
   try {
     return DECLARED_CLASS_NAME.exec(fnToString.call(cls))?.[1] ?? 'mixin';

@@ -2,7 +2,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { types } from 'node:util';
 import { safeLog } from '../../shared/logger';
-import { applicationPath, declaredClass, looksMangled, mainScript, singleOriginalOf } from './declared-class';
+import type * as DeclaredClassModule from './declared-class';
+
+/*
+ * Where a class was declared (source maps, a bundle's text) is asked after ready only: required then, the
+ * declarations' and the source maps' modules are no part of a start (26 KB, issue #46).
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const declared = (): typeof DeclaredClassModule => require('./declared-class') as typeof DeclaredClassModule;
 
 /**
  * Where a class comes from: the application's own code, a package under node_modules, or Node itself.
@@ -151,7 +158,7 @@ export class ClassOriginIndex {
    */
   fileOf(fn: unknown): string | undefined {
     const file = this.sourceFileOf(fn);
-    return file === undefined ? undefined : applicationPath(file);
+    return file === undefined ? undefined : declared().applicationPath(file);
   }
 
   /**
@@ -165,13 +172,14 @@ export class ClassOriginIndex {
     let file = this.files.get(fn);
     // A bundle's classes are exported by no module: its source map, when it has one, says where each was declared
     // (and a minified file's, under a mangled name). A plain build's file has its own map, one source per file.
-    if (file === undefined || looksMangled(fn.name)) {
-      const compiled = file ?? mainScript();
-      const declared = compiled === undefined ? undefined : declaredClass(fn, compiled);
-      if (declared !== undefined) file = declared.source;
+    const classes = declared();
+    if (file === undefined || classes.looksMangled(fn.name)) {
+      const compiled = file ?? classes.mainScript();
+      const found = compiled === undefined ? undefined : classes.declaredClass(fn, compiled);
+      if (found !== undefined) file = found.source;
     }
     if (file === undefined) return undefined;
-    return singleOriginalOf(file) ?? file;
+    return classes.singleOriginalOf(file) ?? file;
   }
 
   /**

@@ -13,6 +13,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { mapSources, positionOfOffset, sourceMapFor, type OriginalPosition } from './source-map';
+import { looksMangled } from './mangled';
+
+export { looksMangled };
 
 /** A class as its original source declares it. */
 export interface DeclaredClass {
@@ -129,14 +132,6 @@ function nameInOriginal(at: OriginalPosition, content: string | undefined): stri
   const line = lines?.[at.line - 1];
   if (line === undefined) return undefined;
   return DECLARATION.exec(line.slice(at.column))?.[1] ?? DECLARATION.exec(line.trimStart())?.[1];
-}
-
-/**
- * A name a minifier gives (`C3`, `_3`, `e`): one or two characters. Real class names that short are rare enough
- * that asking the source map about them costs nothing they would miss.
- */
-export function looksMangled(name: string): boolean {
-  return /^[A-Za-z_$][\w$]?$/.test(name);
 }
 
 /**

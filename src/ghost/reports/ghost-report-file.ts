@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { mergeGhostReports } from '../tracking/tracker';
+import { mergeGhostReports } from '../tracking/ghost-report';
 import { writeJsonAtomic } from '../../shared/atomic-file';
 import type { GhostReport } from '../tracking/types';
 
