@@ -107,6 +107,9 @@ function exportsNoFunctions(file: string): boolean {
 export class ClassOriginIndex {
   private readonly origins = new WeakMap<object, ClassOrigin>();
   private scannedModules = new WeakSet<object>();
+  /** `require.cache`'s files as a budgeted scan found them, and how far it got (see `scanRequireCache`). */
+  private scanQueue: string[] | undefined;
+  private scanAt = 0;
   private globalsIndexed = false;
   /** Builtin modules whose classes are not indexed yet (see indexBuiltins). */
   private readonly builtinsPending = new Set<string>(BUILTIN_MODULES);
@@ -184,25 +187,45 @@ export class ClassOriginIndex {
 
   /**
    * Re-reads `require.cache` for modules loaded since the last call. Cheap to repeat: each module object is
-   * visited once.
+   * visited once. With `budgetMs`, stops once that much time has gone and returns false: the next call goes on
+   * where this one stopped (the analysis after ready scans a turn at a time, so that a request is not kept
+   * waiting behind 3,600 modules; see the NestJS adapter's analysis slices). Without, it finishes and returns true.
    */
-  scanRequireCache(): void {
+  scanRequireCache(budgetMs = Infinity): boolean {
     let cache: NodeJS.Dict<NodeJS.Module>;
     try {
       cache = require.cache;
     } catch {
-      return;
+      return true;
     }
-    for (const [file, mod] of Object.entries(cache)) {
-      if (!mod || this.scannedModules.has(mod)) continue;
-      this.scannedModules.add(mod);
-      if (exportsNoFunctions(file)) continue;
-      // Exports that are a Proxy (a lazy loader's) list their keys through traps, the module's own code. The
-      // namespaces hooks hand in are Proxies too, import-in-the-middle's, and are read: their traps are the loader's.
-      if (types.isProxy(mod.exports)) continue;
-      const origin: ClassOrigin = isLibraryFile(file) ? 'library' : 'app';
-      forEachExportedFunction(mod.exports, (fn) => this.record(fn, origin, origin === 'app' ? file : undefined));
+    const until = budgetMs === Infinity ? Infinity : performance.now() + budgetMs;
+    // A scan left half-way goes on first; an unbudgeted call then looks again, for what loaded since.
+    for (let fresh = this.scanQueue === undefined; ; fresh = true) {
+      if (fresh) {
+        this.scanQueue = Object.keys(cache);
+        this.scanAt = 0;
+      }
+      const queue = this.scanQueue!;
+      while (this.scanAt < queue.length) {
+        const file = queue[this.scanAt++]!;
+        this.scanModule(file, cache[file]);
+        // The clock every 64 modules: reading it costs more than most modules do.
+        if ((this.scanAt & 63) === 0 && performance.now() >= until) return false;
+      }
+      this.scanQueue = undefined;
+      if (fresh || budgetMs !== Infinity) return true;
     }
+  }
+
+  private scanModule(file: string, mod: NodeJS.Module | undefined): void {
+    if (!mod || this.scannedModules.has(mod)) return;
+    this.scannedModules.add(mod);
+    if (exportsNoFunctions(file)) return;
+    // Exports that are a Proxy (a lazy loader's) list their keys through traps, the module's own code. The
+    // namespaces hooks hand in are Proxies too, import-in-the-middle's, and are read: their traps are the loader's.
+    if (types.isProxy(mod.exports)) return;
+    const origin: ClassOrigin = isLibraryFile(file) ? 'library' : 'app';
+    forEachExportedFunction(mod.exports, (fn) => this.record(fn, origin, origin === 'app' ? file : undefined));
   }
 
   /** The origin of one function, as far as the index knows. */

@@ -44,4 +44,39 @@ describe('ClassOriginIndex in a process of its own', () => {
     });
     expect(JSON.parse(out)).toEqual({ trapped: [], lazy: 'unknown' });
   });
+
+  it('scans require.cache in turns when given a budget, and learns what a scan in one turn learns', () => {
+    // The analysis after ready scans a few ms a turn (3,600 modules on a real boilerplate): each call goes on where
+    // the last stopped, and an unbudgeted call afterwards also reads what loaded since.
+    const script = `
+      const { ClassOriginIndex } = require(process.env.CLASS_ORIGIN);
+      const { Reflector } = require('@nestjs/core');
+      const modules = Object.keys(require.cache).length;
+      const index = new ClassOriginIndex();
+      let calls = 1;
+      while (!index.scanRequireCache(0)) calls++;
+      const scanned = index.originOf(Reflector);
+      const { Injectable } = require('@nestjs/common');
+      const { Strategy } = require('passport-local');
+      const beforeRescan = index.originOf(Strategy);
+      const done = index.scanRequireCache();
+      console.log(JSON.stringify({ modules, calls, scanned, beforeRescan, done, later: index.originOf(Strategy), injectable: index.originOf(Injectable) }));`;
+    const classOrigin = path.join(__dirname, '..', '..', '..', 'dist', 'ghost', 'origins', 'class-origin.js');
+    const out = execFileSync(process.execPath, ['-e', script], {
+      encoding: 'utf8',
+      cwd: path.join(__dirname, '..', '..', '..'),
+      env: { ...process.env, CLASS_ORIGIN: classOrigin },
+    });
+    const result = JSON.parse(out);
+    expect(result.modules).toBeGreaterThan(128);
+    // a budget of 0 stops at every 64th module
+    expect(result.calls).toBe(Math.ceil(result.modules / 64));
+    expect(result).toMatchObject({
+      scanned: 'library',
+      beforeRescan: 'unknown',
+      done: true,
+      later: 'library',
+      injectable: 'library',
+    });
+  });
 });
