@@ -91,6 +91,10 @@ describe('diag-instrumentation check', () => {
     const r = check(ghostReport);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`  LegacyReportService (ShopModule, shop.module.js:${legacyLine()})\n`);
+    // Without a baseline it says so first; one run asks for a look, not a removal.
+    expect(r.stdout).toMatch(/^no baseline given: \d+ beans? untouched in this run/);
+    expect(r.stdout).toMatch(/^Look into (it|them) before removing anything, or accept (it|them) into the baseline:$/m);
+    expect(r.stdout).not.toMatch(/^Remove/m);
   });
 
   it('names the source file the user edits when the compiled file ships a source map', () => {

@@ -366,8 +366,11 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
       const also = members.length > 0 ? `, methods or endpoints ${NEVER_CALLED[kind]}` : '';
       out(`no new ${RULES[kind].plural}${also} (${findings.length} in the report, all in the baseline)\n`);
     } else {
-      const where = o.baseline ? `not in ${o.baseline}` : 'and no baseline given';
-      out(`${countFindings(fresh, kind, 'new ')} ${where}:\n`);
+      out(
+        o.baseline
+          ? `${countFindings(fresh, kind, 'new ')} not in ${o.baseline}:\n`
+          : `no baseline given: ${countFindings(fresh, kind)}:\n`,
+      );
       if (kind === 'untouched-bean') {
         // The same file calls them insufficient-evidence: this gate is on one run, and says so.
         const what = fresh.some((f) => f.member !== undefined) ? 'beans, methods and endpoints' : 'beans';
@@ -395,9 +398,13 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
         o.baseline ?? DEFAULT_BASELINES[kind],
         '--update-baseline',
       ];
-      out(
-        `Remove ${fresh.length === 1 ? 'it' : 'them'}, or accept ${fresh.length === 1 ? 'it' : 'them'} into the baseline:\n    ${accept.map(shellQuote).join(' ')}\n`,
-      );
+      const them = fresh.length === 1 ? 'it' : 'them';
+      // One run proves nothing dead (the note above): what it asks is a look, not a removal.
+      const act =
+        kind === 'untouched-bean'
+          ? `Look into ${them} before removing anything, or accept ${them} into the baseline`
+          : `Remove ${them}, or accept ${them} into the baseline`;
+      out(`${act}:\n    ${accept.map(shellQuote).join(' ')}\n`);
     }
     return fresh.length === 0 ? EXIT.clean : EXIT.findings;
   } catch (error) {

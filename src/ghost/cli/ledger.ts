@@ -287,7 +287,7 @@ export async function runLedger(
           '--update-baseline',
         ];
         out(
-          `\n${countFindings(fresh, KIND, 'new ')} ${o.baseline ? `not in ${o.baseline}` : 'and no baseline given'}. ` +
+          `\n${o.baseline ? `${countFindings(fresh, KIND, 'new ')} not in ${o.baseline}` : `No baseline given: ${countFindings(fresh, KIND)}`}. ` +
             `Delete ${fresh.length === 1 ? 'it' : 'them'}, or accept ${fresh.length === 1 ? 'it' : 'them'} into the baseline ` +
             `(with the same --url or DIAG_GHOST_TRACKING_LEDGER_URL):\n    ${accept.map(shellQuote).join(' ')}\n`,
         );

@@ -35,6 +35,18 @@ describe('one verdict per bean', () => {
     });
   });
 
+  it("says a use in the current last-use period is that period's first, not its latest", () => {
+    // The wrappers go back once a period: a bean called every second still shows its first call of the period.
+    const recent = verdictOf(bean({ lastTouched: NOW - 52_000 }), DEFAULT_THRESHOLDS, NOW);
+    expect(recent.why).toBe(
+      `first used in the current 1 day last-use period, 52 seconds ago (${new Date(NOW - 52_000).toISOString()})`,
+    );
+    // An older use is the last one seen, to the period.
+    expect(verdictOf(bean({ lastTouched: NOW - 2 * DAY }), DEFAULT_THRESHOLDS, NOW).why).toMatch(
+      /^last used 2 days ago/,
+    );
+  });
+
   it('never-touched only past both thresholds, and says when nothing injects it either', () => {
     expect(verdictOf(bean({}), DEFAULT_THRESHOLDS, NOW)).toMatchObject({ verdict: 'never-touched' });
     const strongest = verdictOf(bean({ ghostCandidate: true }), DEFAULT_THRESHOLDS, NOW);
