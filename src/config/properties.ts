@@ -80,14 +80,14 @@ const GHOST_SETTINGS = {
     }),
     /**
      * `diag.ghost-tracking.kept`: methods and endpoints rare on purpose, `pattern=reason` (`Bean#method`, a route,
-     * `kind:route`; `*` matches anything): shown with their reason, never a finding.
+     * `kind:route`, a GraphQL field with its API's path; `*` matches anything): shown with their reason, never a finding.
      */
     kept: setting({
       property: 'diag.ghost-tracking.kept',
       type: LIST,
       defaultValue: (): readonly string[] => [],
       description:
-        'Methods and endpoints rare on purpose, as `pattern=reason` (`Bean#method`, a route such as `GET /webhooks/*`, or `kind:route`; `*` matches anything): shown with their reason, never a finding',
+        'Methods and endpoints rare on purpose, as `pattern=reason` (`Bean#method`, a route such as `GET /webhooks/*`, or `kind:route`; a GraphQL field also by its API, `/shop-api Query.product`; `*` matches anything): shown with their reason, never a finding',
     }),
   },
   /*

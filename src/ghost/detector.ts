@@ -664,7 +664,7 @@ export class GhostDetector implements GhostSnapshotSource {
         },
         kept: (bean, method) =>
           parts.keptReason(tracker.prototypeOf(bean), method) ?? parts.keptBy(patterns, `${bean}#${method}`),
-        keptEndpoint: (e) => parts.keptBy(patterns, e.route, `${e.kind}:${e.route}`),
+        keptEndpoint: (e) => parts.keptBy(patterns, ...parts.keptNames(e)),
       },
     };
   }

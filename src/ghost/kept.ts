@@ -66,7 +66,8 @@ export interface KeptPattern {
 
 /**
  * Parses `diag.ghost-tracking.kept`'s entries. A pattern matches a method as `Bean#method` and an endpoint by its
- * route (`GET /api/partners/*`, `Query.items`) or as `kind:route` (`cron:nightly-*`); `*` matches anything.
+ * route (`GET /api/partners/*`, `Query.items`) or as `kind:route` (`cron:nightly-*`), a GraphQL field also with its
+ * API's path (`/shop-api Query.product`, see {@link keptNames}); `*` matches anything.
  */
 export function keptPatterns(entries: readonly string[]): KeptPattern[] {
   return entries.map((entry) => {
@@ -79,6 +80,17 @@ export function keptPatterns(entries: readonly string[]): KeptPattern[] {
       .join('.*');
     return { pattern, reason, test: new RegExp(`^${source}$`) };
   });
+}
+
+/**
+ * The names a `diag.ghost-tracking.kept` pattern may give an endpoint: its route (`GET /webhooks/stripe`,
+ * `Query.product`) and `kind:route`, and for a GraphQL field that says its API also `path route` and
+ * `kind:path route` (`/shop-api Query.product`), so that a pattern can keep one API's field and not the other's.
+ */
+export function keptNames(e: { readonly kind: string; readonly route: string; readonly path?: string }): string[] {
+  const names = [e.route, `${e.kind}:${e.route}`];
+  if (e.path !== undefined) names.push(`${e.path} ${e.route}`, `${e.kind}:${e.path} ${e.route}`);
+  return names;
 }
 
 /** The reason of the first pattern matching any of `names`, if one does. */

@@ -1,5 +1,5 @@
 import type { EndpointRecord } from '../../../src/ghost/analysis/bean-graph';
-import { Kept, keptBy, keptPatterns, keptReason } from '../../../src/ghost/kept';
+import { Kept, keptBy, keptNames, keptPatterns, keptReason } from '../../../src/ghost/kept';
 import {
   addMemberResults,
   beanLine,
@@ -212,6 +212,19 @@ describe('kept on purpose', () => {
     expect(keptBy(patterns, 'dr-restore', 'cron:dr-restore')).toBe('kept by diag.ghost-tracking.kept');
     expect(keptBy(patterns, 'GET /admin/users/:id')).toBeDefined();
     expect(keptBy(patterns, 'GET /administrators')).toBeUndefined();
+  });
+
+  it("keeps one API's GraphQL field by its path, and not the other API's", () => {
+    const patterns = keptPatterns(['/shop-api Query.product=storefront preview']);
+    const shop = { kind: 'graphql', route: 'Query.product', path: '/shop-api' };
+    const admin = { kind: 'graphql', route: 'Query.product', path: '/admin-api' };
+    expect(keptBy(patterns, ...keptNames(shop))).toBe('storefront preview');
+    expect(keptBy(patterns, ...keptNames(admin))).toBeUndefined();
+    // the kind-qualified form too, and a route alone still keeps both
+    expect(keptBy(keptPatterns(['graphql:/admin-api *']), ...keptNames(admin))).toBe(
+      'kept by diag.ghost-tracking.kept',
+    );
+    expect(keptBy(keptPatterns(['Query.product']), ...keptNames(shop), ...keptNames(admin))).toBeDefined();
   });
 });
 
