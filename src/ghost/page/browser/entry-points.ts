@@ -169,14 +169,26 @@ export function endpointsView(data: PageData, select: Select): HTMLElement | und
 
 /**
  * Each bean's methods nobody called, the beans with the most never-touched methods first; methods in use are
- * counted, not listed. Undefined when no bean carries method verdicts.
+ * counted, not listed, and so are the handlers of endpoints, which the endpoints' view above lists by their route
+ * (a route nobody calls is one finding, not two). Undefined when no bean carries method verdicts.
  */
 export function deadMethodsView(data: PageData, select: Select): HTMLElement | undefined {
-  const beans = judgedEntryPoints(data).beans;
+  const judged = judgedEntryPoints(data);
+  const beans = judged.beans;
   if (beans === undefined) return undefined;
+  const handlers = new Set((judged.endpoints ?? data.report.endpoints ?? []).map((e) => `${e.bean}\0${e.method}`));
   const section = el('section', { class: 'verdicts dead-methods', id: 'dead-methods', 'aria-label': 'dead methods' });
+  let handled = 0;
   const dead = beans
-    .map((b) => ({ bean: b, methods: (b.methods ?? []).filter((m) => m.verdict !== 'in-use') }))
+    .map((b) => ({
+      bean: b,
+      methods: (b.methods ?? []).filter((m) => {
+        if (m.verdict === 'in-use') return false;
+        if (!handlers.has(`${b.name}\0${m.name}`)) return true;
+        handled++;
+        return false;
+      }),
+    }))
     .filter((d) => d.methods.length > 0);
   const never = (methods: readonly JudgedMethod[]) => methods.filter((m) => m.verdict === 'never-touched').length;
   dead.sort(
@@ -184,9 +196,14 @@ export function deadMethodsView(data: PageData, select: Select): HTMLElement | u
       never(b.methods) - never(a.methods) || (a.bean.name < b.bean.name ? -1 : a.bean.name > b.bean.name ? 1 : 0),
   );
   const total = dead.reduce((n, d) => n + never(d.methods), 0);
+  const inBeans = dead.filter((d) => never(d.methods) > 0).length;
   section.append(
-    el('h2', {}, `Dead methods: ${total} never called, in ${dead.filter((d) => never(d.methods) > 0).length} beans`),
+    el('h2', {}, `Dead methods: ${total} never called, in ${inBeans} ${inBeans === 1 ? 'bean' : 'beans'}`),
   );
+  if (handled > 0) {
+    const them = handled === 1 ? 'handler is' : 'handlers are';
+    section.append(el('p', { class: 'evidence' }, `${handled} endpoint ${them} listed with the endpoints above.`));
+  }
   if (dead.length === 0) {
     section.append(el('p', { class: 'evidence' }, 'Every tracked method has been called.'));
     return section;
