@@ -75,7 +75,8 @@ const CUTS = {
       [
         'ghost/tracking/tracker.js',
         / {8}\/\/ Before anything that could run a Proxy trap\./,
-        (m) => `        return this.skip(name, 'no-methods');\n${m}`,
+        // (attachUnsafe, which both track() and trackUnnamed() go through: skipped, as a bean with no methods is)
+        (m) => `        return skipped('no-methods');\n${m}`,
       ],
     ],
   },

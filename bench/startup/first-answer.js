@@ -12,8 +12,10 @@
 // - `--checkout DIR`: any built NestJS application, started as `node --require <our preload> DIR/<--main>` with
 //   `PORT` set, asked `GET <--path>`. The issue's application, brocoders/nestjs-boilerplate (TypeORM on
 //   PostgreSQL): clone it, `npm ci && npm run build`, create its `.env` from `env-example-relational` pointing at a
-//   local PostgreSQL (Debian: `postgresql`), run its migrations and seeds once, then
-//     node bench/startup/first-answer.js --checkout ~/nestjs-boilerplate --main dist/main.js --path /api
+//   local PostgreSQL (Debian: `postgresql`) with `APP_PORT` left out (it wins over the `PORT` this script sets),
+//   run its migrations and seeds once, then (its `GET /` answers without the database; every other route is under
+//   `/api/v1`)
+//     node bench/startup/first-answer.js --checkout ~/nestjs-boilerplate --main dist/main.js --path /
 //   (`--env KEY=VALUE`, repeatable, adds to the application's environment).
 //   npm run bench:first-answer -- [--rounds 7] [--checkout DIR --main dist/main.js --path /] [--ledger] [--json]
 // Wall-clock: run it on a quiet machine only.
