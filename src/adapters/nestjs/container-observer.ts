@@ -7,12 +7,12 @@ import type * as ContainerReader from './container-reader';
 import type { Instantiation } from './container-reader';
 import { frameworkOriginsKnown, isCoreProvider, isFrameworkWrapper, kindOf } from './framework-beans';
 import { isNestMixin, nestTokenName } from './names';
-import { PassportStrategies } from './passport';
+import type * as PassportModule from './passport';
 import { TokenLookups, type ApplicationBeans } from './token-lookups';
 import type * as EntryPoints from './entry-points';
 import type * as EndpointsModule from './endpoints';
 import type { EndpointRecord } from '../../ghost/analysis/bean-graph';
-import { metadataApi } from '../../shared/reflect-metadata';
+import type * as ReflectMetadataModule from '../../shared/reflect-metadata';
 import {
   NEST_SCOPE,
   NEST_STATIC_CONTEXT_ID,
@@ -204,8 +204,17 @@ export class NestContainerObserver {
   private readonly containers = new WeakMap<object, ContainerState>();
   /** Analyses scheduled at the end of a bootstrap and not yet run; see `settle`. */
   private readonly pendingAnalyses = new Set<() => void>();
-  /** Which passport strategies no guard uses; fed `@nestjs/passport`'s exports by the module hooks. */
-  readonly passport = new PassportStrategies();
+  private passportStrategies: PassportModule.PassportStrategies | undefined;
+
+  /**
+   * Which passport strategies no guard uses; fed `@nestjs/passport`'s exports by the module hooks. Made (and its
+   * module loaded) when `@nestjs/passport` loads or the analysis asks: an application without passport never
+   * loads it before ready.
+   */
+  get passport(): PassportModule.PassportStrategies {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return (this.passportStrategies ??= new (require('./passport') as typeof PassportModule).PassportStrategies());
+  }
   /** Lookups by token after start-up, which take a candidate off the list; fed by the resolver's patches. */
   readonly lookups: TokenLookups;
   /**
@@ -747,12 +756,13 @@ export class NestContainerObserver {
     snapshot: ContainerReader.ContainerSnapshot,
   ): readonly EndpointRecord[] | undefined {
     try {
-      const meta = metadataApi();
-      if (meta === undefined) return undefined;
       // Required here, on the analysis's turn: an application does not compile the inventory's modules while it
       // starts (issue 46: every module loaded before ready is start-up cost).
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      /* eslint-disable @typescript-eslint/no-require-imports */
+      const meta = (require('../../shared/reflect-metadata') as typeof ReflectMetadataModule).metadataApi();
+      if (meta === undefined) return undefined;
       const { readEndpoints } = require('./endpoints') as typeof EndpointsModule;
+      /* eslint-enable @typescript-eslint/no-require-imports */
       const names = new Map<NestInstanceWrapper, string>();
       for (const [id, wrapper] of snapshot.wrappers) names.set(wrapper, snapshot.graph.bean(id).name);
       return readEndpoints(container, meta, names);
