@@ -24,6 +24,7 @@ import type * as LedgerInventoryModule from './ledger/inventory';
 import type * as LedgerIdentityModule from './ledger/identity';
 import type * as KeptModule from './kept';
 import type * as MemberSourceModule from './member-source';
+import type * as LibraryMethodsModule from './library-methods';
 import type { MemberCounts, MemberEvidence } from './ledger/answer';
 import type { MethodCalls } from './member-verdicts';
 import type { EndpointRecord } from './analysis/bean-graph';
@@ -77,6 +78,7 @@ const verdictParts = once(() => ({
   ...(require('./ledger/identity') as typeof LedgerIdentityModule),
   ...(require('./kept') as typeof KeptModule),
   ...(require('./member-source') as typeof MemberSourceModule),
+  ...(require('./library-methods') as typeof LibraryMethodsModule),
 }));
 const bootReport = once(() => require('./reports/boot-report') as typeof BootReportModule);
 // Phase 2's tracker and the watch of the process's end, loaded only when they are built: a Phase 1 start loads
@@ -189,8 +191,8 @@ export class GhostDetector implements GhostSnapshotSource {
   private handlers: { report: DiagReport; set: ReadonlySet<string> } | undefined;
   /** The adapters' tests for classes a library made at run time (ContainerReady's `libraryClass`). */
   private readonly libraryClasses: Array<(cls: Function) => boolean> = [];
-  /** Per class prototype: whether each method asked about is a library's code (a class's methods do not move). */
-  private readonly libraryMethodsOf = new WeakMap<object, Map<string, boolean>>();
+  /** Which methods a library defined, made at the first question (after ready). */
+  private libraryMethods: LibraryMethodsModule.LibraryMethods | undefined;
 
   constructor(
     readonly config: DiagConfig,
@@ -704,36 +706,8 @@ export class GhostDetector implements GhostSnapshotSource {
     if (handlers.has(`${bean}\0${method}`)) return true;
     const proto = this.tracker?.prototypeOf(bean);
     if (proto === undefined) return true;
-    let known = this.libraryMethodsOf.get(proto);
-    if (known === undefined) this.libraryMethodsOf.set(proto, (known = new Map()));
-    let library = known.get(method);
-    if (library === undefined) {
-      const parts = verdictParts();
-      const owner = parts.methodOwner(proto, method) ?? proto;
-      const cls = parts.classOf(owner);
-      library =
-        cls !== undefined &&
-        (this.isLibraryClass(cls) ||
-          // A class no module exports, between the bean's class and a library's base: what a library's factory
-          // returns (`PassportStrategy(Strategy)` is a class extending passport's Strategy, made in
-          // @nestjs/passport). An application's own such class is taken for a library's: the safe side.
-          (owner !== proto && this.origins.originOf(cls) === 'unknown' && this.extendsLibraryClass(cls)));
-      known.set(method, library);
-    }
-    return !library;
-  }
-
-  private isLibraryClass(cls: Function): boolean {
-    return this.origins.originOf(cls) === 'library' || this.libraryClasses.some((isLibrary) => isLibrary(cls));
-  }
-
-  private extendsLibraryClass(cls: Function): boolean {
-    try {
-      const parent: unknown = Object.getPrototypeOf(cls);
-      return typeof parent === 'function' && parent !== Function.prototype && this.isLibraryClass(parent);
-    } catch {
-      return false;
-    }
+    this.libraryMethods ??= new (verdictParts().LibraryMethods)(this.origins, this.libraryClasses);
+    return !this.libraryMethods.defines(proto, method);
   }
 
   /**
