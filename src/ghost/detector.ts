@@ -706,8 +706,13 @@ export class GhostDetector implements GhostSnapshotSource {
     if (handlers.has(`${bean}\0${method}`)) return true;
     const proto = this.tracker?.prototypeOf(bean);
     if (proto === undefined) return true;
-    this.libraryMethods ??= new (verdictParts().LibraryMethods)(this.origins, this.libraryClasses);
-    return !this.libraryMethods.defines(proto, method);
+    const parts = verdictParts();
+    this.libraryMethods ??= new parts.LibraryMethods(this.origins, this.libraryClasses);
+    return !this.libraryMethods.defines(proto, method, (className) => {
+      const source = this.latest?.graph.nodes.find((n) => n.name === bean)?.source;
+      const find = (this.memberSources ??= parts.memberSourceFinder());
+      return source !== undefined && find(source, className) !== undefined;
+    });
   }
 
   /**

@@ -22,8 +22,13 @@ export class LibraryMethods {
     private readonly libraryClasses: ReadonlyArray<(cls: Function) => boolean>,
   ) {}
 
-  /** Whether `method`, as a call on an instance whose class prototype is `proto` reaches it, is a library's code. */
-  defines(proto: object, method: string): boolean {
+  /**
+   * Whether `method`, as a call on an instance whose class prototype is `proto` reaches it, is a library's code.
+   * `declaredWithBean(className)` says whether the bean's own source file declares a class of that name: an
+   * application's base class that no module exports (`class EntryRepository extends Repository` beside the
+   * repository that extends it) is the application's, though it extends a library's like a factory's class does.
+   */
+  defines(proto: object, method: string, declaredWithBean: (className: string) => boolean = () => false): boolean {
     let known = this.byPrototype.get(proto);
     if (known === undefined) this.byPrototype.set(proto, (known = new Map()));
     let library = known.get(method);
@@ -34,9 +39,12 @@ export class LibraryMethods {
         cls !== undefined &&
         (this.isLibraryClass(cls) ||
           // A class no module exports, between the bean's class and a library's base: what a library's factory
-          // returns. An application's own such class is taken for a library's: its methods are then left out of
-          // the findings, the safe side.
-          (owner !== proto && this.origins.originOf(cls) === 'unknown' && this.extendsLibraryClass(cls)));
+          // returns, unless the bean's file declares it. An application's such class declared elsewhere is taken
+          // for a library's: its methods are then left out of the findings, the safe side.
+          (owner !== proto &&
+            this.origins.originOf(cls) === 'unknown' &&
+            this.extendsLibraryClass(cls) &&
+            !(cls.name !== '' && declaredWithBean(cls.name))));
       known.set(method, library);
     }
     return library;
