@@ -209,8 +209,9 @@ export class ClassOriginIndex {
       while (this.scanAt < queue.length) {
         const file = queue[this.scanAt++]!;
         this.scanModule(file, cache[file]);
-        // The clock every 64 modules: reading it costs more than most modules do.
-        if ((this.scanAt & 63) === 0 && performance.now() >= until) return false;
+        // The clock every 64 modules: reading it costs more than most modules do. Not after the last module: a
+        // scan that is done says so, rather than asking for one more turn that finds nothing to do.
+        if ((this.scanAt & 63) === 0 && this.scanAt < queue.length && performance.now() >= until) return false;
       }
       this.scanQueue = undefined;
       if (fresh || budgetMs !== Infinity) return true;
