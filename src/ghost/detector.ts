@@ -533,9 +533,10 @@ export class GhostDetector implements GhostSnapshotSource {
             this.thresholds(),
           ) ?? null;
         for (const [name, at] of this.touchedAt) this.ledgerWriter?.touched(name, at);
+        const handlers = handlersOf(report);
         for (const [name, methods] of Object.entries(this.tracker?.snapshot().methods ?? {}))
           for (const [method, at] of Object.entries(methods))
-            if (at !== null && this.isApplicationMethod(name, method, handlersOf(report)))
+            if (at !== null && this.isApplicationMethod(name, method, handlers))
               this.ledgerWriter?.memberTouched(name, method, Date.parse(at));
       }
       const writer = this.ledgerWriter;

@@ -188,11 +188,11 @@ export function verdictOf(bean: BeanEvidence, thresholds: EvidenceThresholds, no
     const windowMs = t.minDays * DAY_MS;
     const age = now - bean.lastTouched;
     const inVersion = bean.lastTouchedVersion !== undefined ? ` in version ${bean.lastTouchedVersion}` : '';
-    // Within the current last-use period the time is the period's first use, not its latest (the wrappers are put
-    // back once a period): said so, since "52 seconds ago" on a bean called every second reads as a precise time.
+    // Within a last-use period the time is the period's first use, not its latest (the wrappers are put back once a
+    // period): said so, since "52 seconds ago" on a bean called every second reads as a precise time.
     const last =
       age < t.lastUseResolutionMs
-        ? `first used in the current ${span(t.lastUseResolutionMs)} last-use period, ${span(Math.max(0, age))} ago (${base.lastTouched})${inVersion}`
+        ? `used ${span(Math.max(0, age))} ago (${base.lastTouched})${inVersion}, the first use of its ${span(t.lastUseResolutionMs)} last-use period: later calls within it are not seen`
         : `last used ${span(Math.max(0, age))} ago (${base.lastTouched})${inVersion}`;
     // Known to the resolution: a use up to one period after the last seen may have gone unseen, so the window is
     // widened by one period; a window shorter than a period cannot tell "not used within it" at all.

@@ -20,8 +20,12 @@ const DECLARED_CLASS_NAME = /^class\s+([A-Za-z_$][\w$]*)/;
  * methods are then left out of the findings, the safe side.
  */
 export function isNestMixin(cls: Function): boolean {
-  const name = cls.name;
-  return typeof name === 'string' && MIXIN_NAME.test(name);
+  try {
+    const name: unknown = cls.name;
+    return typeof name === 'string' && MIXIN_NAME.test(name);
+  } catch {
+    return false; // a static `name` getter that throws: the application's class, whatever it is
+  }
 }
 const fnToString = Function.prototype.toString;
 

@@ -39,7 +39,7 @@ describe('one verdict per bean', () => {
     // The wrappers go back once a period: a bean called every second still shows its first call of the period.
     const recent = verdictOf(bean({ lastTouched: NOW - 52_000 }), DEFAULT_THRESHOLDS, NOW);
     expect(recent.why).toBe(
-      `first used in the current 1 day last-use period, 52 seconds ago (${new Date(NOW - 52_000).toISOString()})`,
+      `used 52 seconds ago (${new Date(NOW - 52_000).toISOString()}), the first use of its 1 day last-use period: later calls within it are not seen`,
     );
     // An older use is the last one seen, to the period.
     expect(verdictOf(bean({ lastTouched: NOW - 2 * DAY }), DEFAULT_THRESHOLDS, NOW).why).toMatch(
