@@ -45,8 +45,6 @@ export function reportEndpoints(report: DiagReport): readonly EndpointRecord[] |
   return Array.isArray(endpoints) ? (endpoints as EndpointRecord[]) : undefined;
 }
 
-const NO_HANDLERS: ReadonlySet<string> = new Set();
-
 /** `bean\0method` of every endpoint's handler in `report`'s inventory. */
 function handlersOf(report: DiagReport): ReadonlySet<string> {
   return new Set((reportEndpoints(report) ?? []).map((e) => `${e.bean}\0${e.method}`));
@@ -188,7 +186,6 @@ export class GhostDetector implements GhostSnapshotSource {
   private localMembers: { at: number; counts: MemberCounts | undefined } | undefined;
   /** Where each method is (its `.ts` line through the build's maps), found once per process when first asked. */
   private memberSources: MemberSourceModule.MemberSourceFinder | undefined;
-  private handlers: { report: DiagReport; set: ReadonlySet<string> } | undefined;
   /** The adapters' tests for classes a library made at run time (ContainerReady's `libraryClass`). */
   private readonly libraryClasses: Array<(cls: Function) => boolean> = [];
   /** Which methods a library defined, made at the first question (after ready). */
@@ -216,12 +213,10 @@ export class GhostDetector implements GhostSnapshotSource {
       this.ledgerWriter?.touched(name, at);
     });
     // Method depth: each method's use (its first call, then its first after each re-arm) goes in the same rounds.
-    this.tracker?.onMethodUse((name, method, at) => {
-      const writer = this.ledgerWriter;
-      // The writer exists once a report does; a library's method is not the application's to send.
-      if (writer && this.isApplicationMethod(name, method, this.handlersOfLatest()))
-        writer.memberTouched(name, method, at);
-    });
+    // Every method's use is sent, a library's too: deciding here would put a walk of the prototypes (and at worst a
+    // read of the bean's file) in a tracked method's first call. The ledger judges only the methods its inventory
+    // lists, which leaves a library's out.
+    this.tracker?.onMethodUse((name, method, at) => this.ledgerWriter?.memberTouched(name, method, at));
   }
 
   get diagReportPath(): string {
@@ -533,11 +528,9 @@ export class GhostDetector implements GhostSnapshotSource {
             this.thresholds(),
           ) ?? null;
         for (const [name, at] of this.touchedAt) this.ledgerWriter?.touched(name, at);
-        const handlers = handlersOf(report);
         for (const [name, methods] of Object.entries(this.tracker?.snapshot().methods ?? {}))
           for (const [method, at] of Object.entries(methods))
-            if (at !== null && this.isApplicationMethod(name, method, handlers))
-              this.ledgerWriter?.memberTouched(name, method, Date.parse(at));
+            if (at !== null) this.ledgerWriter?.memberTouched(name, method, Date.parse(at));
       }
       const writer = this.ledgerWriter;
       if (!writer) return;
@@ -681,26 +674,8 @@ export class GhostDetector implements GhostSnapshotSource {
    * call of a library method touches its bean as before.
    */
   private applicationMethods(bean: string, calls: MethodCalls, handlers: ReadonlySet<string>): MethodCalls {
-    let kept: Map<string, number | undefined> | undefined;
-    for (const [method, at] of calls) {
-      if (this.isApplicationMethod(bean, method, handlers)) kept?.set(method, at);
-      else if (kept === undefined) {
-        kept = new Map();
-        for (const [m, a] of calls) {
-          if (m === method) break;
-          kept.set(m, a);
-        }
-      }
-    }
-    return kept ?? calls;
-  }
-
-  /** The endpoint handlers of the latest report, read once per report. */
-  private handlersOfLatest(): ReadonlySet<string> {
-    const latest = this.latest;
-    if (latest === undefined) return NO_HANDLERS;
-    if (this.handlers?.report !== latest) this.handlers = { report: latest, set: handlersOf(latest) };
-    return this.handlers.set;
+    const kept = new Map([...calls].filter(([method]) => this.isApplicationMethod(bean, method, handlers)));
+    return kept.size === calls.size ? calls : kept;
   }
 
   private isApplicationMethod(bean: string, method: string, handlers: ReadonlySet<string>): boolean {
