@@ -11,6 +11,11 @@
 // there every module load is timed (docs/startup.md: require this package before the OpenTelemetry SDK).
 import { BOOT_MARKS } from './shared/boot-clock';
 import { stopTimingModuleLoads, timeModuleLoads } from './patching/module-hooks';
+import type { GhostReport } from './ghost/tracking/types';
+import type * as GhostReportModule from './ghost/tracking/ghost-report';
+import type * as KeptModule from './ghost/kept';
+import type * as ReadyModule from './adapters/lazy/ready';
+/* eslint-disable @typescript-eslint/no-require-imports -- the functions below load their modules when first called */
 timeModuleLoads();
 // A process that imports the package without building an instrumentation on the same turn (a script reading
 // reports, a test) gets `Module.prototype.load` back and records nothing.
@@ -20,7 +25,15 @@ setImmediate(() => {
 export { DiagInstrumentation } from './instrumentation/instrumentation';
 export type { DiagInstrumentationConfig } from './instrumentation/types';
 export type { DiagOptions } from './config/properties';
-export { diagReady } from './adapters/lazy/ready';
+/**
+ * Tells the lazy-container adapters that the application is ready: its bindings never resolved so far become
+ * the Phase 1 ghost candidates, written to `diag-report.json`. For processes that serve no HTTP (workers,
+ * consumers), call it once the application has started; in a web application the first HTTP server's
+ * `listening` does it. Later calls do nothing. (Its module loads at the first call or with a lazy container.)
+ */
+export function diagReady(): void {
+  (require('./adapters/lazy/ready') as typeof ReadyModule).diagReady();
+}
 export { setLogger } from './shared/logger';
 export type { DiagLogger, LogLevel } from './shared/logger';
 export { DiagError } from './shared/errors';
@@ -34,9 +47,28 @@ export type { GhostReportFile } from './ghost/reports/ghost-report-file';
 // --format json` and `{base}/diag/ledger` give it (docs/ledger.md): types only, for the scripts that read them.
 export type { BeanVerdict, Verdict } from './ghost/verdicts';
 export type { LedgerAnswer, LedgerBean, LedgerProvenance, LedgerVersion } from './ghost/ledger/answer';
-// Several processes' ghost reports combined (docs/tracking.md, "State across processes").
-export { mergeGhostReports } from './ghost/tracking/ghost-report';
-export { Kept } from './ghost/kept';
+// Several processes' ghost reports combined (docs/tracking.md, "State across processes"), and the mark of a
+// method kept on purpose: each a function here that loads its module at its first call, so that a start that
+// uses neither does not load them (docs/benchmarks.md, "Modules after ready").
+/**
+ * Combines the reports of several processes running the same application (cluster workers, replicas) into
+ * one: a bean touched in any process is touched; a bean untrackable in any process is untrackable (first
+ * reason in input order wins); `frameworkSkipped` is the largest count, since every process skips the same
+ * framework beans; a binding resolved in any process is resolved (`neverResolved` keeps those no process
+ * resolved). Pure: the inputs are not modified.
+ */
+export function mergeGhostReports(reports: Iterable<GhostReport>): GhostReport {
+  return (require('./ghost/tracking/ghost-report') as typeof GhostReportModule).mergeGhostReports(reports);
+}
+/**
+ * Marks a method (or every method of a class) as called rarely on purpose, with the reason a reader will see:
+ * `@Kept('partner quarterly reconciliation, called by Acme each quarter')`. The method stays exactly what it
+ * was (no wrapper, nothing at start-up); the ghost report, the ledger and the page show it with its reason and
+ * never as a finding. For TypeScript's `experimentalDecorators` (what NestJS uses).
+ */
+export function Kept(reason?: string): ClassDecorator & MethodDecorator {
+  return (require('./ghost/kept') as typeof KeptModule).Kept(reason);
+}
 export type { EndpointVerdict, MemberSource, MethodVerdict } from './ghost/member-verdicts';
 export type { EndpointRecord } from './ghost/analysis/bean-graph';
 export type { ActuatorHandle } from './actuator';

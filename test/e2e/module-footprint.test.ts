@@ -11,8 +11,12 @@ import { quietOtelEnv, tempDir } from './support/app-process';
 const root = path.resolve(__dirname, '..', '..');
 const dist = path.join(root, 'dist') + path.sep;
 
-/** The package's modules (relative to dist/) in require.cache once the app is ready. */
-function loadedAtReady(tracking: boolean): string[] {
+/**
+ * The package's modules (relative to dist/) in require.cache once the app is ready: the NestJS bench app, or
+ * with `container` the lazy containers' one.
+ */
+function loadedAtReady(tracking: boolean, container?: 'inversify' | 'tsyringe' | 'awilix'): string[] {
+  const app = container === undefined ? 'app.js' : 'container-app.js';
   const probe = `
     const reallyExit = process.reallyExit;
     process.reallyExit = (code) => {
@@ -26,7 +30,7 @@ function loadedAtReady(tracking: boolean): string[] {
       '-r',
       path.join(root, 'test', 'fixtures', 'telemetry', 'telemetry.cjs'),
       '-e',
-      `${probe}\nrequire(${JSON.stringify(path.join(root, 'bench', 'startup', 'app.js'))})`,
+      `${probe}\nrequire(${JSON.stringify(path.join(root, 'bench', 'startup', app))})`,
     ],
     {
       cwd: root,
@@ -36,6 +40,8 @@ function loadedAtReady(tracking: boolean): string[] {
         ...process.env,
         ...quietOtelEnv(),
         PROVIDERS: '20',
+        BINDINGS: '20',
+        ...(container !== undefined ? { CONTAINER: container } : {}),
         DIAG_BENCH_EXIT_AT_READY: '1',
         DIAG_LOG_LEVEL: 'warn',
         DIAG_REPORT_DIR: tempDir('footprint'),
@@ -69,6 +75,12 @@ describe("the package's modules loaded by start-up", () => {
     // where classes were declared (source maps, a bundle's text) is asked after ready
     expect(loaded).not.toContain('ghost/origins/declared-class.js');
     expect(loaded).not.toContain('ghost/origins/source-map.js');
+    // nor the two public functions an app calls only if it uses them (the ghost reports' merge, @Kept())
+    expect(loaded).not.toContain('ghost/tracking/ghost-report.js');
+    expect(loaded).not.toContain('ghost/kept.js');
+    // nor the lazy containers' ready (diagReady loads it when called), nor Phase 2's questions of whose bean
+    expect(loaded).not.toContain('adapters/lazy/ready.js');
+    expect(loaded).not.toContain('adapters/nestjs/framework-beans.js');
     // An adapter's definitions are built when its container loads: a NestJS app never loads the others'.
     for (const container of ['inversify', 'tsyringe', 'awilix'])
       expect(loaded).not.toContain(`adapters/lazy/${container}/module-definitions.js`);
@@ -82,4 +94,17 @@ describe("the package's modules loaded by start-up", () => {
     expect(loaded).not.toContain('adapters/nestjs/container-reader.js');
     expect(loaded).not.toContain('ghost/analysis/bean-graph.js');
   });
+
+  it.each(['inversify', 'tsyringe', 'awilix'] as const)(
+    '%s: a start loads its adapter and leaves the graph for after ready',
+    (container) => {
+      const loaded = loadedAtReady(false, container);
+      expect(loaded).toContain(`adapters/lazy/${container}/container-observer.js`);
+      expect(loaded).toContain('adapters/lazy/bindings.js');
+      // the bindings become a graph at ready, on the turn after the listen
+      expect(loaded).not.toContain('ghost/analysis/bean-graph.js');
+      expect(loaded).not.toContain('adapters/nestjs/container-observer.js');
+      expect(loaded).not.toContain('ghost/tracking/tracker.js');
+    },
+  );
 });

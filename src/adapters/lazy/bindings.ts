@@ -6,7 +6,8 @@
  *
  * Knows no container: an adapter names its bindings by a key of its own (a token, a registration object).
  */
-import { BeanGraph, type Bean, type BeanInput, type EdgeKind } from '../../ghost/analysis/bean-graph';
+import type { Bean, BeanInput, EdgeKind } from '../../ghost/analysis/bean-graph';
+import type * as BeanGraphModule from '../../ghost/analysis/bean-graph';
 import { safeLog } from '../../shared/logger';
 import { whenReady } from './ready';
 import type { GhostDetector } from '../../ghost/detector';
@@ -182,6 +183,9 @@ export class LazyContainerLedger<K> {
     // CommonJS modules say where their classes come from only through `require.cache`, read here, after the
     // application is listening (ESM namespaces were noted as they loaded).
     this.options.detector.origins.scanRequireCache();
+    // Required here, after ready: no start pays for loading the graph before it has one to build.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- see the line above
+    const { BeanGraph } = require('../../ghost/analysis/bean-graph') as typeof BeanGraphModule;
     const graph = new BeanGraph();
     const ids = new Map<K, number>();
     const byId: Entry[] = [];

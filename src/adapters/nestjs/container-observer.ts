@@ -5,7 +5,7 @@ import { safeLog } from '../../shared/logger';
 import { atProcessReady, STEP_KIND, stepEnded, stepStarted } from '../../shared/boot-clock';
 import type * as ContainerReader from './container-reader';
 import type { Instantiation } from './container-reader';
-import { frameworkOriginsKnown, isCoreProvider, isFrameworkWrapper, kindOf } from './framework-beans';
+import type * as FrameworkBeans from './framework-beans';
 import { isNestMixin, nestTokenName } from './names';
 import type * as PassportModule from './passport';
 import { TokenLookups, type ApplicationBeans } from './token-lookups';
@@ -37,6 +37,14 @@ export const ANALYSIS_FALLBACK_MS = 10_000;
  */
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded when first used, see above */
 const reader = (): typeof ContainerReader => require('./container-reader') as typeof ContainerReader;
+/**
+ * Phase 2's questions of whose bean each one is, asked per bean: a Phase 1 start never asks them
+ * (test/e2e/module-footprint.test.ts). Held once loaded, since a `require` of a loaded module still resolves
+ * its path.
+ */
+let frameworkBeansModule: typeof FrameworkBeans | undefined;
+const frameworkBeans = (): typeof FrameworkBeans =>
+  (frameworkBeansModule ??= require('./framework-beans') as typeof FrameworkBeans);
 const entryPoints = (): typeof EntryPoints => require('./entry-points') as typeof EntryPoints;
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -430,7 +438,7 @@ export class NestContainerObserver {
     try {
       const origins = this.detector.origins;
       // Usually known already (modules record where they were decorated): the scan then waits for the analysis.
-      if (!frameworkOriginsKnown(container, origins)) origins.scanRequireCache();
+      if (!frameworkBeans().frameworkOriginsKnown(container, origins)) origins.scanRequireCache();
       for (const [wrapper, bean] of reader().readBeanNames(container, origins)) this.remember(state, wrapper, bean);
     } catch (err) {
       safeLog('debug', `could not pre-read the container: ${errorMessage(err)}`);
@@ -661,7 +669,7 @@ export class NestContainerObserver {
         const providers = mod.providers;
         if (!(providers instanceof Map)) continue;
         for (const wrapper of providers.values()) {
-          if (!wrapper || state.valuesTracked.has(wrapper) || kindOf(wrapper) !== 'value') continue;
+          if (!wrapper || state.valuesTracked.has(wrapper) || frameworkBeans().kindOf(wrapper) !== 'value') continue;
           state.valuesTracked.add(wrapper);
           this.track(container, state, wrapper, undefined, this.undecoratedOf(wrapper.instance));
         }
@@ -808,7 +816,7 @@ export class NestContainerObserver {
    */
   private nameByPreRead(container: NestContainer): void {
     const origins = this.detector.origins;
-    if (!frameworkOriginsKnown(container, origins)) origins.scanRequireCache();
+    if (!frameworkBeans().frameworkOriginsKnown(container, origins)) origins.scanRequireCache();
     this.nameFrom(container, reader().readBeanNames(container, origins));
   }
 
@@ -853,7 +861,7 @@ export class NestContainerObserver {
     }
     if (library === null) return undefined;
     // An application module's bean is the application's, but for the providers Nest adds to every module.
-    return library || isCoreProvider(wrapper.token, this.detector.origins);
+    return library || frameworkBeans().isCoreProvider(wrapper.token, this.detector.origins);
   }
 
   /** A bean by its token, as the reports name one the container read did not (see `beanOf`). */
@@ -861,7 +869,7 @@ export class NestContainerObserver {
     const token = nestTokenName(wrapper.token ?? wrapper.name);
     return {
       name: wrapper.host?.name ? `${wrapper.host.name}/${token}` : token,
-      framework: isFrameworkWrapper(wrapper, this.detector.origins),
+      framework: frameworkBeans().isFrameworkWrapper(wrapper, this.detector.origins),
     };
   }
 

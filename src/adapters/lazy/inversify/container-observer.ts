@@ -12,7 +12,7 @@ import { CODE_ROOT } from '../../../shared/package-root';
 
 import type { BeanKind, BeanScope } from '../../../ghost/analysis/bean-graph';
 import { LazyContainerLedger, bookkeepingFailed, lazyBinding, lazyTokenName, type LazyBinding } from '../bindings';
-import { callSites } from '../../../ghost/origins/call-sites';
+import { captureStack, readCapturedStack, type CapturedStack } from '../../../ghost/origins/call-sites';
 import type { GhostDetector } from '../../../ghost/detector';
 import { inversifyEntryPoints } from './entry-points';
 
@@ -59,6 +59,8 @@ export class InversifyObserver {
   private readonly resolvedServices = new Set<unknown>();
   /** Bindings a library's code added (inversify-express-utils binds its HttpContext, say). */
   private readonly libraryBound = new WeakSet<InversifyBinding>();
+  /** Who added a value or a factory binding, captured at its `bind` and read at ready ({@link settleBinders}). */
+  private readonly binders = new Map<InversifyBinding, CapturedStack>();
 
   constructor(private readonly detector: GhostDetector) {}
 
@@ -133,9 +135,11 @@ export class InversifyObserver {
     this.seen.add(binding);
     // Only a value or a factory is judged by who bound it (see describe): InversifyJS 7+ hands over class
     // bindings complete, so they skip the stack capture; 6 adds each binding before `.to()` says what it is.
-    if (binding.type !== 'Instance' && boundByLibrary()) this.libraryBound.add(binding);
+    // The frames are read at ready, where the answer is first needed.
+    if (binding.type !== 'Instance') this.binders.set(binding, captureStack(captureStack, BINDER_DEPTH));
     this.version ??= this.inversifyVersion?.();
     const ledger = this.ensureLedger();
+    if (ledger.readyDone) this.settleBinders();
     // what the binding is becomes known over the fluent calls that follow (`.to()`, `.inSingletonScope()`):
     // recorded now, read again at ready
     ledger.bind(binding, this.describe(binding));
@@ -204,9 +208,18 @@ export class InversifyObserver {
     });
   }
 
+  /** Reads who added each binding captured so far: a binding a library's code added is the framework's. */
+  private settleBinders(): void {
+    for (const [binding, captured] of this.binders) {
+      if (boundByLibrary(readCapturedStack(captured))) this.libraryBound.add(binding);
+    }
+    this.binders.clear();
+  }
+
   /** At ready: each binding as its fluent calls left it, and the injections of each class binding as edges. */
   private collect(): void {
     const ledger = this.ledger!;
+    this.settleBinders();
     const byService = new Map<unknown, InversifyBinding[]>();
     const bindings = [...this.seen];
     for (const binding of bindings) {
@@ -235,12 +248,15 @@ const INVERSIFY_FRAMES = /[\\/]node_modules[\\/](?:inversify|@inversifyjs[\\/][^
 /** This package's own code (dist/), wherever it is installed. */
 const OWN_CODE = CODE_ROOT + path.sep;
 
+/** Frames kept of who added a binding: InversifyJS's own fluent calls sit between the adder and the caller. */
+const BINDER_DEPTH = 12;
+
 /**
  * Whether the code that called `bind` is a library's: the first stack frame outside InversifyJS and this
- * package lies in a node_modules folder. Read once per binding, when it is added, from V8's call sites.
+ * package lies in a node_modules folder. Read once per binding from the call sites captured when it was added.
  */
-function boundByLibrary(): boolean {
-  for (const site of callSites(boundByLibrary, 12)) {
+function boundByLibrary(sites: readonly NodeJS.CallSite[]): boolean {
+  for (const site of sites) {
     const file = site.getFileName() ?? '';
     if (file === '' || INVERSIFY_FRAMES.test(file) || file.includes(OWN_CODE)) continue;
     return /[\\/]node_modules[\\/]/.test(file);
