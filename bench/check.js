@@ -86,13 +86,14 @@ const MEMORY = {
 };
 
 /**
- * One figure against its goal (or, for a known gap, its ceiling) plus `margin`. Above the threshold it is
- * measured once more, by `again`, and fails only if that measurement is above it too.
+ * One figure against its goal (or, for a known gap guarded where it stands, its ceiling) plus `margin`. Above the
+ * threshold it is measured once more, by `again`, and fails only if that measurement is above it too. A figure
+ * over its goal but within the threshold reads "known gap" where the entry says why (`gap`), else "ok".
  */
 function judge(what, first, { goal, ceiling, margin, gap }, again) {
   const limit = (ceiling ?? goal) + margin;
   const value = first > limit ? Math.min(first, again()) : first;
-  const status = value > limit ? 'FAIL' : ceiling !== undefined && value > goal ? 'known gap' : 'ok';
+  const status = value > limit ? 'FAIL' : gap !== undefined && value > goal ? 'known gap' : 'ok';
   return { what, value, goal, limit, status, gap };
 }
 
@@ -197,34 +198,34 @@ function checkContainers() {
  */
 const INSTRUCTION_MARGIN = 0.026;
 /**
- * Where the goals are not met yet (issue #46 is open), the figure as measured on main after the release's merges
- * is the ceiling, so that anything more fails instead of widening the gap. 2026-11-28, /work/main, once the
- * analysis's modules (the container's reader, the tracker in Phase 1, source maps) loaded after ready: Nest 1.031
- * and 1.062 with method-level tracking on (1.033 and 1.069 before); InversifyJS 1.039, tsyringe 1.034, awilix
- * 1.043 with Phase 1 (each 0.002-0.003 lower). Every Phase 1 + 2 of the containers is within its goal.
+ * Every figure fails above its goal plus the noise of the count (issue #46): where a goal is not met yet the
+ * entry says why (a "known gap" while it stays within that limit), but the limit is the goal's, not the figure's,
+ * so a gap can narrow and never widen past what the noise explains. 2026-11-28, /work/main, after the lazy
+ * containers' bookkeeping moved off their start (docs/benchmarks.md, "The lazy containers' adapters"): Nest 1.030
+ * and 1.061 with method-level tracking on; InversifyJS 1.033, tsyringe 1.033, awilix 1.042 with Phase 1; every
+ * Phase 1 + 2 of the containers within its goal (1.038-1.046).
  */
-const gap = (ceiling, why) => ({ ceiling, gap: why });
-const FIXED_LOAD =
-  "the package's fixed load (~55 M instructions: its 45 modules, the hook on every load) on a 450 ms start";
+const gap = (why) => ({ gap: why });
+const FIXED_LOAD = "the package's fixed load (its ~36 modules, the hook on every load) on a 450 ms start";
 const INSTRUCTIONS = {
   nest: [
-    { side: 'phase1', goal: 1.03, ...gap(1.031, 'the package load and per-bean records on 1,000 beans') },
+    { side: 'phase1', goal: 1.03, ...gap('the package load and per-bean records on 1,000 beans') },
     {
       side: 'phase2',
       goal: 1.05,
-      ...gap(1.062, 'installFirstTouch on 1,000 class prototypes (78 M) and the compiles it sets off'),
+      ...gap('installFirstTouch on 1,000 class prototypes (78 M) and the compiles it sets off'),
     },
   ],
   inversify: [
-    { side: 'phase1', goal: 1.03, ...gap(1.039, FIXED_LOAD) },
+    { side: 'phase1', goal: 1.03, ...gap(`${FIXED_LOAD}; an accessor per binding to see its first activation`) },
     { side: 'phase2', goal: 1.05 },
   ],
   tsyringe: [
-    { side: 'phase1', goal: 1.03, ...gap(1.034, FIXED_LOAD) },
+    { side: 'phase1', goal: 1.03, ...gap(FIXED_LOAD) },
     { side: 'phase2', goal: 1.05 },
   ],
   awilix: [
-    { side: 'phase1', goal: 1.03, ...gap(1.043, FIXED_LOAD) },
+    { side: 'phase1', goal: 1.03, ...gap(FIXED_LOAD) },
     { side: 'phase2', goal: 1.05 },
   ],
 };
