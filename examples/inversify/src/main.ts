@@ -25,7 +25,12 @@ container.bind(StartupCheck).toSelf();
 container.bind(LegacyExporter).toSelf().inSingletonScope();
 container.bind(OrdersRepository).toSelf().inSingletonScope();
 container.bind(OrdersService).toSelf();
-container.bind<Mailer>(MAILER).toDynamicValue(() => ({ send: (to: string) => `mailed ${to}` }));
+container
+  .bind<Mailer>(MAILER)
+  .toDynamicValue(() => ({ send: (to: string) => `mailed ${to}` }))
+  // the application's own activation handler, set after the binding is added: it runs as before, and the
+  // binding's first resolution is still seen
+  .onActivation((_context, mailer) => ({ send: (to: string) => `${mailer.send(to)}, signed` }));
 container.bind(CONFIG).toConstantValue({ greeting: 'hello' });
 container.bind('TimeSource').toService(Clock);
 container.bind(ReportBuilder).toSelf();
