@@ -88,3 +88,41 @@ describe('the public types', () => {
     expect(undocumented).toEqual([]);
   });
 });
+
+// The entry point's Kept, mergeGhostReports and diagReady are functions of its own that require their module at
+// the first call (docs/benchmarks.md, "The lazy containers' adapters"): each must still do what its module's does.
+describe("the entry point's lazily loaded functions", () => {
+  it('Kept marks a method and a whole class, with and without a reason', () => {
+    const { keptReason } = jest.requireActual<typeof import('../../src/ghost/kept')>('../../src/ghost/kept');
+    class Partner {
+      quarterly(): void {}
+      other(): void {}
+    }
+    main.Kept('partner quarterly reconciliation')(
+      Partner.prototype,
+      'quarterly',
+      Object.getOwnPropertyDescriptor(Partner.prototype, 'quarterly')!,
+    );
+    class Whole {
+      any(): void {}
+    }
+    main.Kept()(Whole);
+    expect(keptReason(Partner.prototype, 'quarterly')).toBe('partner quarterly reconciliation');
+    expect(keptReason(Partner.prototype, 'other')).toBeUndefined();
+    expect(keptReason(Whole.prototype, 'any')).toBe('kept on purpose');
+  });
+
+  it('mergeGhostReports gives what its module gives', () => {
+    const { mergeGhostReports } = jest.requireActual<typeof import('../../src/ghost/tracking/ghost-report')>(
+      '../../src/ghost/tracking/ghost-report',
+    );
+    expect(main.mergeGhostReports([])).toEqual(mergeGhostReports([]));
+  });
+
+  it('diagReady makes the process ready for the lazy containers', () => {
+    const ready = jest.requireActual<typeof import('../../src/adapters/lazy/ready')>('../../src/adapters/lazy/ready');
+    expect(ready.readyCause()).toBeUndefined();
+    main.diagReady();
+    expect(ready.readyCause()).toBe('diagReady');
+  });
+});
