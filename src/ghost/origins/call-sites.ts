@@ -18,13 +18,14 @@ export interface CapturedStack {
 export function captureStack(below: Function, limit: number): CapturedStack {
   const holder: { stack?: unknown } = {};
   const previousLimit = Error.stackTraceLimit;
-  Error.stackTraceLimit = limit;
   try {
+    // inside the try: an application that froze `Error` gets an empty capture, not a throw out of its `bind`
+    Error.stackTraceLimit = limit;
     Error.captureStackTrace(holder, below);
   } catch {
     /* an empty capture reads as no call sites */
   } finally {
-    Error.stackTraceLimit = previousLimit;
+    if (Error.stackTraceLimit !== previousLimit) Error.stackTraceLimit = previousLimit;
   }
   return holder;
 }
@@ -32,14 +33,15 @@ export function captureStack(below: Function, limit: number): CapturedStack {
 /** The call sites of a stack {@link captureStack} captured, innermost first; empty when it cannot be read. Once. */
 export function readCapturedStack(captured: CapturedStack): NodeJS.CallSite[] {
   const prepare = Error.prepareStackTrace;
-  Error.prepareStackTrace = (_error, sites) => sites;
   try {
+    // inside the try: this runs in the analysis at ready, which a frozen `Error` must not abort
+    Error.prepareStackTrace = (_error, sites) => sites;
     const sites = captured.stack;
     return Array.isArray(sites) ? (sites as NodeJS.CallSite[]) : [];
   } catch {
     return [];
   } finally {
-    Error.prepareStackTrace = prepare;
+    if (Error.prepareStackTrace !== prepare) Error.prepareStackTrace = prepare;
   }
 }
 
