@@ -190,8 +190,8 @@ function checkContainers() {
 /**
  * Start-up in instructions (callgrind, process start to ready, ÷ NodeSDK alone; V8 made deterministic, see
  * bench/startup/instructions.js): the goals (issue #46: ≤ 1.03 with Phase 1, ≤ 1.05 with Phase 1 + 2, the Nest
- * app and the three containers alike) plus the noise of the count, or where a goal is not met yet the figure as it
- * stands (below), so that a regression fails here instead of widening a known gap. In one checkout a side repeats to ±0.05 % (3,716.0 and 3,716.1 M for
+ * app and the three containers alike) plus the noise of the count, for every entry, met or not yet (below). In
+ * one checkout a side repeats to ±0.05 % (3,716.0 and 3,716.1 M for
  * the Nest app's Phase 1 in two runs, 2026-11-27); where the checkout lives moves a ratio by up to 0.026 (three
  * paths, 2026-11-24), and 0.004 between /work/wt-46 and a copy of its dist under /tmp (2026-11-27): margin
  * 0.026. Needs valgrind (Debian's package, installed by CI); without it the entries say so.
@@ -199,8 +199,8 @@ function checkContainers() {
 const INSTRUCTION_MARGIN = 0.026;
 /**
  * Every figure fails above its goal plus the noise of the count (issue #46): where a goal is not met yet the
- * entry says why (a "known gap" while it stays within that limit), but the limit is the goal's, not the figure's,
- * so a gap can narrow and never widen past what the noise explains. 2026-11-28, /work/main, after the lazy
+ * entry says why (a "known gap" while it stays within that limit), but the limit is the goal's, not the figure's.
+ * The noise is the spread over checkout paths, so within one checkout a gap can still grow up to that limit. 2026-11-28, /work/main, after the lazy
  * containers' bookkeeping moved off their start (docs/benchmarks.md, "The lazy containers' adapters"): Nest 1.030
  * and 1.061 with method-level tracking on; InversifyJS 1.033, tsyringe 1.033, awilix 1.042 with Phase 1; every
  * Phase 1 + 2 of the containers within its goal (1.038-1.046).

@@ -69,6 +69,7 @@ export function mergeGhostReports(reports: Iterable<GhostReport>): GhostReport {
 export function Kept(reason?: string): ClassDecorator & MethodDecorator {
   return (require('./ghost/kept') as typeof KeptModule).Kept(reason);
 }
+/* eslint-enable @typescript-eslint/no-require-imports */
 export type { EndpointVerdict, MemberSource, MethodVerdict } from './ghost/member-verdicts';
 export type { EndpointRecord } from './ghost/analysis/bean-graph';
 export type { ActuatorHandle } from './actuator';

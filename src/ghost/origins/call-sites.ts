@@ -54,15 +54,16 @@ export function callSites(below: Function, limit: number): NodeJS.CallSite[] {
   const holder: { stack?: unknown } = {};
   const previousLimit = Error.stackTraceLimit;
   const prepare = Error.prepareStackTrace;
-  Error.stackTraceLimit = limit;
-  Error.prepareStackTrace = (_error, sites) => sites;
   try {
+    // inside the try: this runs inside the application's `@Module()`, which a frozen `Error` must not break
+    Error.stackTraceLimit = limit;
+    Error.prepareStackTrace = (_error, sites) => sites;
     Error.captureStackTrace(holder, below);
     return Array.isArray(holder.stack) ? (holder.stack as NodeJS.CallSite[]) : [];
   } catch {
     return [];
   } finally {
-    Error.prepareStackTrace = prepare;
-    Error.stackTraceLimit = previousLimit;
+    if (Error.prepareStackTrace !== prepare) Error.prepareStackTrace = prepare;
+    if (Error.stackTraceLimit !== previousLimit) Error.stackTraceLimit = previousLimit;
   }
 }

@@ -3,7 +3,7 @@
  * the frames of the capture whatever the application did with `Error` in between, and never throw, since it runs
  * inside the adapter's analysis at ready.
  */
-import { captureStack, readCapturedStack } from '../../../../src/ghost/origins/call-sites';
+import { callSites, captureStack, readCapturedStack } from '../../../../src/ghost/origins/call-sites';
 
 function binder(): ReturnType<typeof captureStack> {
   return captureStack(captureStack, 12);
@@ -48,4 +48,26 @@ describe('captureStack / readCapturedStack', () => {
   it('captures nothing, and does not throw, where Error.stackTraceLimit cannot be set', () => {
     withReadOnly('stackTraceLimit', () => expect(readCapturedStack(binder())).toEqual(expect.any(Array)));
   });
+});
+
+describe('callSites', () => {
+  function caller(): NodeJS.CallSite[] {
+    return callSites(caller, 3);
+  }
+
+  it("gives the caller's frames and leaves Error's statics as they were", () => {
+    const limit = Error.stackTraceLimit;
+    const prepare = Error.prepareStackTrace;
+    const sites = caller();
+    expect(sites.length).toBeGreaterThan(0);
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(Error.prepareStackTrace).toBe(prepare);
+  });
+
+  it.each(['prepareStackTrace', 'stackTraceLimit'] as const)(
+    'reads no call sites, and does not throw, where Error.%s cannot be set',
+    (name) => {
+      withReadOnly(name, () => expect(caller()).toEqual(expect.any(Array)));
+    },
+  );
 });
