@@ -39,8 +39,8 @@ export const ANALYSIS_FALLBACK_MS = 10_000;
 const reader = (): typeof ContainerReader => require('./container-reader') as typeof ContainerReader;
 /**
  * Phase 2's questions of whose bean each one is, asked per bean: a Phase 1 start never asks them
- * (test/e2e/module-footprint.test.ts). Held once loaded, since a `require` of a loaded module still resolves
- * its path.
+ * (test/e2e/module-footprint.test.ts). Held once loaded: a `require` of a loaded module still goes through
+ * Node's loader and its caches, and these are asked per bean.
  */
 let frameworkBeansModule: typeof FrameworkBeans | undefined;
 const frameworkBeans = (): typeof FrameworkBeans =>

@@ -51,19 +51,5 @@ export function readCapturedStack(captured: CapturedStack): NodeJS.CallSite[] {
  * are left as they were.
  */
 export function callSites(below: Function, limit: number): NodeJS.CallSite[] {
-  const holder: { stack?: unknown } = {};
-  const previousLimit = Error.stackTraceLimit;
-  const prepare = Error.prepareStackTrace;
-  try {
-    // inside the try: this runs inside the application's `@Module()`, which a frozen `Error` must not break
-    Error.stackTraceLimit = limit;
-    Error.prepareStackTrace = (_error, sites) => sites;
-    Error.captureStackTrace(holder, below);
-    return Array.isArray(holder.stack) ? (holder.stack as NodeJS.CallSite[]) : [];
-  } catch {
-    return [];
-  } finally {
-    if (Error.prepareStackTrace !== prepare) Error.prepareStackTrace = prepare;
-    if (Error.stackTraceLimit !== previousLimit) Error.stackTraceLimit = previousLimit;
-  }
+  return readCapturedStack(captureStack(below, limit));
 }
