@@ -11,6 +11,7 @@ import type * as BeanGraphModule from '../../ghost/analysis/bean-graph';
 import { safeLog } from '../../shared/logger';
 import { whenReady } from './ready';
 import type { GhostDetector } from '../../ghost/detector';
+import type { GhostTracker } from '../../ghost/tracking/tracker';
 
 const warned = new Set<string>();
 
@@ -100,7 +101,11 @@ export interface LazyLedgerOptions<K> {
 interface Entry {
   binding: LazyBinding;
   resolved: boolean;
-  /** A resolved singleton's instance, held until ready to be tracked then (the container holds it anyway). */
+  /**
+   * A singleton resolved before ready, held until then to be tracked under its name (the container holds it
+   * anyway): only where the tracker must know a name before it wraps anything (an `exclude` list); otherwise it
+   * is tracked unnamed at its resolution (see {@link LazyContainerLedger.resolved}).
+   */
   instance?: unknown;
   hasInstance: boolean;
   /** Name in the report, once ready. */
@@ -157,14 +162,33 @@ export class LazyContainerLedger<K> {
     if (entry.resolved) return true;
     entry.resolved = true;
     if (!this.isReady) {
-      if (this.options.detector.tracker !== undefined && entry.binding.scope === 'singleton') {
-        entry.instance = value;
-        entry.hasInstance = true;
-      }
+      const tracker = this.options.detector.tracker;
+      if (tracker !== undefined && entry.binding.scope === 'singleton') this.trackBeforeReady(tracker, entry, value);
       return true;
     }
     this.firstResolution(entry, value);
     return true;
+  }
+
+  /**
+   * A singleton resolved before ready is tracked now, before the code that resolved it calls it: a bean used only
+   * while the application starts (a migration run before the server listens) is touched, where tracking it at
+   * ready would report a bean that was called as never called. Its name and whether a library registered it are
+   * known at ready only (the graph names the bindings, the origins need require.cache), so it is tracked unnamed
+   * and named then: a library's gets its methods back. A tracker that must know names first (an `exclude` list)
+   * is handed the instance at ready instead, and calls before then are not seen.
+   */
+  private trackBeforeReady(tracker: GhostTracker, entry: Entry, value: unknown): void {
+    if (tracker.needsNamesFirst) {
+      entry.instance = value;
+      entry.hasInstance = true;
+      return;
+    }
+    tracker.trackUnnamed(entry, value, {
+      owner: this,
+      framework: entry.binding.framework,
+      infrastructure: entry.binding.kind === 'factory' && (typeof value !== 'object' || value === null),
+    });
   }
 
   /** Phase 1 over the bindings seen so far; then Phase 2 follows the resolutions. Never throws. */
@@ -221,6 +245,10 @@ export class LazyContainerLedger<K> {
       if (!entry.resolved && this.counts(entry)) unresolved.push(entry.name!);
     }
     tracker.expectResolution(unresolved);
+    tracker.nameTracked((key) => {
+      const entry = key as Entry;
+      return { name: entry.name ?? entry.binding.token, framework: entry.binding.framework };
+    }, this);
     for (const entry of this.entries.values()) {
       if (!entry.hasInstance) continue;
       const instance = entry.instance;

@@ -94,6 +94,9 @@ describe.each(CASES)('tsyringe app (%s)', (loading) => {
     const port = actuatorPort(app);
     const before = (await getJson(port, '/actuator/diag/ghosts')).body;
     expect(before.framework).toBe('tsyringe');
+    // Clock, a @singleton(), is called before ready (StartupCheck.run() while the app starts): tracked from its
+    // resolution, it is touched with no request yet, where tracking it from ready reported it never called
+    expect(before.touched).toContain('Clock');
     expect(before.neverResolved).toEqual([
       'Exporter',
       'LegacyExporter',

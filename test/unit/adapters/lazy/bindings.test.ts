@@ -126,6 +126,44 @@ describe('LazyContainerLedger', () => {
     expect(tracker.snapshot().neverResolved).toEqual([]);
   });
 
+  it('with tracking, a singleton resolved before ready is tracked at that resolution: its calls before ready count', async () => {
+    const { ledger, ready, detector } = load(true);
+    class Migrator {
+      run(): string {
+        return 'migrated';
+      }
+      rollback(): string {
+        return 'rolled back';
+      }
+    }
+    class LibraryCache {
+      get(): number {
+        return 0;
+      }
+    }
+    const libraryGet = LibraryCache.prototype.get;
+    ledger.bind('Migrator', binding('Migrator'));
+    ledger.bind('Cache', binding('Cache', { framework: true }));
+    const migrator = new Migrator();
+    ledger.resolved('Migrator', migrator);
+    ledger.resolved('Cache', new LibraryCache());
+    // the application's start-up, before its server listens: the only call this bean ever gets
+    expect(migrator.run()).toBe('migrated');
+
+    ready.diagReady();
+    await settle();
+    const tracker = detector.tracker!;
+    // told under its name at ready, with the method called and the one never called
+    expect(tracker.isTouched('Migrator')).toBe(true);
+    const methods = tracker.methodsOf('Migrator')!;
+    expect(methods.get('run')).toEqual(expect.any(Number));
+    expect(methods.get('rollback')).toBeUndefined();
+    expect(tracker.snapshot().untouched).not.toContain('Migrator');
+    // a library's binding is never wrapped, and it is no bean of the application's
+    expect(LibraryCache.prototype.get).toBe(libraryGet);
+    expect(tracker.isTracked('Cache')).toBe(false);
+  });
+
   it('re-registering a key updates the binding and keeps its resolution', async () => {
     const { ledger, ready, dir } = load(false);
     ledger.bind('Token', binding('Token', { kind: 'class' }));
