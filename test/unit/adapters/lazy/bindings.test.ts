@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -95,7 +96,7 @@ describe('LazyContainerLedger', () => {
     );
   });
 
-  it('with tracking, keeps neverResolved current, tracks singletons resolved before ready at ready, and late bindings too', async () => {
+  it('with tracking, keeps neverResolved current, tracks singletons resolved before and after ready, and late bindings too', async () => {
     const { ledger, ready, detector } = load(true);
     const early = new Service();
     ledger.bind('Early', binding('Early'));
@@ -162,6 +163,25 @@ describe('LazyContainerLedger', () => {
     // a library's binding is never wrapped, and it is no bean of the application's
     expect(LibraryCache.prototype.get).toBe(libraryGet);
     expect(tracker.isTracked('Cache')).toBe(false);
+  });
+
+  it("with tracking, a singleton resolved before ready that its origin says is a library's gets its methods back at ready", async () => {
+    const { ledger, ready, detector } = load(true);
+    // wrapped at its resolution like any singleton, since whose it is is known at ready only (its definedBy's origin)
+    class Emitter extends EventEmitter {
+      fire(): boolean {
+        return this.emit('fired');
+      }
+    }
+    const fire = Emitter.prototype.fire;
+    ledger.bind('Emitter', binding('Emitter', { definedBy: EventEmitter }));
+    ledger.resolved('Emitter', new Emitter());
+    expect(Emitter.prototype.fire).not.toBe(fire);
+
+    ready.diagReady();
+    await settle();
+    expect(Emitter.prototype.fire).toBe(fire);
+    expect(detector.tracker!.isTracked('Emitter')).toBe(false);
   });
 
   it('re-registering a key updates the binding and keeps its resolution', async () => {
