@@ -104,7 +104,7 @@ interface Entry {
   /**
    * A singleton resolved before ready, held until then to be tracked under its name (the container holds it
    * anyway): only where the tracker must know a name before it wraps anything (an `exclude` list); otherwise it
-   * is tracked unnamed at its resolution (see {@link LazyContainerLedger.resolved}).
+   * is tracked unnamed at its resolution (see `trackBeforeReady`).
    */
   instance?: unknown;
   hasInstance: boolean;
