@@ -205,10 +205,9 @@ export class GhostDetector implements GhostSnapshotSource {
     this.tracker?.onFirstTouch((name) => {
       for (const l of this.listeners) this.guard(() => l.beanTouched?.(name));
     });
-    this.tracker?.onUse((name) => {
+    this.tracker?.onUse((name, at) => {
       // One entry per touched bean, its last use (to the last-use resolution: the tracker re-arms once per period),
       // kept for the verdicts' lastTouched and the ledger's last use.
-      const at = Date.now();
       this.touchedAt.set(name, at);
       this.ledgerWriter?.touched(name, at);
     });

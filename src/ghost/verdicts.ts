@@ -148,9 +148,12 @@ export function evidenceText(bean: BeanEvidence, now: number): string {
   const processes =
     p === undefined
       ? ''
-      : p.tracked === p.total
-        ? `, ${p.total} ${p.total === 1 ? 'process' : 'processes'} (all tracked)`
-        : `, ${trackedShareText(p)}`;
+      : !bean.tracked
+        ? // the processes ran Phase 2, but not on this bean (its verdict says why): "all tracked" would read otherwise
+          `, ${p.total} ${p.total === 1 ? 'process' : 'processes'}`
+        : p.tracked === p.total
+          ? `, ${p.total} ${p.total === 1 ? 'process' : 'processes'} (all tracked)`
+          : `, ${trackedShareText(p)}`;
   const versions =
     bean.versions && bean.versions.length > 0
       ? ` of ${bean.versions.length === 1 ? 'version' : 'versions'} ${bean.versions.join(', ')}`

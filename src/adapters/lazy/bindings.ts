@@ -102,9 +102,8 @@ interface Entry {
   binding: LazyBinding;
   resolved: boolean;
   /**
-   * A singleton resolved before ready, held until then to be tracked under its name (the container holds it
-   * anyway): only where the tracker must know a name before it wraps anything (an `exclude` list); otherwise it
-   * is tracked unnamed at its resolution (see `trackBeforeReady`).
+   * A binding resolved before ready whose token is on the tracker's `exclude` list, held until then to be told
+   * under its name (never wrapped); every other one is tracked unnamed at its resolution (see `trackBeforeReady`).
    */
   instance?: unknown;
   hasInstance: boolean;
@@ -163,7 +162,7 @@ export class LazyContainerLedger<K> {
     entry.resolved = true;
     if (!this.isReady) {
       const tracker = this.options.detector.tracker;
-      if (tracker !== undefined && entry.binding.scope === 'singleton') this.trackBeforeReady(tracker, entry, value);
+      if (tracker !== undefined) this.trackBeforeReady(tracker, entry, value);
       return true;
     }
     this.firstResolution(entry, value);
@@ -175,17 +174,20 @@ export class LazyContainerLedger<K> {
    * while the application starts (a migration run before the server listens) is touched, where tracking it at
    * ready would report a bean that was called as never called. Its name and whether a library registered it are
    * known at ready only (the graph names the bindings, the origins need require.cache), so it is tracked unnamed
-   * and named then: a library's gets its methods back. A tracker that must know names first (an `exclude` list)
-   * is handed the instance at ready instead, and calls before then are not seen.
+   * and named then: a library's gets its methods back, and so does one whose name at ready (another binding of
+   * the same token, told apart) is excluded. A transient or request-scoped binding is recorded as such
+   * (`non-singleton`), never wrapped. One whose token is excluded is held and told under its name at ready, never
+   * wrapped.
    */
   private trackBeforeReady(tracker: GhostTracker, entry: Entry, value: unknown): void {
-    if (tracker.needsNamesFirst) {
+    if (tracker.excludes(entry.binding.token)) {
       entry.instance = value;
       entry.hasInstance = true;
       return;
     }
     tracker.trackUnnamed(entry, value, {
       owner: this,
+      scope: entry.binding.scope,
       framework: entry.binding.framework,
       infrastructure: entry.binding.kind === 'factory' && (typeof value !== 'object' || value === null),
     });

@@ -47,7 +47,8 @@ export type TrackingDepth = 'bean' | 'method';
 export type FirstTouchListener = (name: string) => void;
 
 /** Called at a bean's first touch and at its first touch after each re-arm: "used in this period". */
-export type UseListener = (name: string) => void;
+/** `at`: when the use was seen (ms since the epoch): now, or for a bean touched before it was named, that touch. */
+export type UseListener = (name: string, at: number) => void;
 
 /**
  * A touched object the tracker may re-arm: held weakly (a collected bean is forgotten), with the handle of its
@@ -82,8 +83,12 @@ const NO_NAMES: readonly string[] = [];
  * instructions of Phase 2 at start-up (docs/benchmarks.md, issue #46); the analysis after ready reads them anyway.
  */
 class Unnamed {
-  /** Whether the instance was touched before it was named. */
-  touched = false;
+  /**
+   * When the instance was first touched before it was named (ms since the epoch): told under its name then, so
+   * that its use reads as that call, not as the naming after ready (a bean a lazy container's application calls
+   * while it starts, a Nest bean called from another's `onModuleInit`).
+   */
+  touchedAt: number | undefined;
   /** Method depth: the methods of its class first called before it was named, with that call's time. */
   methods: Map<string, number> | undefined;
   /** Its entry among the objects to re-arm, from its touch (ended if its name says it must not be tracked). */
@@ -226,7 +231,7 @@ export class GhostTracker implements GhostSnapshotSource {
           this.rearmable.push(entry);
         }
         if (names instanceof Unnamed) {
-          names.touched = true;
+          names.touchedAt = Date.now();
           names.rearmable = entry;
         } else this.touched(namesOf(names));
       },
@@ -293,8 +298,9 @@ export class GhostTracker implements GhostSnapshotSource {
   /**
    * Starts tracking `instance` as {@link track} does, before its name is known: `key` is the adapter's own record
    * of the bean (NestJS's instance wrapper), by which {@link nameTracked} names it later. Calls meanwhile are
-   * kept and told under the name then. Only for a tracker with no `exclude` list, which needs the name before
-   * anything is wrapped ({@link needsNamesFirst}).
+   * kept and told under the name then. An `exclude` list names the beans never wrapped, so with one
+   * ({@link needsNamesFirst}) this is for a bean whose name, as far as the caller can tell yet, is not on it
+   * ({@link excludes}); one its name at {@link nameTracked} puts on the list gets its methods back then.
    */
   trackUnnamed(key: object, instance: unknown, options: TrackOptions = {}): void {
     const context = new Unnamed(options.owner);
@@ -308,6 +314,11 @@ export class GhostTracker implements GhostSnapshotSource {
   /** Whether beans must be named before they are tracked: an `exclude` list names the beans never wrapped. */
   get needsNamesFirst(): boolean {
     return this.exclude.size > 0;
+  }
+
+  /** Whether `name` is on the `exclude` list: a bean under it is never wrapped. */
+  excludes(name: string): boolean {
+    return this.exclude.has(name);
   }
 
   /** Whether beans tracked by {@link trackUnnamed} (with `owner`, when given) wait for their names. */
@@ -358,7 +369,7 @@ export class GhostTracker implements GhostSnapshotSource {
       this.record(name, attached);
       for (const other of before.linked ?? []) this.link(other, handle);
       for (const [method, at] of before.methods ?? []) this.methodTouched([name], method, at);
-      if (before.touched) this.touched([name]);
+      if (before.touchedAt !== undefined) this.touched([name], before.touchedAt);
     }
   }
 
@@ -515,7 +526,7 @@ export class GhostTracker implements GhostSnapshotSource {
   }
 
   /** Runs once per instance at its first touch, and once per re-arm after. */
-  private touched(names: readonly string[]): void {
+  private touched(names: readonly string[], at = Date.now()): void {
     for (const name of names) {
       const state = this.names.get(name);
       if (state === undefined || state instanceof Touched) continue;
@@ -529,15 +540,15 @@ export class GhostTracker implements GhostSnapshotSource {
         }
       }
     }
-    this.used(names);
+    this.used(names, at);
   }
 
-  private used(names: readonly string[]): void {
+  private used(names: readonly string[], at = Date.now()): void {
     for (const name of names) {
       if (!this.names.has(name)) continue;
       for (const listener of this.useListeners) {
         try {
-          listener(name);
+          listener(name, at);
         } catch {
           /* a listener must not break the host's method call */
         }

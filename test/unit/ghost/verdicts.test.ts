@@ -76,6 +76,17 @@ describe('one verdict per bean', () => {
       verdict: 'untrackable',
       why: 'Phase 2 cannot tell: already-proxied',
     });
+    // its processes ran Phase 2, but not on it: the evidence does not say "all tracked" (an outside trial read it so)
+    const untracked = verdictOf(
+      bean({ tracked: false, untrackableReason: 'non-singleton', processes: { total: 1, tracked: 1 } }),
+      DEFAULT_THRESHOLDS,
+      NOW,
+    );
+    expect(untracked.evidence).toContain(', 1 process;');
+    expect(untracked.evidence).not.toContain('all tracked');
+    expect(verdictOf(bean({ processes: { total: 2, tracked: 2 } }), DEFAULT_THRESHOLDS, NOW).evidence).toContain(
+      '2 processes (all tracked)',
+    );
     expect(verdictOf(bean({ live: false, lastTouched: NOW }), DEFAULT_THRESHOLDS, NOW).verdict).toBe('retired');
   });
 

@@ -24,7 +24,7 @@ interface Loaded {
 // that nothing of this file requires a module into a torn-down Jest environment.
 afterAll(() => new Promise((resolve) => setTimeout(resolve, STARTUP_PUBLISH_DELAY_MS + 50)));
 
-function load(tracking: boolean, collect?: (ledger: Loaded['ledger']) => void): Loaded {
+function load(tracking: boolean, collect?: (ledger: Loaded['ledger']) => void, exclude?: string[]): Loaded {
   const dir = tempDir('ledger');
   let loaded!: Loaded;
   const logs = recordingLogger();
@@ -37,7 +37,9 @@ function load(tracking: boolean, collect?: (ledger: Loaded['ledger']) => void): 
       require('../../../../src/adapters/lazy/bindings') as typeof import('../../../../src/adapters/lazy/bindings');
     const ready =
       require('../../../../src/adapters/lazy/ready') as typeof import('../../../../src/adapters/lazy/ready');
-    const detector = new GhostDetector(resolveConfig({ report: { dir }, ghostTracking: { enabled: tracking } }));
+    const detector = new GhostDetector(
+      resolveConfig({ report: { dir }, ghostTracking: { enabled: tracking, ...(exclude ? { exclude } : {}) } }),
+    );
     const ledger: Loaded['ledger'] = new LazyContainerLedger<string>({
       framework: 'testdi',
       container: () => ({ name: 'testdi', version: '1.0.0' }),
@@ -127,42 +129,75 @@ describe('LazyContainerLedger', () => {
     expect(tracker.snapshot().neverResolved).toEqual([]);
   });
 
-  it('with tracking, a singleton resolved before ready is tracked at that resolution: its calls before ready count', async () => {
-    const { ledger, ready, detector } = load(true);
-    class Migrator {
-      run(): string {
-        return 'migrated';
+  it.each([
+    ['no exclude list', undefined],
+    ['an exclude list that names another bean', ['Other']],
+  ])(
+    'with tracking and %s, a singleton resolved before ready is tracked at that resolution: its calls before ready count, at their time',
+    async (_label, exclude) => {
+      const { ledger, ready, detector } = load(true, undefined, exclude);
+      class Migrator {
+        run(): string {
+          return 'migrated';
+        }
+        rollback(): string {
+          return 'rolled back';
+        }
       }
-      rollback(): string {
-        return 'rolled back';
+      class LibraryCache {
+        get(): number {
+          return 0;
+        }
       }
-    }
-    class LibraryCache {
-      get(): number {
-        return 0;
-      }
-    }
-    const libraryGet = LibraryCache.prototype.get;
-    ledger.bind('Migrator', binding('Migrator'));
-    ledger.bind('Cache', binding('Cache', { framework: true }));
-    const migrator = new Migrator();
-    ledger.resolved('Migrator', migrator);
-    ledger.resolved('Cache', new LibraryCache());
-    // the application's start-up, before its server listens: the only call this bean ever gets
-    expect(migrator.run()).toBe('migrated');
+      const libraryGet = LibraryCache.prototype.get;
+      const tracker = detector.tracker!;
+      const uses: Array<[string, number]> = [];
+      tracker.onUse((name, at) => uses.push([name, at]));
+      ledger.bind('Migrator', binding('Migrator'));
+      ledger.bind('Cache', binding('Cache', { framework: true }));
+      ledger.bind('Transient', binding('Transient', { scope: 'transient' }));
+      const migrator = new Migrator();
+      ledger.resolved('Migrator', migrator);
+      ledger.resolved('Cache', new LibraryCache());
+      ledger.resolved('Transient', new Service());
+      // the application's start-up, before its server listens: the only call this bean ever gets
+      expect(migrator.run()).toBe('migrated');
+      const calledBy = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 30));
 
+      ready.diagReady();
+      await settle();
+      // told under its name at ready, with the method called and the one never called, at the call's time
+      expect(tracker.isTouched('Migrator')).toBe(true);
+      const methods = tracker.methodsOf('Migrator')!;
+      expect(methods.get('run')).toBeLessThanOrEqual(calledBy);
+      expect(methods.get('rollback')).toBeUndefined();
+      expect(uses).toEqual([['Migrator', expect.any(Number)]]);
+      expect(uses[0]![1]).toBeLessThanOrEqual(calledBy);
+      expect(tracker.snapshot().untouched).not.toContain('Migrator');
+      // a library's binding is never wrapped, and it is no bean of the application's
+      expect(LibraryCache.prototype.get).toBe(libraryGet);
+      expect(tracker.isTracked('Cache')).toBe(false);
+      // a transient binding resolved before ready says why it is not tracked
+      expect(tracker.snapshot().untrackable).toMatchObject({ Transient: 'non-singleton' });
+    },
+  );
+
+  it('with tracking, a binding resolved before ready whose token is excluded is never wrapped', async () => {
+    const { ledger, ready, detector } = load(true, undefined, ['Skipped']);
+    class Skipped {
+      work(): number {
+        return 1;
+      }
+    }
+    const work = Skipped.prototype.work;
+    ledger.bind('Skipped', binding('Skipped'));
+    ledger.resolved('Skipped', new Skipped());
+    expect(Skipped.prototype.work).toBe(work);
     ready.diagReady();
     await settle();
-    const tracker = detector.tracker!;
-    // told under its name at ready, with the method called and the one never called
-    expect(tracker.isTouched('Migrator')).toBe(true);
-    const methods = tracker.methodsOf('Migrator')!;
-    expect(methods.get('run')).toEqual(expect.any(Number));
-    expect(methods.get('rollback')).toBeUndefined();
-    expect(tracker.snapshot().untouched).not.toContain('Migrator');
-    // a library's binding is never wrapped, and it is no bean of the application's
-    expect(LibraryCache.prototype.get).toBe(libraryGet);
-    expect(tracker.isTracked('Cache')).toBe(false);
+    expect(Skipped.prototype.work).toBe(work);
+    expect(detector.tracker!.snapshot().untrackable).toMatchObject({ Skipped: 'excluded' });
   });
 
   it("with tracking, a singleton resolved before ready that its origin says is a library's gets its methods back at ready", async () => {
