@@ -145,14 +145,15 @@ export function hoursText(h: number): string {
 export function evidenceText(bean: BeanEvidence, now: number): string {
   const since = `since ${new Date(bean.firstSeen).toISOString()} (${span(now - bean.firstSeen)})`;
   const p = bean.processes;
+  const count = p === undefined ? '' : `, ${p.total} ${p.total === 1 ? 'process' : 'processes'}`;
   const processes =
     p === undefined
       ? ''
-      : !bean.tracked
-        ? // the processes ran Phase 2, but not on this bean (its verdict says why): "all tracked" would read otherwise
-          `, ${p.total} ${p.total === 1 ? 'process' : 'processes'}`
+      : // the processes ran Phase 2, but not on an untracked bean (its verdict says why): not "all tracked"
+        !bean.tracked
+        ? count
         : p.tracked === p.total
-          ? `, ${p.total} ${p.total === 1 ? 'process' : 'processes'} (all tracked)`
+          ? `${count} (all tracked)`
           : `, ${trackedShareText(p)}`;
   const versions =
     bean.versions && bean.versions.length > 0

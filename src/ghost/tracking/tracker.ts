@@ -46,8 +46,10 @@ export type TrackingDepth = 'bean' | 'method';
 /** Called once per bean name, at the first touch. */
 export type FirstTouchListener = (name: string) => void;
 
-/** Called at a bean's first touch and at its first touch after each re-arm: "used in this period". */
-/** `at`: when the use was seen (ms since the epoch): now, or for a bean touched before it was named, that touch. */
+/**
+ * Called at a bean's first touch and at its first touch after each re-arm: "used in this period". `at`: when the
+ * use was seen (ms since the epoch): now, or for a bean touched before it was named, that touch.
+ */
 export type UseListener = (name: string, at: number) => void;
 
 /**
