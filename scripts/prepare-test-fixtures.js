@@ -114,6 +114,7 @@ function buildApps() {
 /** The package itself: dist/ and the report page's bundle. */
 async function buildPackage() {
   tsc(['-p', path.join(root, 'tsconfig.build.json')]);
+  tsc(['-p', path.join(root, 'tsconfig.types.json')]);
   await require('./build-page.js')();
 }
 
