@@ -23,6 +23,11 @@ export interface MethodVerdict {
   readonly lastTouched?: string;
   /** Rare on purpose (`@Kept`, `diag.ghost-tracking.kept`): the reason; never a finding. */
   readonly kept?: string;
+  /**
+   * Not called on this bean, but its code is shared (an inherited method of a common base class: the same file and
+   * line) and these other beans called it: the code is live, nothing to delete, never a finding (sharedCode).
+   */
+  readonly calledThrough?: readonly string[];
 }
 
 /** One entry point with its handler's verdict (the contract's `endpoints: [{ kind, route, bean, method, verdict, source? }]`). */
@@ -102,6 +107,45 @@ export function methodVerdicts(
     });
   }
   return out.sort(byVerdictThenName((m) => m.name));
+}
+
+/** The verdicts a method's code counts as run in: called within the window, or called before it. */
+const CALLED: ReadonlySet<Verdict> = new Set(['in-use', 'dormant']);
+
+/**
+ * `beans` with each uncalled method whose code another bean called marked `calledThrough` those beans. Two beans
+ * whose classes inherit one base's method share its code: `WalletRepository` never calling `delete` says nothing
+ * of `SqlRepositoryBase.delete`'s line when `UserRepository` calls it (a real app's repositories, found on a trial:
+ * the line was annotated dead while it ran). The code is known by its source line and name, what a reader of
+ * the ledger knows of it across processes; a method without a source line stands alone. The bean's own verdict
+ * stays (never called on it is what was seen); what changes is that it is no finding.
+ */
+export function sharedCode<B extends { readonly name: string; readonly methods?: readonly MethodVerdict[] }>(
+  beans: readonly B[],
+): B[] {
+  const callers = new Map<string, string[]>();
+  const codeOf = (m: MethodVerdict) =>
+    m.source === undefined ? undefined : `${m.source.file}:${m.source.line}#${m.name}`;
+  for (const b of beans)
+    for (const m of b.methods ?? []) {
+      const code = codeOf(m);
+      if (code === undefined || !CALLED.has(m.verdict)) continue;
+      const list = callers.get(code);
+      if (list === undefined) callers.set(code, [b.name]);
+      else list.push(b.name);
+    }
+  if (callers.size === 0) return [...beans];
+  return beans.map((b) => {
+    let changed = false;
+    const methods = b.methods?.map((m) => {
+      const code = codeOf(m);
+      const through = code === undefined || CALLED.has(m.verdict) ? undefined : callers.get(code);
+      if (through === undefined || m.verdict === 'untrackable' || m.verdict === 'retired') return m;
+      changed = true;
+      return { ...m, calledThrough: [...through].sort() };
+    });
+    return changed ? { ...b, methods } : b;
+  });
 }
 
 /** A bean as the endpoints' join needs it: its verdict and its methods'. */

@@ -50,6 +50,7 @@ describe.each(LOADING_CASES)('first-touch tracking on the tracking app (%s)', (l
       generator: [0, 1, 2, 3],
       streamed: [0, 10, 20],
       inherited: 'hello ada',
+      wave: 'o/',
       arrow: 15,
       getter: 7,
       lifecycleRan: true,
@@ -143,6 +144,11 @@ describe.each(LOADING_CASES)('first-touch tracking on the tracking app (%s)', (l
     expect(quarterly.kept).toBe('partner quarterly sync');
     // Inherited methods are the bean's; lifecycle hooks are not methods.
     expect(methods('InheritedGreeter')).toEqual({ greet: 'in-use' });
+    // The same inherited code never called on another bean: its verdict there, no finding (InheritedGreeter runs it).
+    expect(bean('WavingGreeter').methods).toEqual([
+      expect.objectContaining({ name: 'greet', verdict: 'never-touched', calledThrough: ['InheritedGreeter'] }),
+      expect.objectContaining({ name: 'wave', verdict: 'in-use' }),
+    ]);
     expect(methods('LifecycleOnly')).toEqual({ status: 'never-touched' });
     // @Interval and @OnEvent callbacks, captured at bootstrap, reach their methods.
     expect(methods('HeartbeatJob')).toMatchObject({ beat: 'in-use' });

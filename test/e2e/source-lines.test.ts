@@ -104,6 +104,13 @@ function expectTypeScriptLines(project: string, { report, ghosts, live, ledger }
     // an inherited method is where its base class defines it (BaseGreeter, above InheritedGreeter)
     const inherited = answer.verdicts.find((v: any) => v.name === 'InheritedGreeter');
     expect(inherited.methods).toEqual([expect.objectContaining({ name: 'greet', source: greet })]);
+    // the same line never called on another bean that shares it: live code, said so
+    const sharing = answer.verdicts.find((v: any) => v.name === 'WavingGreeter');
+    expect(sharing.methods.find((m: any) => m.name === 'greet')).toMatchObject({
+      verdict: 'never-touched',
+      source: greet,
+      calledThrough: ['InheritedGreeter'],
+    });
     const endpoint = answer.endpoints.find((e: any) => e.route === 'GET /never-called');
     expect(endpoint).toMatchObject({ kind: 'http', verdict: 'never-touched', source: neverCalled });
   }
@@ -132,6 +139,9 @@ describe('findings at the TypeScript line', () => {
       artifactLocation: { uri: TS_FILE },
       region: { startLine: tsLine(project, 'archive(): number {') },
     });
+    // the base's greet runs through InheritedGreeter: code scanning must not annotate its line as dead
+    const greetLine = tsLine(project, 'greet(name: string): string {');
+    expect(results.filter((r: any) => r.locations[0].physicalLocation?.region?.startLine === greetLine)).toEqual([]);
     const route = results.find((r: any) => r.partialFingerprints['diagMember/v1'] === 'http GET /never-called');
     expect(route.locations[0].physicalLocation).toEqual({
       artifactLocation: { uri: TS_FILE },
@@ -150,6 +160,7 @@ describe('findings at the TypeScript line', () => {
     });
     const text = spawnSync(process.execPath, [cli, 'check', report], { encoding: 'utf8' });
     expect(text.stdout).toContain(`  LifecycleOnly (TrackingModule, ${TS_FILE}:${classAt})\n`);
+    expect(text.stdout).not.toMatch(/WavingGreeter\.greet/);
   }, 60_000);
 
   it('a bundle minified with its map (esbuild over the tsc build): the same file and lines', async () => {

@@ -5,7 +5,7 @@
  */
 import { endpointName, type EndpointRecord } from '../analysis/bean-graph';
 import type { LedgerAnswer } from '../ledger/answer';
-import type { MemberSource } from '../member-verdicts';
+import type { MemberSource, MethodVerdict } from '../member-verdicts';
 
 /**
  * A method or endpoint that is a finding: never-touched in the ledger (never called on any process, observed long
@@ -40,6 +40,7 @@ export function memberFindings(answer: LedgerAnswer): MemberFinding[] {
   for (const b of answer.beans) {
     for (const m of b.methods ?? []) {
       if (m.verdict !== 'never-touched' || m.kept !== undefined || handler(b.name, m.name)) continue;
+      if (m.calledThrough !== undefined) continue; // its shared code ran on another bean: nothing to delete
       out.push(methodFinding('never-touched-method', b.name, m));
     }
   }
@@ -59,6 +60,7 @@ interface ReportMember {
   readonly kept?: unknown;
   readonly why?: unknown;
   readonly source?: unknown;
+  readonly calledThrough?: unknown;
 }
 
 /**
@@ -77,6 +79,7 @@ export function runMemberFindings(
     m.lastTouched !== undefined || (raw[bean]?.[method] !== undefined && raw[bean]?.[method] !== null);
   const unjudged = (m: ReportMember) =>
     m.kept !== undefined ||
+    m.calledThrough !== undefined ||
     m.why !== undefined ||
     (m.verdict !== 'never-touched' && m.verdict !== 'insufficient-evidence');
   const out: MemberFinding[] = [];
@@ -203,9 +206,14 @@ export function membersText(answer: LedgerAnswer): string {
     lines.push('', `never-called methods, per bean${endpoints.length > 0 ? ' (endpoint handlers above)' : ''}`);
     for (const b of beans) {
       const methods = b.methods;
-      const dead = methods.filter((m) => m.verdict === 'never-touched' && m.kept === undefined);
+      const found = (m: MethodVerdict) => m.kept === undefined && m.calledThrough === undefined;
+      const dead = methods.filter((m) => m.verdict === 'never-touched' && found(m));
       lines.push(`  ${b.name} (${b.verdict}): ${dead.length} of ${methods.length} methods never called`);
       for (const m of dead) lines.push(`    ${m.name}${at(m.source)}`);
+      for (const m of methods.filter((x) => x.kept === undefined && x.calledThrough !== undefined))
+        lines.push(
+          `    not on this bean, but its shared code runs through ${m.calledThrough!.join(', ')}: ${m.name}${at(m.source)}`,
+        );
       for (const m of methods.filter((x) => x.kept !== undefined)) lines.push(`    kept: ${m.name}: ${m.kept}`);
     }
   }

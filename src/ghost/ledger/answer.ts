@@ -3,6 +3,7 @@ import type { EndpointRecord } from '../analysis/bean-graph';
 import {
   endpointVerdicts,
   methodVerdicts,
+  sharedCode,
   type EndpointVerdict,
   type MemberFacts,
   type MemberLookups,
@@ -109,9 +110,12 @@ export interface LedgerAnswer {
   readonly memberCounts?: MemberCounts;
 }
 
-/** Counts per kind of member: methods and endpoints, by verdict, and how many are kept on purpose. */
+/**
+ * Counts per kind of member: methods and endpoints, by verdict, and apart from them how many are kept on purpose
+ * and how many methods were not called on their bean while their shared code was on another (`calledThrough`).
+ */
 export interface MemberCounts {
-  readonly methods: Readonly<Record<Verdict, number>> & { readonly kept: number };
+  readonly methods: Readonly<Record<Verdict, number>> & { readonly kept: number; readonly shared: number };
   readonly endpoints: Readonly<Record<Verdict, number>> & { readonly kept: number };
 }
 
@@ -181,7 +185,7 @@ export function ledgerAnswer(
   const byName = new Map(evidence.map((e) => [e.name, e]));
   const counts = Object.fromEntries(VERDICT_ORDER.map((v) => [v, 0])) as Record<Verdict, number>;
   const lost = provenance.lostTouches ?? 0;
-  const beans = verdicts(evidence, thresholds, now).map((judged): LedgerBean => {
+  const judgedBeans = verdicts(evidence, thresholds, now).map((judged): LedgerBean => {
     // A lost touch record reads as a bean never called: while any is missing, "never" cannot be said.
     const v: BeanVerdict =
       lost > 0 && judged.verdict === 'never-touched'
@@ -215,6 +219,8 @@ export function ledgerAnswer(
         : {}),
     };
   });
+  // An inherited method one bean never called but another did is live code, no finding (member-verdicts.ts).
+  const beans = sharedCode(judgedBeans);
   const judgedEndpoints =
     members.endpoints !== undefined
       ? endpointVerdicts(
@@ -273,10 +279,11 @@ function memberCounts(beans: readonly LedgerBean[], endpoints: readonly Endpoint
     ...(Object.fromEntries(VERDICT_ORDER.map((v) => [v, 0])) as Record<Verdict, number>),
     kept: 0,
   });
-  const methods = zero();
+  const methods = { ...zero(), shared: 0 };
   for (const bean of beans)
     for (const m of bean.methods ?? []) {
       if (m.kept !== undefined) methods.kept++;
+      else if (m.calledThrough !== undefined) methods.shared++;
       else methods[m.verdict]++;
     }
   const eps = zero();

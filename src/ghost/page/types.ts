@@ -32,12 +32,20 @@ export interface JudgedMethod {
   readonly name: string;
   readonly verdict: string;
   readonly source?: SourceLine;
+  /** Rare on purpose: the reason (never a finding). */
+  readonly kept?: string;
+  /** Not called on this bean, but its shared (inherited) code ran on these beans (never a finding). */
+  readonly calledThrough?: readonly string[];
 }
 
 /** An entry point and the verdict of its handler method (`endpoints[]` beside the beans' verdicts). */
 export interface JudgedEndpoint extends EndpointRecord {
   readonly verdict: string;
   readonly source?: SourceLine;
+  /** Rare on purpose: the reason (never a finding). */
+  readonly kept?: string;
+  /** Why the verdict is not the handler method's plain one (a rare job, a handler not tracked). */
+  readonly why?: string;
 }
 
 /**

@@ -134,7 +134,7 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
       source: { file: `src/${bean}.ts`, line: 10 },
       ...extra,
     });
-    const bean = (name: string, verdict: string, methods: Array<[string, string, number]>) => ({
+    const bean = (name: string, verdict: string, methods: Array<[string, string, number, object?]>) => ({
       name,
       verdict,
       module: 'ShopModule',
@@ -143,7 +143,12 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
       why: verdict,
       firstSeen: '2026-11-01T00:00:00.000Z',
       processHours: 900,
-      methods: methods.map(([m, v, line]) => ({ name: m, verdict: v, source: { file: `src/${name}.ts`, line } })),
+      methods: methods.map(([m, v, line, extra]) => ({
+        name: m,
+        verdict: v,
+        source: { file: `src/${name}.ts`, line },
+        ...extra,
+      })),
     });
     const verdicts = {
       service: 'shop',
@@ -172,6 +177,9 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
           ['legacyCsv', 'never-touched', 40],
           [evil, 'never-touched', 50],
           ['yearly', 'insufficient-evidence', 60],
+          ['rebuild', 'insufficient-evidence', 70],
+          ['partnerSync', 'never-touched', 80, { kept: 'partner calls quarterly' }],
+          ['findOne', 'never-touched', 90, { calledThrough: ['UsersRepository'] }],
         ]),
         bean('HealthService', 'in-use', [['check', 'in-use', 3]]),
       ],
@@ -181,6 +189,9 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
         endpoint('event', evil, 'ReportsService', 'legacyCsv', 'never-touched'),
         endpoint('cron', 'yearly-report', 'ReportsService', 'yearly', 'insufficient-evidence', {
           schedule: { cron: '0 0 1 1 *', nextAt: '2027-01-01T00:00:00.000Z' },
+        }),
+        endpoint('http', 'POST /webhooks/partner', 'UsersController', 'webhook', 'never-touched', {
+          kept: 'partner calls quarterly',
         }),
       ],
     };
@@ -195,7 +206,8 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     // first the endpoints, most likely dead first; the one in use folded away until asked for
     const ids = await page.locator('body > section').evaluateAll((s) => s.map((e) => e.id));
     expect(ids.slice(0, 3)).toEqual(['endpoints', 'dead-methods', 'verdicts']);
-    expect(await page.locator('#endpoints h2').textContent()).toBe('Endpoints nobody calls: 2 of 4');
+    // a kept endpoint is shown with its reason, never counted as one nobody calls
+    expect(await page.locator('#endpoints h2').textContent()).toBe('Endpoints nobody calls: 2 of 5');
     const rows = () =>
       page
         .locator('#endpoints tbody tr:not(.hidden)')
@@ -203,6 +215,7 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     expect(await rows()).toEqual([
       ['never touched', 'http', 'GET /users/export', 'UsersController.exportAll()', 'src/UsersController.ts:10', ''],
       ['never touched', 'event', evil, 'ReportsService.legacyCsv()', 'src/ReportsService.ts:10', ''],
+      ['kept', 'http', 'POST /webhooks/partner', 'UsersController.webhook()', 'src/UsersController.ts:10', ''],
       [
         'not enough evidence yet',
         'cron',
@@ -213,11 +226,20 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
       ],
     ]);
     await page.click('#show-endpoints');
-    expect((await rows()).map((r) => r[2])).toEqual(['GET /users/export', evil, 'yearly-report', 'GET /users']);
+    expect((await rows()).map((r) => r[2])).toEqual([
+      'GET /users/export',
+      evil,
+      'POST /webhooks/partner',
+      'yearly-report',
+      'GET /users',
+    ]);
 
     // then each bean's methods nobody called, the bean with the most first; a bean with none is not listed, and an
     // endpoint's handler is left to the endpoints above (a dead route is one finding, not two)
-    expect(await page.locator('#dead-methods h2').textContent()).toBe('Dead methods: 1 never called, in 1 bean');
+    // (kept ones and inherited code another bean runs are listed with why, never counted; those not judged yet are)
+    expect(await page.locator('#dead-methods h2').textContent()).toBe(
+      'Dead methods: 1 never called, in 1 bean; 1 not judged yet',
+    );
     expect(await page.locator('#dead-methods p.evidence').textContent()).toBe(
       '3 endpoint handlers are listed with the endpoints above.',
     );
@@ -227,7 +249,17 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
         methods: [...b.querySelectorAll('li')].map((li) => li.textContent),
       })),
     );
-    expect(dead).toEqual([{ bean: 'ReportsService', methods: [`${evil}() never touched src/ReportsService.ts:50`] }]);
+    expect(dead).toEqual([
+      {
+        bean: 'ReportsService',
+        methods: [
+          `${evil}() never touched src/ReportsService.ts:50`,
+          'rebuild() not enough evidence yet src/ReportsService.ts:70',
+          'partnerSync() kept: partner calls quarterly src/ReportsService.ts:80',
+          'findOne() not called here; its shared code runs through UsersRepository src/ReportsService.ts:90',
+        ],
+      },
+    ]);
     expect(await page.locator('img').count()).toBe(0);
     await page.close();
   }, 60_000);

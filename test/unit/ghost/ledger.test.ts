@@ -303,7 +303,7 @@ describe('the member metrics', () => {
       ghosts: () => undefined,
       sketches: () => undefined,
       members: () => ({
-        methods: { ...zero, 'in-use': 7, 'never-touched': 3, kept: 1 },
+        methods: { ...zero, 'in-use': 7, 'never-touched': 3, kept: 1, shared: 2 },
         endpoints: { ...zero, 'never-touched': 2 },
       }),
     });
@@ -319,6 +319,7 @@ describe('the member metrics', () => {
           'method in-use 7',
           'method never-touched 3',
           'method kept 1',
+          'method shared 2',
           'endpoint never-touched 2',
         ]),
       );

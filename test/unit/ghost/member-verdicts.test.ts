@@ -51,6 +51,92 @@ describe('method verdicts', () => {
   });
 });
 
+describe('inherited code shared by beans', () => {
+  // Two repositories extend one base (a real app's SqlRepositoryBase, on a trial): its delete runs through one.
+  const base = { file: 'src/libs/sql-repository.base.ts', line: 79 };
+  const answer = () =>
+    thisProcessLedger(
+      'svc',
+      ['UserRepository', 'WalletRepository', 'AuditRepository'].map((name) => ({
+        name,
+        ghostCandidate: false,
+        tracked: true as const,
+      })),
+      new Map([
+        ['UserRepository', NOW - DAY],
+        ['WalletRepository', NOW - DAY],
+        ['AuditRepository', NOW - DAY],
+      ]),
+      true,
+      thresholds,
+      NOW,
+      NOW - 30 * DAY,
+      1000,
+      undefined,
+      {
+        methodsOf: (name) =>
+          new Map<string, number | undefined>([
+            ['delete', name === 'UserRepository' ? NOW - DAY : undefined],
+            ['own', NOW - DAY],
+            // the same name and line on one bean only, never called: a finding
+            ...(name === 'AuditRepository' ? [['purge', undefined] as [string, undefined]] : []),
+          ]),
+        lookups: {
+          source: (bean, method) =>
+            method === 'delete'
+              ? base
+              : method === 'purge'
+                ? { file: 'src/audit.ts', line: 3 }
+                : { file: `src/${bean}.ts`, line: 5 },
+        },
+      },
+    );
+
+  it('keeps each bean its own verdict, names the beans that ran the code, and makes it no finding', () => {
+    const a = answer();
+    const method = (bean: string, name: string) =>
+      a.beans.find((b) => b.name === bean)!.methods!.find((m) => m.name === name)!;
+    expect(method('WalletRepository', 'delete')).toEqual({
+      name: 'delete',
+      verdict: 'never-touched',
+      source: base,
+      calledThrough: ['UserRepository'],
+    });
+    expect(method('AuditRepository', 'delete').calledThrough).toEqual(['UserRepository']);
+    expect(method('UserRepository', 'delete')).not.toHaveProperty('calledThrough');
+    expect(method('AuditRepository', 'purge')).not.toHaveProperty('calledThrough');
+    expect(memberFindings(a).map((f) => f.key)).toEqual(['AuditRepository#purge']);
+    expect(a.memberCounts!.methods).toMatchObject({ 'never-touched': 1, shared: 2, 'in-use': 4 });
+    const text = membersText(a);
+    expect(text).toContain(
+      '    not on this bean, but its shared code runs through UserRepository: delete (src/libs/sql-repository.base.ts:79)',
+    );
+    expect(text).not.toMatch(/^ {4}delete /m);
+    // one run's gate reads the same from the report's verdicts
+    const report = { verdicts: a.beans, methods: {} };
+    expect(runMemberFindings(report, new Set()).map((f) => f.key)).toEqual(['AuditRepository#purge']);
+  });
+
+  it('never joins code it cannot place: a method without a source line stands alone', () => {
+    const a = thisProcessLedger(
+      'svc',
+      ['A', 'B'].map((name) => ({ name, ghostCandidate: false, tracked: true as const })),
+      new Map([
+        ['A', NOW - DAY],
+        ['B', NOW - DAY],
+      ]),
+      true,
+      thresholds,
+      NOW,
+      NOW - 30 * DAY,
+      1000,
+      undefined,
+      { methodsOf: (name) => new Map([['run', name === 'A' ? NOW - DAY : undefined]]) },
+    );
+    expect(memberFindings(a).map((f) => f.key)).toEqual(['B#run']);
+  });
+});
+
 describe('endpoint verdicts', () => {
   const endpoints: EndpointRecord[] = [
     { kind: 'http', route: 'GET /api/v1/orders', bean: 'OrdersController', method: 'list' },

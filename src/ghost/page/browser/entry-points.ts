@@ -108,7 +108,7 @@ export function endpointsView(data: PageData, select: Select): HTMLElement | und
       ),
     );
   } else {
-    const never = judged.filter((e) => e.verdict === 'never-touched').length;
+    const never = judged.filter((e) => e.verdict === 'never-touched' && e.kept === undefined).length;
     section.append(el('h2', {}, `Endpoints nobody calls: ${never} of ${judged.length}`));
   }
   section.append(kindCounts(endpoints));
@@ -132,9 +132,14 @@ export function endpointsView(data: PageData, select: Select): HTMLElement | und
       ...(e.path !== undefined ? { 'data-endpoint-path': e.path } : {}),
     });
     if (verdict !== undefined) {
-      tr.classList.add(`v-${verdict}`);
+      const { kept, why } = e as Partial<JudgedEndpoint>;
+      tr.classList.add(`v-${kept !== undefined ? 'kept' : verdict}`);
       tr.setAttribute('data-verdict', verdict);
-      tr.append(el('td', { class: 'verdict' }, VERDICT_LABELS[verdict] ?? verdict));
+      const cell = el('td', { class: 'verdict' }, kept !== undefined ? 'kept' : (VERDICT_LABELS[verdict] ?? verdict));
+      const reason = kept ?? why;
+      if (reason !== undefined) cell.title = reason;
+      if (kept !== undefined) tr.setAttribute('data-kept', kept);
+      tr.append(cell);
     }
     tr.append(
       el('td', { class: 'kind' }, e.kind),
@@ -190,16 +195,23 @@ export function deadMethodsView(data: PageData, select: Select): HTMLElement | u
       }),
     }))
     .filter((d) => d.methods.length > 0);
-  const never = (methods: readonly JudgedMethod[]) => methods.filter((m) => m.verdict === 'never-touched').length;
+  // Kept on purpose, or inherited code another bean runs: shown with why, never counted as dead.
+  const spokenFor = (m: JudgedMethod) => m.kept !== undefined || m.calledThrough !== undefined;
+  const never = (methods: readonly JudgedMethod[]) =>
+    methods.filter((m) => m.verdict === 'never-touched' && !spokenFor(m)).length;
   dead.sort(
     (a, b) =>
       never(b.methods) - never(a.methods) || (a.bean.name < b.bean.name ? -1 : a.bean.name > b.bean.name ? 1 : 0),
   );
   const total = dead.reduce((n, d) => n + never(d.methods), 0);
   const inBeans = dead.filter((d) => never(d.methods) > 0).length;
-  section.append(
-    el('h2', {}, `Dead methods: ${total} never called, in ${inBeans} ${inBeans === 1 ? 'bean' : 'beans'}`),
+  // "0 never called" above a list of methods not judged yet read as "nothing dead" on a trial: the rest is counted.
+  const waiting = dead.reduce(
+    (n, d) => n + d.methods.filter((m) => m.verdict === 'insufficient-evidence' && !spokenFor(m)).length,
+    0,
   );
+  const heading = `Dead methods: ${total} never called, in ${inBeans} ${inBeans === 1 ? 'bean' : 'beans'}`;
+  section.append(el('h2', {}, waiting > 0 ? `${heading}; ${waiting} not judged yet` : heading));
   if (handled > 0) {
     const them = handled === 1 ? 'handler is' : 'handlers are';
     section.append(el('p', { class: 'evidence' }, `${handled} endpoint ${them} listed with the endpoints above.`));
@@ -220,9 +232,17 @@ export function deadMethodsView(data: PageData, select: Select): HTMLElement | u
     if (context) title.append(el('span', { class: 'n' }, ` ${context}`));
     box.append(title);
     const ul = el('ul', { class: 'dead-method-list' });
-    for (const m of [...methods].sort((a, b) => rank(a.verdict) - rank(b.verdict))) {
+    const order = (m: JudgedMethod) => (spokenFor(m) ? VERDICT_ORDER.length + 1 : rank(m.verdict));
+    for (const m of [...methods].sort((a, b) => order(a) - order(b))) {
       const li = el('li', { class: `v-${m.verdict}`, 'data-method': m.name, 'data-verdict': m.verdict });
-      li.append(el('code', {}, `${m.name}()`), document.createTextNode(` ${VERDICT_LABELS[m.verdict] ?? m.verdict}`));
+      const label =
+        m.kept !== undefined
+          ? `kept: ${m.kept}`
+          : m.calledThrough !== undefined
+            ? `not called here; its shared code runs through ${m.calledThrough.join(', ')}`
+            : (VERDICT_LABELS[m.verdict] ?? m.verdict);
+      if (spokenFor(m)) li.classList.replace(`v-${m.verdict}`, m.kept !== undefined ? 'v-kept' : 'v-shared');
+      li.append(el('code', {}, `${m.name}()`), document.createTextNode(` ${label}`));
       if (m.source) li.append(el('span', { class: 'file' }, ` ${where(m.source)}`));
       ul.append(li);
     }
