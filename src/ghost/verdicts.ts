@@ -63,8 +63,10 @@ export interface BeanEvidence {
   readonly source?: string;
   /** The line of its class's declaration in `source`, when known. */
   readonly line?: number;
-  /** A Phase 1 candidate: nothing injects it and no entry point explains it. */
+  /** A Phase 1 candidate: nothing injects it and no entry point explains it, or only other candidates inject it. */
   readonly ghostCandidate: boolean;
+  /** A candidate something injects, but only these candidates do (Phase 1's `neededOnlyBy`). */
+  readonly neededOnlyBy?: readonly string[];
   /** Whether Phase 2 tracked it (in at least one process that had it); otherwise why not. */
   readonly tracked: boolean;
   readonly untrackableReason?: string;
@@ -225,7 +227,7 @@ export function verdictOf(bean: BeanEvidence, thresholds: EvidenceThresholds, no
     return {
       ...base,
       verdict: 'never-touched',
-      why: `${never}${bean.ghostCandidate ? '; nothing injects it either (strongest signal)' : ''}`,
+      why: `${never}${bean.ghostCandidate ? candidateWords(bean.neededOnlyBy) : ''}`,
     };
   }
   const wanted = [
@@ -243,6 +245,13 @@ export function verdictOf(bean: BeanEvidence, thresholds: EvidenceThresholds, no
       ...(missingShare > 0 ? { trackedShare: round(missingShare) } : {}),
     },
   };
+}
+
+/** What Phase 1 adds to a never-touched verdict: nothing injects it, or only candidates do (it goes with them). */
+function candidateWords(neededOnlyBy: readonly string[] | undefined): string {
+  if (neededOnlyBy === undefined || neededOnlyBy.length === 0) return '; nothing injects it either (strongest signal)';
+  const them = neededOnlyBy.length === 1 ? 'the ghost candidate' : 'the ghost candidates';
+  return `; only ${them} ${neededOnlyBy.join(', ')} ${neededOnlyBy.length === 1 ? 'injects' : 'inject'} it: it goes with ${neededOnlyBy.length === 1 ? 'it' : 'them'}`;
 }
 
 /**

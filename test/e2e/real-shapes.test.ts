@@ -14,7 +14,15 @@ describe.each(LOADING_CASES)('real-application shapes (%s)', (loading) => {
   let node: (name: string) => any;
 
   beforeAll(async () => {
-    app = await startApp(loading, { app: 'shapes-app', env: { DIAG_GHOST_TRACKING_ENABLED: 'true' } });
+    app = await startApp(loading, {
+      app: 'shapes-app',
+      // one run judged at once, so that the never-touched verdicts say what Phase 1 adds
+      env: {
+        DIAG_GHOST_TRACKING_ENABLED: 'true',
+        DIAG_GHOST_TRACKING_LEDGER_MIN_DAYS: '0',
+        DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS: '0',
+      },
+    });
     report = app.readReport();
     node = (name) => report.graph.nodes.find((n: any) => n.name === name);
     for (let i = 0; i < 2; i++) {
@@ -77,6 +85,10 @@ describe.each(LOADING_CASES)('real-application shapes (%s)', (loading) => {
     expect(ghosts.untouched).toEqual(
       expect.arrayContaining(['AuditRepository', 'ArchiveRepository', 'ArchiveService']),
     );
+    // The verdict says which: nothing injects the orphan, only the dead service injects its repository.
+    const why = (name: string) => ghosts.verdicts.find((v: any) => v.name === name).why;
+    expect(why('ArchiveService')).toMatch(/; nothing injects it either \(strongest signal\)$/);
+    expect(why('ArchiveRepository')).toMatch(/; only the ghost candidate ArchiveService injects it: it goes with it$/);
   });
 
   it('names an APP_GUARD alias by its target, as docs/reports.md says', () => {
@@ -104,7 +116,9 @@ describe.each(LOADING_CASES)('real-application shapes (%s)', (loading) => {
     expect(ghosts.untouched).toContain('ShapesModule/AuditTrailMiddleware');
     const verdict = (name: string) => ghosts.verdicts.find((v: any) => v.name === name);
     expect(verdict('StampMiddleware')).toMatchObject({ verdict: 'in-use' });
-    expect(verdict('ShapesModule/AuditTrailMiddleware')).toMatchObject({ verdict: 'insufficient-evidence' });
+    // (this run is judged at once: never called, no entry point's call seen; an entry point, not a candidate)
+    expect(verdict('ShapesModule/AuditTrailMiddleware')).toMatchObject({ verdict: 'never-touched' });
+    expect(verdict('ShapesModule/AuditTrailMiddleware').why).not.toMatch(/injects/);
   });
 
   it('keeps the name of a provider whose class is applied as middleware too: Phase 2 tracked it by that name', () => {

@@ -319,6 +319,7 @@ export function thisProcessLedger(
     ...(b.line !== undefined ? { line: b.line } : {}),
     ...(b.className !== undefined ? { className: b.className } : {}),
     ghostCandidate: b.ghostCandidate,
+    ...(b.neededOnlyBy !== undefined ? { neededOnlyBy: b.neededOnlyBy } : {}),
     tracked: b.tracked === true,
     ...(b.tracked !== true ? { untrackableReason: b.tracked } : {}),
     ...(touchedAt.has(b.name) ? { lastTouched: touchedAt.get(b.name)! } : {}),

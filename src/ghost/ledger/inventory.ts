@@ -17,6 +17,8 @@ export interface InventoryBean {
   readonly line?: number;
   /** A Phase 1 candidate in this version. */
   readonly ghostCandidate: boolean;
+  /** A candidate something injects, but only these candidates do. */
+  readonly neededOnlyBy?: readonly string[];
   /** `true` when Phase 2 tracks it, else why not. */
   readonly tracked: true | string;
   /**
@@ -76,6 +78,7 @@ export function applicationBeans(
         ...(n.source !== undefined ? { source: n.source } : {}),
         ...(line !== undefined ? { line } : {}),
         ghostCandidate: candidates.has(n.name),
+        ...(n.neededOnlyBy !== undefined && candidates.has(n.name) ? { neededOnlyBy: n.neededOnlyBy } : {}),
         tracked:
           tracked === undefined
             ? 'Phase 2 is off in this process'
@@ -148,6 +151,8 @@ interface StoredBean {
   /** the class's line in s */
   l?: number;
   g?: 1;
+  /** neededOnlyBy: the candidates that alone inject it */
+  o?: string[];
   t?: string;
   x?: StoredMethod[];
 }
@@ -232,6 +237,7 @@ export function encodeInventory(inventory: Inventory): Buffer {
     ...(b.source !== undefined ? { s: b.source } : {}),
     ...(b.line !== undefined ? { l: b.line } : {}),
     ...(b.ghostCandidate ? { g: 1 as const } : {}),
+    ...(b.neededOnlyBy !== undefined ? { o: [...b.neededOnlyBy] } : {}),
     ...(b.tracked !== true ? { t: b.tracked } : {}),
     ...(b.methods !== undefined ? { x: storeMethods(b.methods) } : {}),
   }));
@@ -266,6 +272,7 @@ export function decodeInventory(bytes: Buffer): Inventory {
       ...(b.s !== undefined ? { source: b.s } : {}),
       ...(typeof b.l === 'number' ? { line: b.l } : {}),
       ghostCandidate: b.g === 1,
+      ...(Array.isArray(b.o) ? { neededOnlyBy: b.o.map(String) } : {}),
       tracked: b.t === undefined ? true : b.t,
       ...(Array.isArray(b.x) ? { methods: loadMethods(b.x) } : {}),
     })),

@@ -347,6 +347,7 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
       ...(b.line !== undefined ? { line: b.line } : {}),
       ...(b.className !== undefined ? { className: b.className } : {}),
       ghostCandidate: b.ghostCandidate,
+      ...(b.neededOnlyBy !== undefined ? { neededOnlyBy: b.neededOnlyBy } : {}),
       tracked: acc.trackedSomewhere && acc.untrackable === undefined,
       ...(untrackable !== undefined ? { untrackableReason: untrackable } : {}),
       ...(touch !== undefined ? { lastTouched: touch.lastTouched, lastTouchedVersion: lastVersion } : {}),

@@ -53,6 +53,7 @@ describe('the inventory with members', () => {
           ],
         },
         { name: 'CONFIG', ghostCandidate: false, tracked: 'no-methods' },
+        { name: 'ArchiveRepository', ghostCandidate: true, neededOnlyBy: ['ArchiveService'], tracked: true },
       ],
       endpoints: [
         http('GET /orders', 'list'),

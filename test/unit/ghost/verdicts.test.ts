@@ -50,8 +50,12 @@ describe('one verdict per bean', () => {
   it('never-touched only past both thresholds, and says when nothing injects it either', () => {
     expect(verdictOf(bean({}), DEFAULT_THRESHOLDS, NOW)).toMatchObject({ verdict: 'never-touched' });
     const strongest = verdictOf(bean({ ghostCandidate: true }), DEFAULT_THRESHOLDS, NOW);
-    expect(strongest.why).toMatch(/strongest signal/);
+    expect(strongest.why).toMatch(/; nothing injects it either \(strongest signal\)$/);
     expect(strongest.needs).toBeUndefined();
+    // a candidate injected only by other candidates is not "injected by nothing": it goes with them
+    const held = verdictOf(bean({ ghostCandidate: true, neededOnlyBy: ['A', 'B'] }), DEFAULT_THRESHOLDS, NOW);
+    expect(held.why).toMatch(/; only the ghost candidates A, B inject it: it goes with them$/);
+    expect(held.why).not.toMatch(/nothing injects/);
   });
 
   it('insufficient-evidence below either threshold, with what is still missing', () => {
