@@ -4,7 +4,7 @@ import { ClassOriginIndex } from './origins/class-origin';
 import type { EntryPointClassifier, Phase1Result } from './analysis/candidates';
 import type * as CandidatesModule from './analysis/candidates';
 import type { BeanGraph } from './analysis/bean-graph';
-import type { BeanLookup, DiagReport } from './reports/diag-report';
+import type { BeanLookup, DiagReport, ReportNode } from './reports/diag-report';
 import type * as ReportsModule from './reports/diag-report';
 import type * as GhostReportFileModule from './reports/ghost-report-file';
 import type { GhostTracker } from './tracking/tracker';
@@ -582,14 +582,27 @@ export class GhostDetector implements GhostSnapshotSource {
 
   /**
    * A ghost candidate's class line, for the `check` gate's SARIF and words: only the candidates (a few files read
-   * on the analysis's turn, not one per bean); the other beans' lines come with the verdicts, when asked.
+   * on the analysis's turn, not one per bean); the other beans' lines come with the verdicts, when asked. And where
+   * a library's class the application registers is registered (Nest's `Logger` in a module's providers, on a
+   * trial: a bean with no file, so no line to annotate): its module's file and the line naming it there.
    */
   private addCandidateLines(report: DiagReport): void {
-    if (report.ghostCandidates.count === 0) return;
     const candidates = new Set(report.ghostCandidates.beans);
     const lineOf = this.classLines();
+    let modules: Map<string, ReportNode> | undefined;
     for (const node of report.graph.nodes) {
-      if (!candidates.has(node.name) || node.source === undefined) continue;
+      if (node.framework || node.role === 'module') continue;
+      if (node.source === undefined) {
+        if (node.module === undefined) continue;
+        modules ??= new Map(report.graph.nodes.filter((n) => n.role === 'module').map((n) => [n.name, n]));
+        const file = node.moduleSource ?? modules.get(node.module)?.source;
+        if (file === undefined) continue;
+        const find = (this.memberSources ??= verdictParts().memberSourceFinder());
+        const line = find(file, node.module, undefined, node.className ?? node.token)?.line;
+        node.registeredIn = { file, ...(line !== undefined ? { line } : {}) };
+        continue;
+      }
+      if (!candidates.has(node.name)) continue;
       const line = lineOf(node.source, node.className ?? node.token);
       if (line !== undefined) node.line = line;
     }

@@ -34,13 +34,45 @@ export function classLine(text: string, className: string): number | undefined {
 }
 
 /**
- * Finds a method's source, or with no method its class's declaration (an untouched bean's line, for code scanning):
- * `file` as the report names its bean's (see origins/declared-class.ts's applicationPath).
+ * The line (1-based) where the module `moduleClass` declared in `text` registers `token` (`providers: [Logger]`): a
+ * mention of the token in its decorator (`@Module({…})` above the class in TypeScript, tsc's `__decorate([…],
+ * UserModule)` below it), else the mention nearest the class (a providers array declared beside it), imports left
+ * out. Undefined when the file does not name the token.
+ */
+export function registrationLine(text: string, moduleClass: string, token: string): number | undefined {
+  const lines = text.split('\n');
+  const name = moduleClass.replace(/[$]/g, '\\$&');
+  const classAt = lines.findIndex((l) => new RegExp(`\\bclass\\s+${name}\\b`).test(l));
+  const mention = new RegExp(`(?<![\\w$])${token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w$])`);
+  const names = (i: number) => i !== classAt && mention.test(lines[i]!) && !/^\s*import\b|\brequire\(/.test(lines[i]!);
+  if (classAt >= 0) {
+    for (let i = classAt - 1; i >= 0 && i >= classAt - 200; i--) {
+      if (names(i)) return i + 1;
+      if (/@Module\s*\(/.test(lines[i]!)) break;
+    }
+    const decorated = new RegExp(`^\\s*\\],\\s*${name}\\)`);
+    for (let i = classAt + 1; i < lines.length && i <= classAt + 200; i++) {
+      if (names(i)) return i + 1;
+      if (decorated.test(lines[i]!)) break;
+    }
+  }
+  let best: number | undefined;
+  for (let i = 0; i < lines.length; i++)
+    if (names(i) && (best === undefined || Math.abs(i - classAt) < Math.abs(best - classAt))) best = i;
+  return best === undefined ? undefined : best + 1;
+}
+
+/**
+ * Finds a method's source, or with no method its class's declaration (an untouched bean's line, for code scanning),
+ * or with `registered` the line where the module class `className` registers that token (a library's class the
+ * application lists in its providers, which has no file of its own there): `file` as the report names its bean's
+ * (see origins/declared-class.ts's applicationPath).
  */
 export type MemberSourceFinder = (
   file: string | undefined,
   className: string | undefined,
   method?: string,
+  registered?: string,
 ) => MemberSource | undefined;
 
 /**
@@ -64,9 +96,9 @@ export function memberSourceFinder(): MemberSourceFinder {
     }
     return text;
   };
-  return (file, className, method) => {
+  return (file, className, method, registered) => {
     if (file === undefined) return undefined;
-    const key = `${file}\0${className ?? ''}\0${method ?? ''}`;
+    const key = `${file}\0${className ?? ''}\0${method ?? ''}\0${registered ?? ''}`;
     let answer = answers.get(key);
     if (answer === undefined) {
       const text = textOf(file);
@@ -75,9 +107,11 @@ export function memberSourceFinder(): MemberSourceFinder {
           ? undefined
           : method !== undefined
             ? methodLine(text, className, method)
-            : className !== undefined
-              ? classLine(text, className)
-              : undefined;
+            : registered !== undefined && className !== undefined
+              ? (registrationLine(text, className, registered) ?? classLine(text, className))
+              : className !== undefined
+                ? classLine(text, className)
+                : undefined;
       answer = line === undefined ? null : { file, line };
       answers.set(key, answer);
     }

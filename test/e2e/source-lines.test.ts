@@ -158,6 +158,12 @@ describe('findings at the TypeScript line', () => {
       source: TS_FILE,
       line: classAt,
     });
+    // a library's class the application registers has no file of its own: it stands at its registration
+    const logger = results.find((r: any) => r.partialFingerprints['diagBean/v1'] === 'TrackingModule/Logger');
+    expect(logger.locations[0].physicalLocation).toEqual({
+      artifactLocation: { uri: TS_FILE },
+      region: { startLine: tsLine(project, 'Logger,') },
+    });
     const text = spawnSync(process.execPath, [cli, 'check', report], { encoding: 'utf8' });
     expect(text.stdout).toContain(`  LifecycleOnly (TrackingModule, ${TS_FILE}:${classAt})\n`);
     expect(text.stdout).not.toMatch(/WavingGreeter\.greet/);
@@ -192,6 +198,11 @@ describe('findings at the TypeScript line', () => {
     expect(bean.methods.find((m: any) => m.name === 'archive').source).toEqual({
       file: 'dist/tracking-app/tracking.module.js',
       line: compiled.findIndex((l) => l.trimStart().startsWith('archive() {')) + 1,
+    });
+    // a library's class the application registers: at its registration in the compiled module (tsc's __decorate)
+    expect(ghosts.verdicts.find((v: any) => v.name === 'Logger')).toMatchObject({
+      source: 'dist/tracking-app/tracking.module.js',
+      line: compiled.findIndex((l) => l.trim() === 'common_1.Logger,') + 1,
     });
     // an untouched bean at its class's line in the compiled file (tsc's `let X = class X {`)
     expect(ghosts.verdicts.find((v: any) => v.name === 'LifecycleOnly')).toMatchObject({

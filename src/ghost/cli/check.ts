@@ -204,10 +204,14 @@ function finding(bean: string, nodes: ReadonlyMap<string, ReportNode>): Finding 
   const pick = (key: string) => (typeof node?.[key] === 'string' ? (node[key] as string) : undefined);
   const module = pick('module');
   const className = pick('className');
-  const source = pick('source');
+  // A bean with no class file of the application's (a library's class it registers) stands at its registration.
+  const registered = node?.registeredIn as { file?: unknown; line?: unknown } | undefined;
+  const at = pick('source') === undefined && typeof registered?.file === 'string' ? registered : undefined;
+  const source = pick('source') ?? (at?.file as string | undefined);
   const original = source !== undefined ? originalSource(source) : undefined;
   // The line is the named file's: a compiled file mapped here to its source has no line of its own to give.
-  const line = original === source && typeof node?.line === 'number' ? node.line : undefined;
+  const given = at !== undefined ? at.line : node?.line;
+  const line = original === source && typeof given === 'number' ? given : undefined;
   return {
     bean,
     ...(module !== undefined ? { module } : {}),
@@ -290,13 +294,15 @@ export function toSarif(
           },
         },
         results: findings.map((f) => {
-          const qualified = f.module ? `${f.module}/${f.bean}` : f.bean;
+          // A bean two modules share a token of is already named `Module/token`: its module is not said twice.
+          const inModule = f.module !== undefined && f.module !== '' && !f.bean.startsWith(`${f.module}/`);
+          const qualified = inModule ? `${f.module}/${f.bean}` : f.bean;
           const logical = { name: f.className ?? f.bean, fullyQualifiedName: qualified, kind: 'type' };
           return {
             ruleId: kind,
             ruleIndex: 0,
             level: 'warning',
-            message: { text: `${f.bean}${f.module ? ` (${f.module})` : ''}: ${rule.short.toLowerCase()}.` },
+            message: { text: `${f.bean}${inModule ? ` (${f.module})` : ''}: ${rule.short.toLowerCase()}.` },
             locations: [
               f.source
                 ? {

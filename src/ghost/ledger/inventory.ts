@@ -70,12 +70,14 @@ export function applicationBeans(
   return report.graph.nodes
     .filter((n) => !n.framework && n.role !== 'module')
     .map((n) => {
-      const line = n.source !== undefined ? lineOf?.(n.source, n.className ?? n.token) : undefined;
+      // A bean with no class file of the application's stands at its registration (its module's file and line).
+      const source = n.source ?? n.registeredIn?.file;
+      const line = n.source !== undefined ? lineOf?.(n.source, n.className ?? n.token) : n.registeredIn?.line;
       return {
         name: n.name,
         ...(n.module !== undefined ? { module: n.module } : {}),
         ...(n.className !== undefined ? { className: n.className } : {}),
-        ...(n.source !== undefined ? { source: n.source } : {}),
+        ...(source !== undefined ? { source } : {}),
         ...(line !== undefined ? { line } : {}),
         ghostCandidate: candidates.has(n.name),
         ...(n.neededOnlyBy !== undefined && candidates.has(n.name) ? { neededOnlyBy: n.neededOnlyBy } : {}),

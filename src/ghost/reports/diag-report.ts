@@ -22,6 +22,11 @@ export interface ReportNode {
   source?: string;
   /** A ghost candidate's class declaration line in `source`, when found: where code scanning annotates it. */
   line?: number;
+  /**
+   * A bean with no class file of the application's (a library's class it registers, `providers: [Logger]`; a value
+   * or factory provider): the file of the module registering it and the registration's line, where a finding points.
+   */
+  registeredIn?: { file: string; line?: number };
   /** Where the bean's module is declared, when two modules share its name. */
   moduleSource?: string;
   /** The shared library (outside the application's own source root) the class lives in. */

@@ -10,7 +10,7 @@ import {
 } from '../../../src/ghost/cli/members';
 import { toSarif } from '../../../src/ghost/cli/check';
 import { thisProcessLedger } from '../../../src/ghost/ledger/answer';
-import { classLine, methodLine } from '../../../src/ghost/member-source';
+import { classLine, methodLine, registrationLine } from '../../../src/ghost/member-source';
 import { cronPeriodMs, endpointVerdicts, methodVerdicts } from '../../../src/ghost/member-verdicts';
 import type { BeanEvidence } from '../../../src/ghost/verdicts';
 import { GhostTracker } from '../../../src/ghost/tracking/tracker';
@@ -339,6 +339,39 @@ describe('method source', () => {
     expect(classLine(text, 'Order')).toBeUndefined();
   });
 
+  it('finds where a module registers a token: the mention nearest its class, imports left out', () => {
+    const ts = [
+      "import { Logger, Module } from '@nestjs/common';",
+      "import { UserService } from './user.service';",
+      '@Module({',
+      '  providers: [',
+      '    UserService,',
+      '    Logger,',
+      "    { provide: 'WALLET.REPO', useClass: WalletRepository },",
+      '  ],',
+      '})',
+      'export class UserModule {}',
+      'export class OtherModule { logger = new Logger(); }',
+    ].join('\n');
+    // a providers array declared beside the module: the mention nearest its class
+    expect(registrationLine('const shared = [Logger];\n\nclass M {}\n', 'M', 'Logger')).toBe(1);
+    expect(registrationLine(ts, 'UserModule', 'Logger')).toBe(6);
+    expect(registrationLine(ts, 'UserModule', 'WALLET.REPO')).toBe(7);
+    expect(registrationLine(ts, 'UserModule', 'Missing')).toBeUndefined();
+    // tsc's output registers below the class, in __decorate
+    const js = [
+      'const common_1 = require("@nestjs/common");',
+      'let UserModule = class UserModule {',
+      '};',
+      'UserModule = __decorate([',
+      '    (0, common_1.Module)({',
+      '        providers: [user_service_1.UserService, common_1.Logger],',
+      '    })',
+      '], UserModule);',
+    ].join('\n');
+    expect(registrationLine(js, 'UserModule', 'Logger')).toBe(6);
+  });
+
   it("stands for a whole bean by its class's line, else by its first method's in the same file", () => {
     expect(beanLine({ line: 4, methods: [{ name: 'a', source: { file: 'src/o.ts', line: 9 } }] }, 'src/o.ts')).toBe(4);
     const methods = [
@@ -395,6 +428,22 @@ describe('the ledger command, below the beans', () => {
     expect(text).toMatch(/kept: http POST \/dr\/restore: disaster recovery/);
     expect(text).toMatch(/OrdersController \(in-use\): 1 of 1 methods never called\n {4}helper \(/);
     expect(text).not.toMatch(/^ {4}remove/m);
+  });
+
+  it("names a bean's module once in SARIF, also when the bean's name already carries it", () => {
+    const sarif = toSarif(
+      'never-touched-bean',
+      [
+        { bean: 'UserModule/Logger', module: 'UserModule', source: 'src/user.module.ts', line: 46 },
+        { bean: 'Orders', module: 'ShopModule' },
+      ],
+      new Set(),
+      '0.0.0',
+    ) as { runs: Array<{ results: Array<{ message: { text: string }; partialFingerprints: object }> }> };
+    expect(sarif.runs[0]!.results.map((r) => [r.message.text.split(':')[0], r.partialFingerprints])).toEqual([
+      ['UserModule/Logger', { 'diagBean/v1': 'UserModule/Logger' }],
+      ['Orders (ShopModule)', { 'diagBean/v1': 'ShopModule/Orders' }],
+    ]);
   });
 
   it('gives SARIF one result per finding at its TypeScript line, new unless in the baseline', () => {
