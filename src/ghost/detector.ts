@@ -10,6 +10,7 @@ import type * as GhostReportFileModule from './reports/ghost-report-file';
 import type { GhostTracker } from './tracking/tracker';
 import type * as TrackerModule from './tracking/tracker';
 import type { GhostReport, GhostSnapshotSource, GhostTrackingDisabled } from './tracking/types';
+import type { UnsupportedPackage } from '../patching/module-hooks';
 import { safeLog } from '../shared/logger';
 import type { ProcessEnd } from './process-end';
 import type * as ProcessEndModule from './process-end';
@@ -127,6 +128,8 @@ export interface RuntimeListener {
 export interface DetectorHost {
   /** The OpenTelemetry resource's service name and version, once the SDK has one (read when first needed). */
   readonly resource?: () => ServiceIdentity | undefined;
+  /** The containers' packages loaded in a version outside the supported ones (left unpatched), so far. */
+  readonly unsupported?: () => readonly UnsupportedPackage[];
 }
 
 /** A ledger read with no answer after this long is an error naming the server (the actuator answers 503). */
@@ -775,7 +778,10 @@ export class GhostDetector implements GhostSnapshotSource {
    * to delete there on its own), judged on this run's evidence: since the process started, its uptime as
    * process-hours. A single run is the ledger of one process: the same verdicts, its evidence.
    */
-  private withVerdicts(report: GhostReport): GhostReport {
+  private withVerdicts(snapshot: GhostReport): GhostReport {
+    // A container left unpatched tracks nothing: its empty lists say why (a trial on NestJS 9 read "0 tracked").
+    const unsupported = this.host.unsupported?.() ?? [];
+    const report = unsupported.length > 0 ? { ...snapshot, unsupported: [...unsupported] } : snapshot;
     const latest = this.latest;
     if (latest === undefined) return report;
     try {

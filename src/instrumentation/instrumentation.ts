@@ -18,6 +18,7 @@ import {
   ModuleHooks,
   stopTimingModuleLoads,
   timeModuleLoads,
+  unsupportedPackages,
   type DeferredDefinitions,
 } from '../patching/module-hooks';
 import { unwrapMethod, wrapMethod } from '../patching/wrap';
@@ -117,7 +118,10 @@ export class DiagInstrumentation implements Instrumentation<DiagInstrumentationC
     const config = resolveConfig(this.config);
     configureSketchRegistry(config.sketchRedis);
     // The ledger names a process by the SDK's resource (service.name, service.version), read when first needed.
-    const detector = new GhostDetector(config, { resource: () => serviceIdentityOf(this.tracer) });
+    const detector = new GhostDetector(config, {
+      resource: () => serviceIdentityOf(this.tracer),
+      unsupported: unsupportedPackages,
+    });
     const telemetry = new DiagTelemetry(
       detector,
       () => this.tracer,

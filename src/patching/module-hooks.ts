@@ -48,6 +48,25 @@ let originalLoad: Load | undefined;
 /** `name@version` of every hooked package already checked against its definitions' ranges, for the process. */
 const versionsChecked = new Set<string>();
 
+/** A hooked package loaded in a version outside every range of its definitions: left unpatched. */
+export interface UnsupportedPackage {
+  readonly package: string;
+  /** Undefined when its package.json could not be read. */
+  readonly version?: string;
+  /** The ranges diag-instrumentation supports. */
+  readonly supported: readonly string[];
+}
+
+const unsupported: UnsupportedPackage[] = [];
+
+/**
+ * Every hooked package loaded so far in a version none of its definitions supports, for the process: what the
+ * reports say beside their empty lists, so that "0 tracked" is never read without its reason.
+ */
+export function unsupportedPackages(): readonly UnsupportedPackage[] {
+  return unsupported;
+}
+
 function moduleProto(): { load: Load } {
   return (Module as unknown as { prototype: { load: Load } }).prototype;
 }
@@ -346,6 +365,7 @@ export class ModuleHooks {
     versionsChecked.add(key);
     const ranges = this.rangesByPackage.get(packageName) ?? [];
     if (this.supported(packageName, ranges, version)) return;
+    unsupported.push({ package: packageName, ...(version !== undefined ? { version } : {}), supported: [...ranges] });
     const loaded = version ?? 'of unknown version (no readable package.json)';
     safeLog(
       'warn',

@@ -131,7 +131,12 @@ function readJson(file: string, what: string): unknown {
 }
 
 /** The findings of a diag-report.json (ghost candidates) or a diag-ghost-report.json (untouched beans). */
-export function readFindings(file: string): { kind: FindingKind; findings: Finding[] } {
+export function readFindings(file: string): {
+  kind: FindingKind;
+  findings: Finding[];
+  /** A ghost report's containers left unpatched, in words: what its empty lists do not show. */
+  unseen?: string[];
+} {
   const report = readJson(file, 'report') as Record<string, unknown> | null;
   const candidates = (report?.ghostCandidates as { beans?: unknown } | undefined)?.beans;
   if (
@@ -163,7 +168,14 @@ export function readFindings(file: string): { kind: FindingKind; findings: Findi
       bean: member.key,
       member,
     }));
-    return { kind: 'untouched-bean', findings: [...beans, ...members] };
+    const unseen = asRecords(report.unsupported)
+      .filter((u) => typeof u.package === 'string')
+      .map((u) => {
+        const supported = Array.isArray(u.supported) ? u.supported.filter((r) => typeof r === 'string') : [];
+        const version = typeof u.version === 'string' ? ` ${u.version}` : '';
+        return `${String(u.package)}${version} is outside the versions diag-instrumentation supports (${supported.join(', ')}): the run left it unpatched, so this report shows none of its beans`;
+      });
+    return { kind: 'untouched-bean', findings: [...beans, ...members], ...(unseen.length > 0 ? { unseen } : {}) };
   }
   throw new CheckInputError(
     `${file} is neither a diag-report.json (ghostCandidates.beans) nor a diag-ghost-report.json (untouched, trackedCount)`,
@@ -171,6 +183,12 @@ export function readFindings(file: string): { kind: FindingKind; findings: Findi
 }
 
 type ReportNode = Record<string, unknown>;
+
+function asRecords(value: unknown): Array<Record<string, unknown>> {
+  return Array.isArray(value)
+    ? value.filter((v): v is Record<string, unknown> => v !== null && typeof v === 'object')
+    : [];
+}
 
 function graphNodes(report: Record<string, unknown> | null | undefined): Map<string, ReportNode> {
   const nodes = new Map<string, ReportNode>();
@@ -338,7 +356,9 @@ export function shellQuote(arg: string): string {
 /** Runs the check; returns the exit code and writes to the given streams. Never throws. */
 export function runCheck(o: CheckOptions, out: (text: string) => void, err: (text: string) => void): number {
   try {
-    const { kind, findings } = readFindings(o.report);
+    const { kind, findings, unseen } = readFindings(o.report);
+    // On stderr, so that SARIF on stdout stays whole: a clean result over a container never seen is no clean bill.
+    for (const line of unseen ?? []) err(`diag-instrumentation check: note: ${line}\n`);
     if (o.updateBaseline) {
       if (o.baseline === undefined)
         throw new CheckInputError(

@@ -6,6 +6,7 @@ import type { EndpointVerdict } from '../member-verdicts';
  */
 
 import type { BeanScope } from '../analysis/bean-graph';
+import type { UnsupportedPackage } from '../../patching/module-hooks';
 
 /** Why a bean is not tracked in Phase 2. Strings are the report's own. */
 export type UntrackableReason =
@@ -60,6 +61,11 @@ export interface GhostReport {
    * verdict, most likely dead first: present beside `verdicts` once the inventory has them.
    */
   readonly endpoints?: EndpointVerdict[];
+  /**
+   * The containers' packages this process loaded in a version diag-instrumentation does not support: left
+   * unpatched, so nothing of theirs is in the lists above (said once in the log as well).
+   */
+  readonly unsupported?: UnsupportedPackage[];
 }
 
 /** What the live snapshot answers with Phase 2 off. */

@@ -4,6 +4,8 @@
  * and the supported ranges, however many times the package passes the hooks (an ESM import of a CommonJS
  * package passes both import-in-the-middle and the CommonJS hook). The application runs as it would without us.
  */
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
 import { getJson, startApp, type LoadingCase, type RunningApp } from '../support/app-process';
 import { expectIdentityPreserved } from './example-app';
 
@@ -18,7 +20,11 @@ describe.each<[string, LoadingCase]>([
   let app: RunningApp;
 
   beforeAll(async () => {
-    app = await startApp(loading, { app: 'inversify-app', root: 'inversify5' });
+    app = await startApp(loading, {
+      app: 'inversify-app',
+      root: 'inversify5',
+      env: { DIAG_GHOST_TRACKING_ENABLED: 'true' },
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -37,5 +43,21 @@ describe.each<[string, LoadingCase]>([
   it('leaves the application working', async () => {
     expect((await getJson(app.port, '/orders')).body.orders).toEqual([{ id: 1 }, { id: 2 }]);
     await expectIdentityPreserved(app);
+  });
+
+  it('says in the ghost report, and the gate on it, why nothing of the container is there', async () => {
+    await app.stop();
+    const file = path.join(app.reportDir, 'diag-ghost-report.json');
+    const ghosts = app.readReport('diag-ghost-report.json');
+    expect(ghosts.trackedCount).toBe(0);
+    expect(ghosts.unsupported).toEqual([
+      { package: 'inversify', version: '5.1.1', supported: ['>=6.0.0 <7', '>=7.0.0 <9'] },
+    ]);
+    const cli = path.resolve(__dirname, '..', '..', '..', 'dist', 'ghost', 'cli', 'index.js');
+    const check = spawnSync(process.execPath, [cli, 'check', file], { encoding: 'utf8' });
+    expect(check.stderr).toContain(
+      'diag-instrumentation check: note: inversify 5.1.1 is outside the versions diag-instrumentation supports ' +
+        '(>=6.0.0 <7, >=7.0.0 <9): the run left it unpatched, so this report shows none of its beans',
+    );
   });
 });
