@@ -208,7 +208,9 @@ export function membersText(answer: LedgerAnswer): string {
       const methods = b.methods;
       const found = (m: MethodVerdict) => m.kept === undefined && m.calledThrough === undefined;
       const dead = methods.filter((m) => m.verdict === 'never-touched' && found(m));
-      lines.push(`  ${b.name} (${b.verdict}): ${dead.length} of ${methods.length} methods never called`);
+      // A bean named by its DI token (`WALLET_REPOSITORY`) says its class too: the methods are the class's.
+      const cls = b.className !== undefined && b.className !== b.name ? `, class ${b.className}` : '';
+      lines.push(`  ${b.name}${cls} (${b.verdict}): ${dead.length} of ${methods.length} methods never called`);
       for (const m of dead) lines.push(`    ${m.name}${at(m.source)}`);
       for (const m of methods.filter((x) => x.kept === undefined && x.calledThrough !== undefined))
         lines.push(

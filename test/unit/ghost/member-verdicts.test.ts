@@ -59,6 +59,8 @@ describe('inherited code shared by beans', () => {
       'svc',
       ['UserRepository', 'WalletRepository', 'AuditRepository'].map((name) => ({
         name,
+        // a bean named otherwise than its class (a DI token) says its class
+        ...(name === 'AuditRepository' ? { className: 'SqlAuditRepository' } : {}),
         ghostCandidate: false,
         tracked: true as const,
       })),
@@ -112,6 +114,7 @@ describe('inherited code shared by beans', () => {
       '    not on this bean, but its shared code runs through UserRepository: delete (src/libs/sql-repository.base.ts:79)',
     );
     expect(text).not.toMatch(/^ {4}delete /m);
+    expect(text).toContain('  AuditRepository, class SqlAuditRepository (in-use): 1 of 3 methods never called\n');
     // one run's gate reads the same from the report's verdicts
     const report = { verdicts: a.beans, methods: {} };
     expect(runMemberFindings(report, new Set()).map((f) => f.key)).toEqual(['AuditRepository#purge']);
