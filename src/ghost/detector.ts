@@ -10,7 +10,7 @@ import type * as GhostReportFileModule from './reports/ghost-report-file';
 import type { GhostTracker } from './tracking/tracker';
 import type * as TrackerModule from './tracking/tracker';
 import type { GhostReport, GhostSnapshotSource, GhostTrackingDisabled } from './tracking/types';
-import type { UnsupportedPackage } from '../patching/module-hooks';
+import type { UnsupportedPackage } from '../patching/versions';
 import { safeLog } from '../shared/logger';
 import type { ProcessEnd } from './process-end';
 import type * as ProcessEndModule from './process-end';

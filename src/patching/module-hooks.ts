@@ -14,7 +14,7 @@ import {
 import { safeLog } from '../shared/logger';
 import { importInTheMiddle } from './import-in-the-middle';
 import { packageVersionAt } from './package-version';
-import { isSupportedVersion } from './versions';
+import { isSupportedVersion, type UnsupportedPackage } from './versions';
 
 /*
  * Runs the adapters' module definitions (OpenTelemetry's InstrumentationNodeModuleDefinition/File, so the
@@ -48,14 +48,6 @@ let originalLoad: Load | undefined;
 /** `name@version` of every hooked package already checked against its definitions' ranges, for the process. */
 const versionsChecked = new Set<string>();
 
-/** A hooked package loaded in a version outside every range of its definitions: left unpatched. */
-export interface UnsupportedPackage {
-  readonly package: string;
-  /** Undefined when its package.json could not be read. */
-  readonly version?: string;
-  /** The ranges diag-instrumentation supports. */
-  readonly supported: readonly string[];
-}
 
 const unsupported: UnsupportedPackage[] = [];
 

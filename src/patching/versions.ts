@@ -4,6 +4,15 @@
  * supported by a bounded range (as semver without `includePrerelease`): hooks are tested on releases.
  */
 
+/** A hooked package loaded in a version outside every range of its definitions: left unpatched. */
+export interface UnsupportedPackage {
+  readonly package: string;
+  /** Undefined when its package.json could not be read. */
+  readonly version?: string;
+  /** The ranges diag-instrumentation supports. */
+  readonly supported: readonly string[];
+}
+
 type Triple = readonly [number, number, number];
 
 const VERSION = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;

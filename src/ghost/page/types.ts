@@ -56,6 +56,8 @@ export interface JudgedEntryPoints {
   readonly endpoints?: readonly JudgedEndpoint[];
   readonly beans?: ReadonlyArray<{
     readonly name: string;
+    /** Its class, when the bean is named otherwise (a DI token: `WALLET_REPOSITORY`). */
+    readonly className?: string;
     readonly module?: string;
     readonly source?: string;
     readonly methods?: readonly JudgedMethod[];

@@ -6,7 +6,7 @@ import type { EndpointVerdict } from '../member-verdicts';
  */
 
 import type { BeanScope } from '../analysis/bean-graph';
-import type { UnsupportedPackage } from '../../patching/module-hooks';
+import type { UnsupportedPackage } from '../../patching/versions';
 
 /** Why a bean is not tracked in Phase 2. Strings are the report's own. */
 export type UntrackableReason =

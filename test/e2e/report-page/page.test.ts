@@ -172,7 +172,7 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
           ['list', 'in-use', 12],
           ['exportAll', 'never-touched', 30],
         ]),
-        bean('ReportsService', 'in-use', [
+        bean('REPORTS_SERVICE', 'in-use', [
           ['daily', 'in-use', 5],
           ['legacyCsv', 'never-touched', 40],
           [evil, 'never-touched', 50],
@@ -182,12 +182,12 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
           ['findOne', 'never-touched', 90, { calledThrough: ['UsersRepository'] }],
         ]),
         bean('HealthService', 'in-use', [['check', 'in-use', 3]]),
-      ],
+      ].map((b) => (b.name === 'REPORTS_SERVICE' ? { ...b, className: 'ReportsService' } : b)),
       endpoints: [
         endpoint('http', 'GET /users', 'UsersController', 'list', 'in-use'),
         endpoint('http', 'GET /users/export', 'UsersController', 'exportAll', 'never-touched'),
-        endpoint('event', evil, 'ReportsService', 'legacyCsv', 'never-touched'),
-        endpoint('cron', 'yearly-report', 'ReportsService', 'yearly', 'insufficient-evidence', {
+        endpoint('event', evil, 'REPORTS_SERVICE', 'legacyCsv', 'never-touched'),
+        endpoint('cron', 'yearly-report', 'REPORTS_SERVICE', 'yearly', 'insufficient-evidence', {
           schedule: { cron: '0 0 1 1 *', nextAt: '2027-01-01T00:00:00.000Z' },
         }),
         endpoint('http', 'POST /webhooks/partner', 'UsersController', 'webhook', 'never-touched', {
@@ -214,14 +214,14 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
         .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
     expect(await rows()).toEqual([
       ['never touched', 'http', 'GET /users/export', 'UsersController.exportAll()', 'src/UsersController.ts:10', ''],
-      ['never touched', 'event', evil, 'ReportsService.legacyCsv()', 'src/ReportsService.ts:10', ''],
+      ['never touched', 'event', evil, 'REPORTS_SERVICE.legacyCsv()', 'src/REPORTS_SERVICE.ts:10', ''],
       ['kept', 'http', 'POST /webhooks/partner', 'UsersController.webhook()', 'src/UsersController.ts:10', ''],
       [
         'not enough evidence yet',
         'cron',
         'yearly-report',
-        'ReportsService.yearly()',
-        'src/ReportsService.ts:10',
+        'REPORTS_SERVICE.yearly()',
+        'src/REPORTS_SERVICE.ts:10',
         '0 0 1 1 *, next 2027-01-01T00:00:00.000Z',
       ],
     ]);
@@ -246,17 +246,20 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     const dead = await page.locator('#dead-methods .dead-bean').evaluateAll((boxes) =>
       boxes.map((b) => ({
         bean: b.getAttribute('data-dead-bean'),
+        title: b.querySelector('h3')?.textContent,
         methods: [...b.querySelectorAll('li')].map((li) => li.textContent),
       })),
     );
     expect(dead).toEqual([
       {
-        bean: 'ReportsService',
+        bean: 'REPORTS_SERVICE',
+        // named by its DI token, it says its class
+        title: 'REPORTS_SERVICE class ReportsService · ShopModule · src/REPORTS_SERVICE.ts · 1 in use',
         methods: [
-          `${evil}() never touched src/ReportsService.ts:50`,
-          'rebuild() not enough evidence yet src/ReportsService.ts:70',
-          'partnerSync() kept: partner calls quarterly src/ReportsService.ts:80',
-          'findOne() not called here; its shared code runs through UsersRepository src/ReportsService.ts:90',
+          `${evil}() never touched src/REPORTS_SERVICE.ts:50`,
+          'rebuild() not enough evidence yet src/REPORTS_SERVICE.ts:70',
+          'partnerSync() kept: partner calls quarterly src/REPORTS_SERVICE.ts:80',
+          'findOne() not called here; its shared code runs through UsersRepository src/REPORTS_SERVICE.ts:90',
         ],
       },
     ]);

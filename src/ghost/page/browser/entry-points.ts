@@ -227,8 +227,12 @@ export function deadMethodsView(data: PageData, select: Select): HTMLElement | u
     const button = el('button', { class: 'bean', type: 'button' }, bean.name);
     button.addEventListener('click', () => select(bean.name));
     title.append(button);
-    const inUse = (bean.methods ?? []).length - methods.length;
-    const context = [bean.module, bean.source, inUse > 0 ? `${inUse} in use` : undefined].filter(Boolean).join(' · ');
+    // Counted by verdict: the handlers left to the endpoints above are not "in use" for being unlisted here.
+    const inUse = (bean.methods ?? []).filter((m) => m.verdict === 'in-use').length;
+    const cls = bean.className !== undefined && bean.className !== bean.name ? `class ${bean.className}` : undefined;
+    const context = [cls, bean.module, bean.source, inUse > 0 ? `${inUse} in use` : undefined]
+      .filter(Boolean)
+      .join(' · ');
     if (context) title.append(el('span', { class: 'n' }, ` ${context}`));
     box.append(title);
     const ul = el('ul', { class: 'dead-method-list' });
