@@ -48,7 +48,6 @@ let originalLoad: Load | undefined;
 /** `name@version` of every hooked package already checked against its definitions' ranges, for the process. */
 const versionsChecked = new Set<string>();
 
-
 const unsupported: UnsupportedPackage[] = [];
 
 /**
