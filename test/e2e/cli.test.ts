@@ -126,10 +126,10 @@ describe('diag-instrumentation check', () => {
     const baseline = path.join(dir, 'untouched.json');
     const r = check(ghostReport, '--baseline', baseline);
     expect(r.code).toBe(1);
-    // The gate is on this run, and says so: the same file calls these beans insufficient-evidence.
+    // The gate is on this run, and says so: one run is no verdict.
     expect(r.stdout).toMatch(/new beans untouched in this run/);
     expect(r.stdout).toMatch(
-      /a gate on this run only: the report calls these beans(, methods and endpoints)? insufficient-evidence, not dead/,
+      /a gate on this run only: one run is no verdict, so these beans(, methods and endpoints)? are not known to be dead/,
     );
     const verdicts = JSON.parse(fs.readFileSync(ghostReport, 'utf8')).verdicts as { verdict: string }[];
     expect(verdicts.some((v) => v.verdict === 'never-touched')).toBe(false);
@@ -207,6 +207,56 @@ describe('diag-instrumentation check', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stdout).toBe('');
+  });
+
+  it('says a container left unpatched: a note on stderr and in SARIF, and exit 2 when nothing at all was tracked', () => {
+    const report = JSON.parse(fs.readFileSync(ghostReport, 'utf8'));
+    const unsupported = [{ package: 'inversify', version: '5.1.1', supported: ['>=6.0.0 <7'] }];
+    const note =
+      'inversify 5.1.1 is outside the versions diag-instrumentation supports (>=6.0.0 <7): the run left it ' +
+      'unpatched, so this report shows none of its beans';
+    const partly = path.join(dir, 'partly-unsupported.json');
+    fs.writeFileSync(partly, JSON.stringify({ ...report, unsupported }));
+    const sarif = check(partly, '--format', 'sarif');
+    expect(sarif.stderr).toContain(`diag-instrumentation check: note: ${note}`);
+    expect(JSON.parse(sarif.stdout).runs[0].invocations).toEqual([
+      { executionSuccessful: true, toolExecutionNotifications: [{ level: 'warning', message: { text: note } }] },
+    ]);
+    // nothing tracked because of it: no gate to pass, never a green one
+    const blind = path.join(dir, 'blind.json');
+    fs.writeFileSync(
+      blind,
+      JSON.stringify({
+        ...report,
+        trackedCount: 0,
+        touchedCount: 0,
+        untouchedCount: 0,
+        touched: [],
+        untouched: [],
+        untrackableCount: 0,
+        untrackable: {},
+        verdicts: [],
+        methods: {},
+        endpoints: [],
+        unsupported,
+      }),
+    );
+    const r = check(blind);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/tracked nothing: every container this run loaded was left unpatched/);
+    expect(r.stdout).toBe('');
+  });
+
+  it('says "no … in the report" when the report has none, not that a baseline holds them', () => {
+    const empty = path.join(dir, 'empty.json');
+    const report = JSON.parse(fs.readFileSync(ghostReport, 'utf8'));
+    fs.writeFileSync(
+      empty,
+      JSON.stringify({ ...report, untouched: [], untouchedCount: 0, verdicts: [], methods: {}, endpoints: [] }),
+    );
+    const r = check(empty);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('no beans untouched in this run in the report\n');
   });
 
   it('exits 2 with the usage for bad arguments', () => {
@@ -290,7 +340,7 @@ describe('diag-instrumentation check on methods and endpoints (method depth, iss
     expect(r.stdout).not.toMatch(/quarterly/);
     // a route's handler is judged as its route: listed once, by the route
     expect(r.stdout).not.toMatch(/method TrackingController\.neverCalled/);
-    expect(r.stdout).toContain('a gate on this run only: the report calls these beans, methods and endpoints');
+    expect(r.stdout).toContain('a gate on this run only: one run is no verdict, so these beans, methods and endpoints');
     expect(r.stdout).toMatch(/^ {2}LegacyService\b/m);
     expect(r.stdout).not.toMatch(/method LegacyService\./);
   });

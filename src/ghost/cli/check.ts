@@ -136,6 +136,8 @@ export function readFindings(file: string): {
   findings: Finding[];
   /** A ghost report's containers left unpatched, in words: what its empty lists do not show. */
   unseen?: string[];
+  /** A ghost report that tracked no bean, and saw none it could not track. */
+  trackedNothing?: boolean;
 } {
   const report = readJson(file, 'report') as Record<string, unknown> | null;
   const candidates = (report?.ghostCandidates as { beans?: unknown } | undefined)?.beans;
@@ -175,7 +177,12 @@ export function readFindings(file: string): {
         const version = typeof u.version === 'string' ? ` ${u.version}` : '';
         return `${String(u.package)}${version} is outside the versions diag-instrumentation supports (${supported.join(', ')}): the run left it unpatched, so this report shows none of its beans`;
       });
-    return { kind: 'untouched-bean', findings: [...beans, ...members], ...(unseen.length > 0 ? { unseen } : {}) };
+    const trackedNothing = report.trackedCount === 0 && Number(report.untrackableCount ?? 0) === 0;
+    return {
+      kind: 'untouched-bean',
+      findings: [...beans, ...members],
+      ...(unseen.length > 0 ? { unseen, trackedNothing } : {}),
+    };
   }
   throw new CheckInputError(
     `${file} is neither a diag-report.json (ghostCandidates.beans) nor a diag-ghost-report.json (untouched, trackedCount)`,
@@ -341,6 +348,22 @@ export function toSarif(
   };
 }
 
+/**
+ * `sarif` with `notes` as its run's tool notifications (SARIF's `invocations[].toolExecutionNotifications`), so that
+ * a code-scanning view shows what the run could not see beside its results.
+ */
+function withNotes(sarif: object, notes: readonly string[] | undefined): object {
+  if (notes === undefined || notes.length === 0) return sarif;
+  const run = (sarif as { runs: Array<Record<string, unknown>> }).runs[0]!;
+  run.invocations = [
+    {
+      executionSuccessful: true,
+      toolExecutionNotifications: notes.map((text) => ({ level: 'warning', message: { text } })),
+    },
+  ];
+  return sarif;
+}
+
 export interface CheckOptions {
   readonly report: string;
   readonly baseline?: string;
@@ -356,9 +379,15 @@ export function shellQuote(arg: string): string {
 /** Runs the check; returns the exit code and writes to the given streams. Never throws. */
 export function runCheck(o: CheckOptions, out: (text: string) => void, err: (text: string) => void): number {
   try {
-    const { kind, findings, unseen } = readFindings(o.report);
-    // On stderr, so that SARIF on stdout stays whole: a clean result over a container never seen is no clean bill.
+    const { kind, findings, unseen, trackedNothing } = readFindings(o.report);
+    // On stderr, so that SARIF on stdout stays whole (which carries them as notifications): a clean result over a
+    // container never seen is no clean bill.
     for (const line of unseen ?? []) err(`diag-instrumentation check: note: ${line}\n`);
+    // Nothing tracked at all because of it (a NestJS 9 app, on a trial): the gate has nothing to say, and says so.
+    if (unseen !== undefined && trackedNothing === true)
+      throw new CheckInputError(
+        `${o.report} tracked nothing: every container this run loaded was left unpatched (see the note above), so there is no gate to pass`,
+      );
     if (o.updateBaseline) {
       if (o.baseline === undefined)
         throw new CheckInputError(
@@ -387,10 +416,14 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
               'run',
             )
           : beans;
-      out(`${JSON.stringify(sarif, null, 2)}\n`);
+      out(`${JSON.stringify(withNotes(sarif, unseen), null, 2)}\n`);
     } else if (fresh.length === 0) {
       const also = members.length > 0 ? `, methods or endpoints ${NEVER_CALLED[kind]}` : '';
-      out(`no new ${RULES[kind].plural}${also} (${findings.length} in the report, all in the baseline)\n`);
+      out(
+        findings.length === 0
+          ? `no ${RULES[kind].plural}${also} in the report\n`
+          : `no new ${RULES[kind].plural}${also} (${findings.length} in the report, all in the baseline)\n`,
+      );
     } else {
       out(
         o.baseline
@@ -401,7 +434,7 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
         // The same file calls them insufficient-evidence: this gate is on one run, and says so.
         const what = fresh.some((f) => f.member !== undefined) ? 'beans, methods and endpoints' : 'beans';
         out(
-          `(a gate on this run only: the report calls these ${what} insufficient-evidence, not dead; ` +
+          `(a gate on this run only: one run is no verdict, so these ${what} are not known to be dead; ` +
             'the ghost ledger gives never-touched, see npx diag-instrumentation ledger --help)\n',
         );
       }

@@ -221,7 +221,9 @@ export async function runLedger(
     if (answer.provenance.silent && answer.provenance.since !== null) {
       // No live process: the verdicts are those of the code last seen running, and a gate must not pass on them.
       // The answer is printed as asked all the same (a script reads `provenance.silent`), then exit 2.
-      out(o.format === 'json' ? `${JSON.stringify(answer, null, 2)}\n` : ledgerText(answer, o.all));
+      out(
+        o.format === 'json' ? `${JSON.stringify(answer, null, 2)}\n` : ledgerText(answer, o.all) + membersText(answer),
+      );
       throw new CheckInputError(
         `the service ${service} has gone silent (${answer.provenance.liveProcesses === 0 ? 'no live process' : 'no recent write'}): ` +
           'silent is not deleted, and a gate needs processes writing to the ledger; check that they run with diag.ghost-tracking.ledger.url set',

@@ -23,12 +23,19 @@ export interface MemberFinding {
   /** An endpoint's route as served, its kind (`http`, `graphql`, `event`…) and its GraphQL API's path. */
   readonly endpoint?: { readonly kind: string; readonly route: string; readonly path?: string };
   readonly source?: MemberSource;
+  /**
+   * A method whose code other beans share (an inherited method at one file and line) and never called through them
+   * either: one finding for the code, under the first bean by name, naming the others (sameCodeOnce).
+   */
+  readonly alsoThrough?: readonly string[];
 }
 
 /**
  * Every never-touched method and endpoint of the answer that is not kept, endpoints first. A handler method is judged
  * as its endpoint, as the `check` gate does (runMemberFindings): a dead route is one finding under its route, not a
  * second under its method, and a route kept or unjudged (a yearly job) does not fail the gate through its method.
+ * The methods of a bean never touched as a whole are left out, as the gate on one run leaves them: the bean is the
+ * finding. Code several beans share is one finding (sameCodeOnce).
  */
 export function memberFindings(answer: LedgerAnswer): MemberFinding[] {
   const out: MemberFinding[] = [];
@@ -37,14 +44,46 @@ export function memberFindings(answer: LedgerAnswer): MemberFinding[] {
     out.push(endpointFinding('never-touched-endpoint', e));
   }
   const handler = handlerOf(answer);
+  const methods: MemberFinding[] = [];
   for (const b of answer.beans) {
+    if (b.verdict === 'never-touched') continue;
     for (const m of b.methods ?? []) {
       if (m.verdict !== 'never-touched' || m.kept !== undefined || handler(b.name, m.name)) continue;
       if (m.calledThrough !== undefined) continue; // its shared code ran on another bean: nothing to delete
-      out.push(methodFinding('never-touched-method', b.name, m));
+      methods.push(methodFinding('never-touched-method', b.name, m));
     }
   }
-  return out;
+  return [...out, ...sameCodeOnce(methods)];
+}
+
+/**
+ * One finding per piece of code: never-called methods of several beans at the same file, line and name (a base
+ * class's method two repositories inherit, called through neither) are one, under the first bean by name, naming
+ * the others (a trial on a real app read four code-scanning alerts and baseline keys for two lines). A method
+ * without a line stands alone.
+ */
+export function sameCodeOnce(findings: readonly MemberFinding[]): MemberFinding[] {
+  const first = new Map<string, MemberFinding>();
+  const others = new Map<string, string[]>();
+  const out: MemberFinding[] = [];
+  const sorted = [...findings].sort((a, b) => (a.bean < b.bean ? -1 : a.bean > b.bean ? 1 : 0));
+  for (const f of sorted) {
+    const site = f.source === undefined ? undefined : `${f.source.file}:${f.source.line}#${f.method}`;
+    const held = site === undefined ? undefined : first.get(site);
+    if (held === undefined) {
+      if (site !== undefined) first.set(site, f);
+      out.push(f);
+    } else others.set(site!, [...(others.get(site!) ?? []), f.bean]);
+  }
+  if (others.size === 0) return [...findings];
+  const merged = new Map<MemberFinding, MemberFinding>();
+  for (const [site, beans] of others) {
+    const f = first.get(site)!;
+    merged.set(f, { ...f, alsoThrough: beans });
+  }
+  // In the given order, the merged ones under their first bean.
+  const kept = new Set(out);
+  return findings.filter((f) => kept.has(f)).map((f) => merged.get(f) ?? f);
 }
 
 /** What one run's ghost report says of a member, as far as the gate reads it (the file is parsed, not trusted). */
@@ -102,15 +141,16 @@ export function runMemberFindings(
       }),
     );
   }
+  const methods: MemberFinding[] = [];
   for (const b of asList<{ name?: unknown; methods?: unknown }>(report.verdicts)) {
     if (typeof b.name !== 'string' || untouchedBeans.has(b.name)) continue;
     for (const m of asList<ReportMember>(b.methods)) {
       if (typeof m.name !== 'string' || handlers.has(`${b.name}#${m.name}`)) continue;
       if (unjudged(m) || calledInRun(b.name, m.name, m)) continue;
-      out.push(methodFinding('untouched-method', b.name, { name: m.name, source: m.source }));
+      methods.push(methodFinding('untouched-method', b.name, { name: m.name, source: m.source }));
     }
   }
-  return out;
+  return [...out, ...sameCodeOnce(methods)];
 }
 
 /** Whether a bean's method handles one of the answer's endpoints (it is then spoken for by its endpoint). */
@@ -160,7 +200,8 @@ function methodFinding(
  */
 export function memberWords(f: MemberFinding): string {
   const when = f.kind.startsWith('untouched') ? 'in this run' : 'in any process';
-  if (f.endpoint === undefined) return `method ${f.bean}.${f.method} never called ${when}${at(f.source)}`;
+  const also = f.alsoThrough !== undefined ? `, nor through ${f.alsoThrough.join(', ')} (shared code)` : '';
+  if (f.endpoint === undefined) return `method ${f.bean}.${f.method} never called ${when}${also}${at(f.source)}`;
   const route = f.endpoint.kind === 'http' ? f.endpoint.route : f.key;
   return `endpoint ${route} never called ${when} → ${f.bean}.${f.method}${at(f.source)}`;
 }
@@ -198,10 +239,27 @@ export function membersText(answer: LedgerAnswer): string {
     for (const e of kept) lines.push(`  kept: ${endpointName(e)}: ${e.kept}`);
   }
   // A handler is read with its endpoint above, once, as the gates count it.
+  // A bean never touched as a whole is its own finding: its methods would repeat it, as the gates leave them.
   const handler = handlerOf(answer);
   const beans = answer.beans
+    .filter((b) => b.verdict !== 'never-touched')
     .map((b) => ({ ...b, methods: (b.methods ?? []).filter((m) => !handler(b.name, m.name)) }))
     .filter((b) => b.methods.some((m) => m.verdict === 'never-touched' || m.kept));
+  // Code several beans share, never called through any: said once, under the first bean (sameCodeOnce).
+  const alsoThrough = new Map<string, readonly string[]>();
+  const listedUnder = new Map<string, string>();
+  for (const f of memberFindings(answer)) {
+    if (f.alsoThrough === undefined) continue;
+    alsoThrough.set(`${f.bean}#${f.method}`, f.alsoThrough);
+    for (const other of f.alsoThrough) listedUnder.set(`${other}#${f.method}`, f.bean);
+  }
+  const deadLine = (bean: string, m: MethodVerdict) => {
+    const under = listedUnder.get(`${bean}#${m.name}`);
+    if (under !== undefined) return `    ${m.name}: the same code as ${under}.${m.name}, listed there`;
+    const also = alsoThrough.get(`${bean}#${m.name}`);
+    const shared = also !== undefined ? ` (shared code, never called through ${also.join(', ')} either)` : '';
+    return `    ${m.name}${at(m.source)}${shared}`;
+  };
   if (beans.length > 0) {
     lines.push('', `never-called methods, per bean${endpoints.length > 0 ? ' (endpoint handlers above)' : ''}`);
     for (const b of beans) {
@@ -211,7 +269,7 @@ export function membersText(answer: LedgerAnswer): string {
       // A bean named by its DI token (`WALLET_REPOSITORY`) says its class too: the methods are the class's.
       const cls = b.className !== undefined && b.className !== b.name ? `, class ${b.className}` : '';
       lines.push(`  ${b.name}${cls} (${b.verdict}): ${dead.length} of ${methods.length} methods never called`);
-      for (const m of dead) lines.push(`    ${m.name}${at(m.source)}`);
+      for (const m of dead) lines.push(deadLine(b.name, m));
       for (const m of methods.filter((x) => x.kept === undefined && x.calledThrough !== undefined))
         lines.push(
           `    not on this bean, but its shared code runs through ${m.calledThrough!.join(', ')}: ${m.name}${at(m.source)}`,
@@ -272,7 +330,13 @@ export function addMemberResults(
       ruleId: f.kind,
       ruleIndex: first + ids.indexOf(f.kind),
       level: 'warning',
-      message: { text: `${f.key}: ${MEMBER_RULES[f.kind].text.toLowerCase()}.` },
+      message: {
+        text:
+          `${f.key}: ${MEMBER_RULES[f.kind].text.toLowerCase()}` +
+          (f.alsoThrough !== undefined
+            ? `; shared code, never called through ${f.alsoThrough.join(', ')} either.`
+            : '.'),
+      },
       locations: [
         f.source !== undefined
           ? {

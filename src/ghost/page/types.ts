@@ -58,6 +58,8 @@ export interface JudgedEntryPoints {
     readonly name: string;
     /** Its class, when the bean is named otherwise (a DI token: `WALLET_REPOSITORY`). */
     readonly className?: string;
+    /** The bean's own verdict. */
+    readonly verdict?: string;
     readonly module?: string;
     readonly source?: string;
     readonly methods?: readonly JudgedMethod[];

@@ -180,8 +180,15 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
           ['rebuild', 'insufficient-evidence', 70],
           ['partnerSync', 'never-touched', 80, { kept: 'partner calls quarterly' }],
           ['findOne', 'never-touched', 90, { calledThrough: ['UsersRepository'] }],
+          ['findAll', 'never-touched', 0, { source: { file: 'src/base.ts', line: 7 } }],
         ]),
-        bean('HealthService', 'in-use', [['check', 'in-use', 3]]),
+        // never touched as a whole: the bean is the finding (the verdicts below), its methods are not listed again
+        bean('GhostExportService', 'never-touched', [['exportAll', 'never-touched', 4]]),
+        // the same inherited findAll, called through neither: one piece of dead code
+        bean('HealthService', 'in-use', [
+          ['check', 'in-use', 3],
+          ['findAll', 'never-touched', 0, { source: { file: 'src/base.ts', line: 7 } }],
+        ]),
       ].map((b) => (b.name === 'REPORTS_SERVICE' ? { ...b, className: 'ReportsService' } : b)),
       endpoints: [
         endpoint('http', 'GET /users', 'UsersController', 'list', 'in-use'),
@@ -238,7 +245,7 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     // endpoint's handler is left to the endpoints above (a dead route is one finding, not two)
     // (kept ones and inherited code another bean runs are listed with why, never counted; those not judged yet are)
     expect(await page.locator('#dead-methods h2').textContent()).toBe(
-      'Dead methods: 1 never called, in 1 bean; 1 not judged yet',
+      'Dead methods: 2 never called, in 2 beans; 1 not judged yet',
     );
     expect(await page.locator('#dead-methods p.evidence').textContent()).toBe(
       '3 endpoint handlers are listed with the endpoints above.',
@@ -257,10 +264,16 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
         title: 'REPORTS_SERVICE class ReportsService · ShopModule · src/REPORTS_SERVICE.ts · 1 in use',
         methods: [
           `${evil}() never touched src/REPORTS_SERVICE.ts:50`,
+          'findAll() never touched src/base.ts:7 · shared code, never called through HealthService either',
           'rebuild() not enough evidence yet src/REPORTS_SERVICE.ts:70',
           'partnerSync() kept: partner calls quarterly src/REPORTS_SERVICE.ts:80',
           'findOne() not called here; its shared code runs through UsersRepository src/REPORTS_SERVICE.ts:90',
         ],
+      },
+      {
+        bean: 'HealthService',
+        title: 'HealthService ShopModule · src/HealthService.ts · 1 in use',
+        methods: ['findAll() never touched src/base.ts:7 · shared code, never called through REPORTS_SERVICE either'],
       },
     ]);
     expect(await page.locator('img').count()).toBe(0);

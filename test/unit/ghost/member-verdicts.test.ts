@@ -120,6 +120,53 @@ describe('inherited code shared by beans', () => {
     expect(runMemberFindings(report, new Set()).map((f) => f.key)).toEqual(['AuditRepository#purge']);
   });
 
+  it('makes code no bean called one finding, under the first bean by name, naming the others', () => {
+    // findAll of the same base, called through none of the three; AuditRepository never touched as a whole
+    const a = thisProcessLedger(
+      'svc',
+      ['WalletRepository', 'UserRepository', 'AuditRepository'].map((name) => ({
+        name,
+        ghostCandidate: false,
+        tracked: true as const,
+      })),
+      new Map([
+        ['UserRepository', NOW - DAY],
+        ['WalletRepository', NOW - DAY],
+      ]),
+      true,
+      thresholds,
+      NOW,
+      NOW - 30 * DAY,
+      1000,
+      undefined,
+      {
+        methodsOf: (name) =>
+          new Map<string, number | undefined>([
+            ['findAll', undefined],
+            ['own', name === 'AuditRepository' ? undefined : NOW - DAY],
+          ]),
+        lookups: {
+          source: (bean, method) =>
+            method === 'findAll' ? { file: 'src/base.ts', line: 49 } : { file: `src/${bean}.ts`, line: 5 },
+        },
+      },
+    );
+    const findings = memberFindings(a);
+    expect(findings.map((f) => [f.key, f.alsoThrough])).toEqual([['UserRepository#findAll', ['WalletRepository']]]);
+    expect(memberWords(findings[0]!)).toBe(
+      'method UserRepository.findAll never called in any process, nor through WalletRepository (shared code) (src/base.ts:49)',
+    );
+    const text = membersText(a);
+    expect(text).toContain('    findAll (src/base.ts:49) (shared code, never called through WalletRepository either)');
+    expect(text).toContain('    findAll: the same code as UserRepository.findAll, listed there');
+    // the bean never touched as a whole is its own finding: its methods are not listed again
+    expect(text).not.toMatch(/AuditRepository/);
+    const report = { verdicts: a.beans, methods: {} };
+    expect(runMemberFindings(report, new Set(['AuditRepository'])).map((f) => [f.key, f.alsoThrough])).toEqual([
+      ['UserRepository#findAll', ['WalletRepository']],
+    ]);
+  });
+
   it('never joins code it cannot place: a method without a source line stands alone', () => {
     const a = thisProcessLedger(
       'svc',

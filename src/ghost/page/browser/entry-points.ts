@@ -184,7 +184,9 @@ export function deadMethodsView(data: PageData, select: Select): HTMLElement | u
   const handlers = new Set((judged.endpoints ?? data.report.endpoints ?? []).map((e) => `${e.bean}\0${e.method}`));
   const section = el('section', { class: 'verdicts dead-methods', id: 'dead-methods', 'aria-label': 'dead methods' });
   let handled = 0;
+  // A bean never touched as a whole is in the verdicts below: its methods would repeat it, as the gates leave them.
   const dead = beans
+    .filter((b) => b.verdict !== 'never-touched')
     .map((b) => ({
       bean: b,
       methods: (b.methods ?? []).filter((m) => {
@@ -203,7 +205,23 @@ export function deadMethodsView(data: PageData, select: Select): HTMLElement | u
     (a, b) =>
       never(b.methods) - never(a.methods) || (a.bean.name < b.bean.name ? -1 : a.bean.name > b.bean.name ? 1 : 0),
   );
-  const total = dead.reduce((n, d) => n + never(d.methods), 0);
+  // Code several beans share (an inherited method at one line) counts once, as one finding of the gates.
+  const sites = new Map<string, string[]>();
+  let unlocated = 0;
+  for (const d of dead)
+    for (const m of d.methods) {
+      if (m.verdict !== 'never-touched' || spokenFor(m)) continue;
+      if (m.source === undefined) unlocated++;
+      else {
+        const site = `${m.source.file}:${m.source.line}#${m.name}`;
+        sites.set(site, [...(sites.get(site) ?? []), d.bean.name]);
+      }
+    }
+  const sharedWith = (bean: string, m: JudgedMethod) =>
+    m.source === undefined
+      ? []
+      : (sites.get(`${m.source.file}:${m.source.line}#${m.name}`) ?? []).filter((b) => b !== bean);
+  const total = sites.size + unlocated;
   const inBeans = dead.filter((d) => never(d.methods) > 0).length;
   // "0 never called" above a list of methods not judged yet read as "nothing dead" on a trial: the rest is counted.
   const waiting = dead.reduce(
@@ -248,6 +266,9 @@ export function deadMethodsView(data: PageData, select: Select): HTMLElement | u
       if (spokenFor(m)) li.classList.replace(`v-${m.verdict}`, m.kept !== undefined ? 'v-kept' : 'v-shared');
       li.append(el('code', {}, `${m.name}()`), document.createTextNode(` ${label}`));
       if (m.source) li.append(el('span', { class: 'file' }, ` ${where(m.source)}`));
+      const also = m.verdict === 'never-touched' && !spokenFor(m) ? sharedWith(bean.name, m) : [];
+      if (also.length > 0)
+        li.append(document.createTextNode(` · shared code, never called through ${also.join(', ')} either`));
       ul.append(li);
     }
     box.append(ul);
