@@ -52,46 +52,50 @@ describe('method verdicts', () => {
 });
 
 describe('inherited code shared by beans', () => {
-  // Two repositories extend one base (a real app's SqlRepositoryBase, on a trial): its delete runs through one.
-  const base = { file: 'src/libs/sql-repository.base.ts', line: 79 };
-  const answer = () =>
+  /** One run of tracked beans (`touched`: those called), each with `methods`, judged past the thresholds. */
+  const run = (
+    beans: ReadonlyArray<string | { name: string; className: string }>,
+    touched: readonly string[],
+    methodsOf: (bean: string) => Map<string, number | undefined>,
+    source?: (bean: string, method: string) => { file: string; line: number },
+  ) =>
     thisProcessLedger(
       'svc',
-      ['UserRepository', 'WalletRepository', 'AuditRepository'].map((name) => ({
-        name,
-        // a bean named otherwise than its class (a DI token) says its class
-        ...(name === 'AuditRepository' ? { className: 'SqlAuditRepository' } : {}),
+      beans.map((b) => ({
+        ...(typeof b === 'string' ? { name: b } : b),
         ghostCandidate: false,
         tracked: true as const,
       })),
-      new Map([
-        ['UserRepository', NOW - DAY],
-        ['WalletRepository', NOW - DAY],
-        ['AuditRepository', NOW - DAY],
-      ]),
+      new Map(touched.map((name) => [name, NOW - DAY])),
       true,
       thresholds,
       NOW,
       NOW - 30 * DAY,
       1000,
       undefined,
-      {
-        methodsOf: (name) =>
-          new Map<string, number | undefined>([
-            ['delete', name === 'UserRepository' ? NOW - DAY : undefined],
-            ['own', NOW - DAY],
-            // the same name and line on one bean only, never called: a finding
-            ...(name === 'AuditRepository' ? [['purge', undefined] as [string, undefined]] : []),
-          ]),
-        lookups: {
-          source: (bean, method) =>
-            method === 'delete'
-              ? base
-              : method === 'purge'
-                ? { file: 'src/audit.ts', line: 3 }
-                : { file: `src/${bean}.ts`, line: 5 },
-        },
-      },
+      { methodsOf, ...(source !== undefined ? { lookups: { source } } : {}) },
+    );
+
+  // Two repositories extend one base (a real app's SqlRepositoryBase, on a trial): its delete runs through one.
+  const base = { file: 'src/libs/sql-repository.base.ts', line: 79 };
+  const answer = () =>
+    run(
+      // a bean named otherwise than its class (a DI token) says its class
+      ['UserRepository', 'WalletRepository', { name: 'AuditRepository', className: 'SqlAuditRepository' }],
+      ['UserRepository', 'WalletRepository', 'AuditRepository'],
+      (name) =>
+        new Map<string, number | undefined>([
+          ['delete', name === 'UserRepository' ? NOW - DAY : undefined],
+          ['own', NOW - DAY],
+          // the same name and line on one bean only, never called: a finding
+          ...(name === 'AuditRepository' ? [['purge', undefined] as [string, undefined]] : []),
+        ]),
+      (bean, method) =>
+        method === 'delete'
+          ? base
+          : method === 'purge'
+            ? { file: 'src/audit.ts', line: 3 }
+            : { file: `src/${bean}.ts`, line: 5 },
     );
 
   it('keeps each bean its own verdict, names the beans that ran the code, and makes it no finding', () => {
@@ -122,34 +126,16 @@ describe('inherited code shared by beans', () => {
 
   it('makes code no bean called one finding, under the first bean by name, naming the others', () => {
     // findAll of the same base, called through none of the three; AuditRepository never touched as a whole
-    const a = thisProcessLedger(
-      'svc',
-      ['WalletRepository', 'UserRepository', 'AuditRepository'].map((name) => ({
-        name,
-        ghostCandidate: false,
-        tracked: true as const,
-      })),
-      new Map([
-        ['UserRepository', NOW - DAY],
-        ['WalletRepository', NOW - DAY],
-      ]),
-      true,
-      thresholds,
-      NOW,
-      NOW - 30 * DAY,
-      1000,
-      undefined,
-      {
-        methodsOf: (name) =>
-          new Map<string, number | undefined>([
-            ['findAll', undefined],
-            ['own', name === 'AuditRepository' ? undefined : NOW - DAY],
-          ]),
-        lookups: {
-          source: (bean, method) =>
-            method === 'findAll' ? { file: 'src/base.ts', line: 49 } : { file: `src/${bean}.ts`, line: 5 },
-        },
-      },
+    const a = run(
+      ['WalletRepository', 'UserRepository', 'AuditRepository'],
+      ['UserRepository', 'WalletRepository'],
+      (name) =>
+        new Map<string, number | undefined>([
+          ['findAll', undefined],
+          ['own', name === 'AuditRepository' ? undefined : NOW - DAY],
+        ]),
+      (bean, method) =>
+        method === 'findAll' ? { file: 'src/base.ts', line: 49 } : { file: `src/${bean}.ts`, line: 5 },
     );
     const findings = memberFindings(a);
     expect(findings.map((f) => [f.key, f.alsoThrough])).toEqual([['UserRepository#findAll', ['WalletRepository']]]);
@@ -168,21 +154,7 @@ describe('inherited code shared by beans', () => {
   });
 
   it('never joins code it cannot place: a method without a source line stands alone', () => {
-    const a = thisProcessLedger(
-      'svc',
-      ['A', 'B'].map((name) => ({ name, ghostCandidate: false, tracked: true as const })),
-      new Map([
-        ['A', NOW - DAY],
-        ['B', NOW - DAY],
-      ]),
-      true,
-      thresholds,
-      NOW,
-      NOW - 30 * DAY,
-      1000,
-      undefined,
-      { methodsOf: (name) => new Map([['run', name === 'A' ? NOW - DAY : undefined]]) },
-    );
+    const a = run(['A', 'B'], ['A', 'B'], (name) => new Map([['run', name === 'A' ? NOW - DAY : undefined]]));
     expect(memberFindings(a).map((f) => f.key)).toEqual(['B#run']);
   });
 });
