@@ -114,6 +114,10 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     const all = await page.locator('#waterfall .boot-row:not(.hidden)').count();
     expect(all).toBeGreaterThan(shown);
     expect(await page.locator('#waterfall .row').count()).toBeGreaterThan(10);
+    // The critical path has its own mark: ★ is the verdicts' "most likely dead" (a trial read one for the other).
+    const waterfall = (await page.locator('#waterfall').textContent()) ?? '';
+    expect(waterfall).toContain('◆ ');
+    expect(waterfall).not.toContain('★');
     await page.fill('#search', '');
     const shot = path.join(tempDir('page'), 'report-page.png');
     await page.screenshot({ path: shot, fullPage: false });

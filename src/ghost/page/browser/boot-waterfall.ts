@@ -34,7 +34,7 @@ function row(
       `${options.framework ? ' framework' : ''}${options.detail ? ' detail hidden' : ''}`,
     'data-kind': options.kind,
   });
-  const name = el('span', { class: 'name', title }, `${options.critical ? '★ ' : ''}${label}`);
+  const name = el('span', { class: 'name', title }, `${options.critical ? '◆ ' : ''}${label}`);
   const track = el('span', { class: 'track' });
   const pct = (x: number): string => `${((Math.max(0, x) / scale) * 100).toFixed(3)}%`;
   const wait = options.wait ?? 0;
@@ -139,7 +139,7 @@ export function bootWaterfall(
   section.append(own);
 
   // 2. The phases, the critical path marked.
-  const phases = block('Phases', '★ on the critical path: what the start waited for.');
+  const phases = block('Phases', '◆ on the critical path: what the start waited for.');
   const isPhase = (x: BootStep): boolean =>
     (PHASE_KINDS.has(x.kind) && x.name !== 'diag.load' && x.name !== 'diag.patch') ||
     (x.kind === 'application' && x.parent === undefined);
