@@ -201,6 +201,7 @@ describe('findings at the TypeScript line', () => {
     });
     // a library's class the application registers: at its registration in the compiled module (tsc's __decorate)
     expect(ghosts.verdicts.find((v: any) => v.name === 'Logger')).toMatchObject({
+      registered: true,
       source: 'dist/tracking-app/tracking.module.js',
       line: compiled.findIndex((l) => l.trim() === 'common_1.Logger,') + 1,
     });

@@ -72,6 +72,8 @@ export interface LedgerVersion {
 /** A bean's verdict with the evidence behind it. */
 export interface LedgerBean extends BeanVerdict {
   readonly className?: string;
+  /** No class file of the application's: `source` and `line` are its registration's (InventoryBean's `registered`). */
+  readonly registered?: true;
   /** ISO time the bean first appeared, in any version. */
   readonly firstSeen: string;
   /** Process-hours of tracking that had it. */
@@ -163,6 +165,7 @@ export function judgedBy(
 /** What a reader knows of one bean before judging it. */
 export interface LedgerEvidence extends BeanEvidence {
   readonly className?: string;
+  readonly registered?: true;
   readonly touchedIn?: readonly string[];
   readonly lastTouchedBy?: { readonly processStartedAt: number; readonly version: string };
   /** Method depth: its methods, each to its last use (ms) or undefined. */
@@ -203,6 +206,7 @@ export function ledgerAnswer(
       ...v,
       ...(methods !== undefined ? { methods } : {}),
       ...(e.className !== undefined && e.className !== v.name ? { className: e.className } : {}),
+      ...(e.registered ? { registered: true as const } : {}),
       firstSeen: iso(e.firstSeen),
       processHours: Math.round(e.processHours * 1000) / 1000,
       ...(e.untrackedProcessHours ? { untrackedProcessHours: Math.round(e.untrackedProcessHours * 1000) / 1000 } : {}),
@@ -318,6 +322,7 @@ export function thisProcessLedger(
     ...(b.source !== undefined ? { source: b.source } : {}),
     ...(b.line !== undefined ? { line: b.line } : {}),
     ...(b.className !== undefined ? { className: b.className } : {}),
+    ...(b.registered ? { registered: true as const } : {}),
     ghostCandidate: b.ghostCandidate,
     ...(b.neededOnlyBy !== undefined ? { neededOnlyBy: b.neededOnlyBy } : {}),
     tracked: b.tracked === true,

@@ -11,10 +11,15 @@ export interface InventoryBean {
   readonly name: string;
   readonly module?: string;
   readonly className?: string;
-  /** The file it was defined in, relative to the application. */
+  /** The file it was defined in, relative to the application; with `registered`, the module file registering it. */
   readonly source?: string;
   /** The line of its class's declaration in `source`, when found: where code scanning annotates an untouched bean. */
   readonly line?: number;
+  /**
+   * It has no class file of the application's (a library's class it lists, `providers: [Logger]`; a value or a
+   * factory): `source` and `line` are where its module registers it, and what goes is the registration.
+   */
+  readonly registered?: true;
   /** A Phase 1 candidate in this version. */
   readonly ghostCandidate: boolean;
   /** A candidate something injects, but only these candidates do. */
@@ -79,6 +84,7 @@ export function applicationBeans(
         ...(n.className !== undefined ? { className: n.className } : {}),
         ...(source !== undefined ? { source } : {}),
         ...(line !== undefined ? { line } : {}),
+        ...(n.source === undefined && source !== undefined ? { registered: true as const } : {}),
         ghostCandidate: candidates.has(n.name),
         ...(n.neededOnlyBy !== undefined && candidates.has(n.name) ? { neededOnlyBy: n.neededOnlyBy } : {}),
         tracked:
@@ -153,6 +159,8 @@ interface StoredBean {
   /** the class's line in s */
   l?: number;
   g?: 1;
+  /** registered: source and line are the registration's */
+  r?: 1;
   /** neededOnlyBy: the candidates that alone inject it */
   o?: string[];
   t?: string;
@@ -238,6 +246,7 @@ export function encodeInventory(inventory: Inventory): Buffer {
     ...(b.className !== undefined ? { c: b.className } : {}),
     ...(b.source !== undefined ? { s: b.source } : {}),
     ...(b.line !== undefined ? { l: b.line } : {}),
+    ...(b.registered ? { r: 1 as const } : {}),
     ...(b.ghostCandidate ? { g: 1 as const } : {}),
     ...(b.neededOnlyBy !== undefined ? { o: [...b.neededOnlyBy] } : {}),
     ...(b.tracked !== true ? { t: b.tracked } : {}),
@@ -273,6 +282,7 @@ export function decodeInventory(bytes: Buffer): Inventory {
       ...(b.c !== undefined ? { className: b.c } : {}),
       ...(b.s !== undefined ? { source: b.s } : {}),
       ...(typeof b.l === 'number' ? { line: b.l } : {}),
+      ...(b.r === 1 ? { registered: true as const } : {}),
       ghostCandidate: b.g === 1,
       ...(Array.isArray(b.o) ? { neededOnlyBy: b.o.map(String) } : {}),
       tracked: b.t === undefined ? true : b.t,

@@ -57,18 +57,26 @@ const ORDER: Readonly<Record<JointAction, number>> = { 'remove-registration': 0,
 export function jointView(answers: readonly LedgerAnswer[]): JointAnswer {
   const byClass = new Map<
     string,
-    { className: string; source?: string; services: Map<string, { bean: string; verdict: Verdict }> }
+    {
+      className: string;
+      source?: string;
+      registered: boolean;
+      services: Map<string, { bean: string; verdict: Verdict }>;
+    }
   >();
   for (const answer of answers) {
     for (const bean of answer.beans) {
       if (bean.verdict === 'retired') continue;
       const className = bean.className ?? bean.name;
-      const key = `${className}\u0000${bean.source ?? ''}`;
+      // A bean with no class file of the application's is known by its class alone: its `source` is a module's.
+      const source = bean.registered ? undefined : bean.source;
+      const key = `${className}\u0000${source ?? ''}`;
       let entry = byClass.get(key);
       if (entry === undefined) {
-        entry = { className, ...(bean.source !== undefined ? { source: bean.source } : {}), services: new Map() };
+        entry = { className, ...(source !== undefined ? { source } : {}), registered: false, services: new Map() };
         byClass.set(key, entry);
       }
+      if (bean.registered) entry.registered = true;
       const seen = entry.services.get(answer.service);
       if (seen === undefined || STRENGTH[bean.verdict] > STRENGTH[seen.verdict]) {
         entry.services.set(answer.service, { bean: bean.name, verdict: bean.verdict });
@@ -87,6 +95,11 @@ export function jointView(answers: readonly LedgerAnswer[]): JointAnswer {
       action = 'remove-registration';
       where = never;
       why = `registered in ${never.join(', ')} and never used there, used in ${used.join(', ')}: remove the registration, not the class`;
+    } else if (never.length > 0 && never.length === services.length && entry.registered) {
+      // Not the application's class (a library's it lists, a value, a factory): nothing to delete but the lines.
+      action = 'remove-registration';
+      where = never;
+      why = `never used in ${never.join(', ')}, every service that registers it; not a class of the application's: remove the registrations`;
     } else if (never.length > 0 && never.length === services.length) {
       action = 'delete-class';
       where = never;

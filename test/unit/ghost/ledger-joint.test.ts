@@ -76,6 +76,23 @@ describe('the joint view of several services', () => {
     expect(joint.classes.map((c) => c.action)).toEqual(['remove-registration', 'delete-class', 'delete-class', 'keep']);
   });
 
+  it("never says delete a class that is not the application's: a library's class it registers (Nest's Logger)", () => {
+    const registered = (module: string): LedgerEvidence => ({
+      ...bean('Logger', false, 'Logger', `src/${module}.module.ts`),
+      registered: true,
+    });
+    const joint = jointView([
+      ledgerAnswer('app-api', [registered('user')], thresholds, provenance, now),
+      ledgerAnswer('admin-api', [registered('wallet')], thresholds, provenance, now),
+    ]);
+    // one class, whichever module registers it, and its registrations to remove
+    expect(joint.classes).toEqual([
+      expect.objectContaining({ className: 'Logger', action: 'remove-registration', where: ['admin-api', 'app-api'] }),
+    ]);
+    expect(joint.classes[0]).not.toHaveProperty('source');
+    expect(joint.classes[0]!.why).toMatch(/not a class of the application's: remove the registrations$/);
+  });
+
   it('keeps apart two classes of one name in different files', () => {
     const other = ledgerAnswer(
       'admin-api',

@@ -54,6 +54,14 @@ describe('the inventory with members', () => {
         },
         { name: 'CONFIG', ghostCandidate: false, tracked: 'no-methods' },
         { name: 'ArchiveRepository', ghostCandidate: true, neededOnlyBy: ['ArchiveService'], tracked: true },
+        {
+          name: 'Logger',
+          source: 'src/user.module.ts',
+          line: 46,
+          registered: true,
+          ghostCandidate: true,
+          tracked: true,
+        },
       ],
       endpoints: [
         http('GET /orders', 'list'),
