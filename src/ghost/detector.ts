@@ -745,10 +745,8 @@ export class GhostDetector implements GhostSnapshotSource {
     const wroteSince =
       maxAgeMs <= LEDGER_READ_TTL_MS && (writer.status().lastWriteAt ?? 0) > (this.ledgerRead?.at ?? 0);
     if (!this.ledgerRead || now - this.ledgerRead.at > maxAgeMs || wroteSince) {
-      // A person asking sees this process's own first touches, pushed first (the metrics' reads wait their round).
-      const pushed = maxAgeMs <= LEDGER_READ_TTL_MS ? writer.pushPending().catch(() => undefined) : undefined;
       const answer = withTimeout(
-        pushed === undefined ? writer.read() : pushed.then(() => writer.read()),
+        writer.read(),
         LEDGER_READ_TIMEOUT_MS,
         () =>
           new (ledger().LedgerReadError)(

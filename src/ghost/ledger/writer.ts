@@ -246,18 +246,6 @@ export class LedgerWriter {
     });
   }
 
-  /**
-   * Runs a round now when this process has something the ledger lacks (its inventory, first touches waiting for
-   * the next round): before a person's read of the ledger through this process, so that its own answer shows what
-   * it has seen (a trial read every bean of a live app "never touched" for the seconds before its first round).
-   * Nothing when a round is under way or nothing waits; a failure is the round's, said as any round's.
-   */
-  pushPending(): Promise<void> {
-    if (this.closed || !this.inventory || this.inflight) return Promise.resolve();
-    if (this.inventoryWritten && this.pending.size === 0 && this.pendingMembers.size === 0) return Promise.resolve();
-    return this.round(false);
-  }
-
   /** Runs a round now if one is due (timer, tests and the benchmark). */
   tick(): Promise<void> {
     if (this.closed || !this.inventory) return Promise.resolve();

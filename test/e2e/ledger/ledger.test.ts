@@ -250,25 +250,6 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
     expect(served.text).not.toContain(PASSWORD);
   }, 90_000);
 
-  it("a process's own answer ({base}/diag/ledger) shows the first touches it has not pushed yet", async () => {
-    const redis = await redisOn();
-    // Rounds a minute apart: without a push on the read, the answer would lack the call just made.
-    const a = await app(
-      appEnv(redis.url, 'v1', {
-        DIAG_GHOST_TRACKING_LEDGER_PUSH_INTERVAL_MS: '60000',
-        DIAG_GHOST_TRACKING_LEDGER_HEARTBEAT_INTERVAL_MS: '60000',
-        MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag',
-        MANAGEMENT_SERVER_PORT: '0',
-      }),
-    );
-    expect((await getJson(a.port, '/orders')).status).toBe(200);
-    const served = await getJson(actuatorPort(a), '/actuator/diag/ledger');
-    expect(served.status).toBe(200);
-    expect(served.body.provenance.source).toBe('redis');
-    expect(served.body.beans.find((b: LedgerBean) => b.name === 'OrderService').verdict).toBe('in-use');
-    expect(served.body.beans.find((b: LedgerBean) => b.name === 'ReportService').verdict).not.toBe('in-use');
-  }, 30_000);
-
   it('replicas of one version with different beans (a worker, a flag, a version not bumped): each bean set kept, each bean judged on its own', async () => {
     const redis = await redisOn();
     // Both replicas say service.version=1.0.0, but one runs v1's code and the other v2's.
