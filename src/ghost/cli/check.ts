@@ -431,7 +431,7 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
           : `no baseline given: ${countFindings(fresh, kind)}:\n`,
       );
       if (kind === 'untouched-bean') {
-        // The same file calls them insufficient-evidence: this gate is on one run, and says so.
+        // This gate is on one run, and says so: one run is no verdict.
         const what = fresh.some((f) => f.member !== undefined) ? 'beans, methods and endpoints' : 'beans';
         out(
           `(a gate on this run only: one run is no verdict, so these ${what} are not known to be dead; ` +

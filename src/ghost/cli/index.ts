@@ -16,7 +16,7 @@ Gates a build on one run's report, against a baseline of accepted findings:
                            of a called bean and each endpoint (route, resolver, listener, job) never called in
                            this run ("method ItemsService.archive never called in this run (src/…:12)"); kept
                            ones (@Kept, diag.ghost-tracking.kept) and jobs rarer than the evidence window are no
-                           finding. A run is no verdict (the report calls them insufficient-evidence); the ghost
+                           finding. A run is no verdict (one run is no verdict); the ghost
                            ledger's never-touched is (see ledger --help)
 
   --baseline <file>    accepted findings (beans, and members as Bean#method or "http GET /path"); a file that
