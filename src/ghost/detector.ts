@@ -324,7 +324,7 @@ export class GhostDetector implements GhostSnapshotSource {
       });
       // Lookups made while the analysis waited for its turn (an onApplicationBootstrap hook's moduleRef.get).
       const report = this.lookups.size > 0 ? reports().excludeLookedUp(built, this.lookups) : built;
-      this.addCandidateLines(report);
+      this.addSourceLines(report);
       // Those lookups were this container's; a later container's beans must not leave its list by their names.
       this.lookups.clear();
       this.latest = report;
@@ -589,7 +589,7 @@ export class GhostDetector implements GhostSnapshotSource {
    * a library's class the application registers is registered (Nest's `Logger` in a module's providers, on a
    * trial: a bean with no file, so no line to annotate): its module's file and the line naming it there.
    */
-  private addCandidateLines(report: DiagReport): void {
+  private addSourceLines(report: DiagReport): void {
     const candidates = new Set(report.ghostCandidates.beans);
     const lineOf = this.classLines();
     let modules: Map<string, ReportNode> | undefined;

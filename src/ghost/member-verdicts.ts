@@ -109,6 +109,11 @@ export function methodVerdicts(
   return out.sort(byVerdictThenName((m) => m.name));
 }
 
+/** Where a method's code is, as a key: its file, line and name; undefined without a line (it is never joined). */
+export function codeSite(method: string, source: MemberSource | undefined): string | undefined {
+  return source === undefined ? undefined : `${source.file}:${source.line}#${method}`;
+}
+
 /** The verdicts a method's code counts as run in: called within the window, or called before it. */
 const CALLED: ReadonlySet<Verdict> = new Set(['in-use', 'dormant']);
 
@@ -124,8 +129,7 @@ export function sharedCode<B extends { readonly name: string; readonly methods?:
   beans: readonly B[],
 ): B[] {
   const callers = new Map<string, string[]>();
-  const codeOf = (m: MethodVerdict) =>
-    m.source === undefined ? undefined : `${m.source.file}:${m.source.line}#${m.name}`;
+  const codeOf = (m: MethodVerdict) => codeSite(m.name, m.source);
   for (const b of beans)
     for (const m of b.methods ?? []) {
       const code = codeOf(m);

@@ -5,7 +5,7 @@
  */
 import { endpointName, type EndpointRecord } from '../analysis/bean-graph';
 import type { LedgerAnswer } from '../ledger/answer';
-import type { MemberSource, MethodVerdict } from '../member-verdicts';
+import { codeSite, type MemberSource, type MethodVerdict } from '../member-verdicts';
 
 /**
  * A method or endpoint that is a finding: never-touched in the ledger (never called on any process, observed long
@@ -68,7 +68,7 @@ export function sameCodeOnce(findings: readonly MemberFinding[]): MemberFinding[
   const out: MemberFinding[] = [];
   const sorted = [...findings].sort((a, b) => (a.bean < b.bean ? -1 : a.bean > b.bean ? 1 : 0));
   for (const f of sorted) {
-    const site = f.source === undefined ? undefined : `${f.source.file}:${f.source.line}#${f.method}`;
+    const site = codeSite(f.method, f.source);
     const held = site === undefined ? undefined : first.get(site);
     if (held === undefined) {
       if (site !== undefined) first.set(site, f);
