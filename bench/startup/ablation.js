@@ -74,7 +74,8 @@ const CUTS = {
     edits: [
       [
         'ghost/tracking/tracker.js',
-        / {8}\/\/ Before anything that could run a Proxy trap\./,
+        // dist is compiled without comments: the first statement past the checks is the anchor.
+        / {8}if \(node_util_1\.types\.isProxy\(instance\)\)/,
         // (attachUnsafe, which both track() and trackUnnamed() go through: skipped, as a bean with no methods is)
         (m) => `        return skipped('no-methods');\n${m}`,
       ],
