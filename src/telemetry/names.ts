@@ -73,13 +73,14 @@ export const METRICS = {
   },
   /**
    * Method depth: methods and endpoints per kind (`diag.ghost.member.kind`) and verdict (`diag.ghost.verdict`,
-   * or `kept` for those rare on purpose), from the ghost ledger's answer when there is one, else this run's.
+   * or `kept` for those rare on purpose, and for methods `shared`: inherited code another bean ran, counted
+   * apart from `never-touched`), from the ghost ledger's answer when there is one, else this run's.
    */
   ghostMembers: {
     name: 'diag.ghost.members',
     unit: '{member}',
     description:
-      'Methods and endpoints per kind (diag.ghost.member.kind) and verdict (diag.ghost.verdict, or kept), from the ledger when there is one, else this run',
+      'Methods and endpoints per kind (diag.ghost.member.kind) and verdict (diag.ghost.verdict, or kept; for methods also shared: inherited code another bean ran), from the ledger when there is one, else this run',
   },
   /** Ghost ledger: processes of the service whose heartbeat is recent, as the ledger answers. */
   ghostFleetLiveProcesses: {
