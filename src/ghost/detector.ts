@@ -585,9 +585,11 @@ export class GhostDetector implements GhostSnapshotSource {
 
   /**
    * A ghost candidate's class line, for the `check` gate's SARIF and words: only the candidates (a few files read
-   * on the analysis's turn, not one per bean); the other beans' lines come with the verdicts, when asked. And where
-   * a library's class the application registers is registered (Nest's `Logger` in a module's providers, on a
-   * trial: a bean with no file, so no line to annotate): its module's file and the line naming it there.
+   * on the analysis's turn, not one per bean); the other beans' lines come with the verdicts, when asked. And for a
+   * bean with no file of its own: an application class its module's file declares without exporting it is found
+   * there; otherwise (a library's class the application registers, Nest's `Logger` in a module's providers on a
+   * trial; a value; an application class declared elsewhere and not exported) its module's file and the line naming
+   * it there.
    */
   private addSourceLines(report: DiagReport): void {
     const candidates = new Set(report.ghostCandidates.beans);
@@ -601,9 +603,14 @@ export class GhostDetector implements GhostSnapshotSource {
         const file = node.moduleSource ?? modules.get(node.module)?.source;
         if (file === undefined) continue;
         const find = (this.memberSources ??= verdictParts().memberSourceFinder());
-        const line = find(file, node.module, undefined, node.className ?? node.token)?.line;
-        node.registeredIn = { file, ...(line !== undefined ? { line } : {}) };
-        continue;
+        const ownClass = node.kind === 'class' && node.libraryClass !== true ? node.className : undefined;
+        if (ownClass !== undefined && find(file, ownClass) !== undefined) {
+          node.source = file;
+        } else {
+          const line = find(file, node.module, undefined, node.className ?? node.token)?.line;
+          node.registeredIn = { file, ...(line !== undefined ? { line } : {}) };
+          continue;
+        }
       }
       if (!candidates.has(node.name)) continue;
       const line = lineOf(node.source, node.className ?? node.token);

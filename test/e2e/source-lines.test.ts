@@ -18,7 +18,7 @@ function buildProject(): string {
   const project = tempDir('tsc-project');
   fs.mkdirSync(path.join(project, 'src', 'tracking-app'), { recursive: true });
   fs.copyFileSync(path.join(apps, 'serve.ts'), path.join(project, 'src', 'serve.ts'));
-  for (const f of ['main.ts', 'tracking.module.ts'])
+  for (const f of ['main.ts', 'tracking.module.ts', 'hidden-helpers.ts'])
     fs.copyFileSync(path.join(apps, 'tracking-app', f), path.join(project, 'src', 'tracking-app', f));
   fs.symlinkSync(path.join(root, 'node_modules'), path.join(project, 'node_modules'), 'dir');
   fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'items-api', private: true }));
@@ -164,8 +164,22 @@ describe('findings at the TypeScript line', () => {
       artifactLocation: { uri: TS_FILE },
       region: { startLine: tsLine(project, 'Logger,') },
     });
+    // and says so: the registration goes, not a class; the application's unexported class is still a class
+    expect(logger.message.text).toMatch(/not a class of the application's: remove its registration/);
+    const unexported = results.find(
+      (r: any) => r.partialFingerprints['diagBean/v1'] === 'TrackingModule/UnexportedHelper',
+    );
+    expect(unexported.locations[0].physicalLocation.region).toEqual({
+      startLine: tsLine(project, 'class UnexportedHelper {'),
+    });
+    const archived = results.find((r: any) => r.partialFingerprints['diagBean/v1'] === 'TrackingModule/ArchivedHelper');
+    expect(archived.locations[0].physicalLocation.artifactLocation).toEqual({ uri: TS_FILE });
+    expect(archived.message.text).toMatch(/its class's own file was not found/);
     const text = spawnSync(process.execPath, [cli, 'check', report], { encoding: 'utf8' });
     expect(text.stdout).toContain(`  LifecycleOnly (TrackingModule, ${TS_FILE}:${classAt})\n`);
+    expect(text.stdout).toContain(
+      `  Logger (TrackingModule, registered at ${TS_FILE}:${tsLine(project, 'Logger,')}); not a class of the application's`,
+    );
     expect(text.stdout).not.toMatch(/WavingGreeter\.greet/);
   }, 60_000);
 
@@ -200,10 +214,25 @@ describe('findings at the TypeScript line', () => {
       line: compiled.findIndex((l) => l.trimStart().startsWith('archive() {')) + 1,
     });
     // a library's class the application registers: at its registration in the compiled module (tsc's __decorate)
-    expect(ghosts.verdicts.find((v: any) => v.name === 'Logger')).toMatchObject({
+    const logger = ghosts.verdicts.find((v: any) => v.name === 'Logger');
+    expect(logger).toMatchObject({
       registered: true,
       source: 'dist/tracking-app/tracking.module.js',
       line: compiled.findIndex((l) => l.trim() === 'common_1.Logger,') + 1,
+    });
+    expect(logger).not.toHaveProperty('classFileUnknown');
+    // the application's own class its module's file declares without exporting it: found there, at its class
+    const unexported = ghosts.verdicts.find((v: any) => v.name === 'UnexportedHelper');
+    expect(unexported).toMatchObject({
+      source: 'dist/tracking-app/tracking.module.js',
+      line: compiled.findIndex((l) => /\bclass UnexportedHelper\b/.test(l)) + 1,
+    });
+    expect(unexported).not.toHaveProperty('registered');
+    // one declared in a file that exports only a list of it: at its module's registration, still its class
+    expect(ghosts.verdicts.find((v: any) => v.name === 'ArchivedHelper')).toMatchObject({
+      registered: true,
+      classFileUnknown: true,
+      source: 'dist/tracking-app/tracking.module.js',
     });
     // an untouched bean at its class's line in the compiled file (tsc's `let X = class X {`)
     expect(ghosts.verdicts.find((v: any) => v.name === 'LifecycleOnly')).toMatchObject({

@@ -230,7 +230,7 @@ export function readContainer(
       ...(seen ? { instantiationMs: seen.ms } : {}),
       // Application classes only: where a library class lives says nothing the user can act on.
       ...(cls && !framework && cls.name
-        ? { className: className(cls), ...sourceOf(cls, origins, root) }
+        ? { className: className(cls), ...sourceOf(cls, origins, root), ...libraryClassOf(cls, origins) }
         : kind === 'factory' && !framework
           ? factoryClassOf(instance, origins, root)
           : {}),
@@ -339,6 +339,16 @@ function factoryClassOf(
   if (origin === 'library' || origin === 'builtin') return {};
   const found = sourceOf(made, origins, root);
   return found.source !== undefined || origin === 'app' ? { className: className(made), ...found } : {};
+}
+
+/**
+ * A library's (or Node's) class the application lists itself (`providers: [Logger]`): `libraryClass`, so that a
+ * finding says to remove the registration, never to delete a class. An application class whose file is not known
+ * (one its module does not export) is not one, though neither has a file.
+ */
+function libraryClassOf(cls: unknown, origins: ClassOriginIndex): { libraryClass?: true } {
+  const origin = origins.originOf(cls);
+  return origin === 'library' || origin === 'builtin' ? { libraryClass: true } : {};
 }
 
 function sourceOf(

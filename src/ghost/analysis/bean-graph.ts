@@ -46,6 +46,12 @@ export interface BeanInput {
    */
   readonly sharedLibrary?: string;
   /**
+   * The class is a library's (or Node's) that the application lists in its own providers (`providers: [Logger]`):
+   * nothing of the application's to delete but the registration. Unset for an application class whose file was
+   * not found (one its module does not export), which is still the application's code.
+   */
+  readonly libraryClass?: boolean;
+  /**
    * Registered after the container's bootstrap, once the other beans were named and tracked by name (NestJS's
    * middleware, which `configure()` applies in `init()`): named after every other bean, so that its clash with one
    * of them (`providers: [LoggerMiddleware]` beside `consumer.apply(LoggerMiddleware)`) renames it, never the bean

@@ -3,7 +3,14 @@ import path from 'node:path';
 import { writeJsonAtomic } from '../../shared/atomic-file';
 import { applicationFile, applicationPath, singleOriginalOf } from '../origins/declared-class';
 import { DIAG_REPORT_FILE } from '../reports/diag-report';
-import { addMemberResults, beanLine, memberWords, runMemberFindings, type MemberFinding } from './members';
+import {
+  addMemberResults,
+  baselineKeys,
+  beanLine,
+  memberWords,
+  runMemberFindings,
+  type MemberFinding,
+} from './members';
 
 /**
  * `diag-instrumentation check`: compares a report with a baseline of known findings, so a build fails when
@@ -27,6 +34,31 @@ export interface Finding {
   readonly line?: number;
   /** A method or endpoint below the beans (issue #43), with its words and line. */
   readonly member?: MemberFinding;
+  /**
+   * `source` and `line` are where the bean is registered, not a class file of its own: `only` when nothing but the
+   * registration is the application's (a library's class it lists, a value, a factory), `class-file-unknown` when
+   * the class is the application's but its file was not found.
+   */
+  readonly registration?: Registration;
+}
+
+export type Registration = 'only' | 'class-file-unknown';
+
+/** What a finding at a registration says of it, after the bean's own words. */
+export function registrationWords(registration: Registration | undefined): string {
+  if (registration === 'only') return "; not a class of the application's: remove its registration (the line shown)";
+  if (registration === 'class-file-unknown')
+    return "; shown where it is registered (its class's own file was not found)";
+  return '';
+}
+
+/** A ledger bean's or report node's registration, as a finding carries it. */
+export function registrationOf(bean: {
+  readonly registered?: boolean;
+  readonly classFileUnknown?: boolean;
+}): Registration | undefined {
+  if (bean.registered !== true) return undefined;
+  return bean.classFileUnknown === true ? 'class-file-unknown' : 'only';
 }
 
 /** The baseline file: the findings a team has accepted, by kind. */
@@ -237,12 +269,15 @@ function finding(bean: string, nodes: ReadonlyMap<string, ReportNode>): Finding 
   // The line is the named file's: a compiled file mapped here to its source has no line of its own to give.
   const given = at !== undefined ? at.line : node?.line;
   const line = original === source && typeof given === 'number' ? given : undefined;
+  const registration =
+    at === undefined ? undefined : node?.kind === 'class' && node.libraryClass !== true ? 'class-file-unknown' : 'only';
   return {
     bean,
     ...(module !== undefined ? { module } : {}),
     ...(className !== undefined ? { className } : {}),
     ...(original !== undefined ? { source: original } : {}),
     ...(line !== undefined ? { line } : {}),
+    ...(registration !== undefined ? { registration } : {}),
   };
 }
 
@@ -278,7 +313,8 @@ export function readBaseline(file: string | undefined, kind: FindingKind): Set<s
 }
 
 export function writeBaseline(file: string, kind: FindingKind, findings: readonly Finding[]): void {
-  const keys = (list: readonly Finding[]) => [...new Set(list.map((f) => f.bean))].sort();
+  const keys = (list: readonly Finding[]) =>
+    [...new Set(list.flatMap((f) => (f.member !== undefined ? baselineKeys(f.member) : [f.bean])))].sort();
   const baseline: Baseline = {
     tool: 'diag-instrumentation',
     kind,
@@ -287,6 +323,11 @@ export function writeBaseline(file: string, kind: FindingKind, findings: readonl
     ...(kind in NEVER_CALLED ? { members: keys(findings.filter((f) => f.member !== undefined)) } : {}),
   };
   writeJsonAtomic(file, baseline);
+}
+
+/** Whether the baseline holds `f`, under its key or, for code beans share, under another bean's (baselineKeys). */
+export function inBaseline(known: ReadonlySet<string>, f: Finding): boolean {
+  return f.member !== undefined ? baselineKeys(f.member).some((k) => known.has(k)) : known.has(f.bean);
 }
 
 /** SARIF 2.1.0: every current finding, `baselineState` saying which are new. */
@@ -327,7 +368,9 @@ export function toSarif(
             ruleId: kind,
             ruleIndex: 0,
             level: 'warning',
-            message: { text: `${f.bean}${inModule ? ` (${f.module})` : ''}: ${rule.short.toLowerCase()}.` },
+            message: {
+              text: `${f.bean}${inModule ? ` (${f.module})` : ''}: ${rule.short.toLowerCase()}${registrationWords(f.registration)}.`,
+            },
             locations: [
               f.source
                 ? {
@@ -398,7 +441,7 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
       return EXIT.clean;
     }
     const known = readBaseline(o.baseline, kind);
-    const fresh = findings.filter((f) => !known.has(f.bean));
+    const fresh = findings.filter((f) => !inBaseline(known, f));
     const members = findings.filter((f) => f.member !== undefined);
     if (o.format === 'sarif') {
       const beans = toSarif(
@@ -444,8 +487,9 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
           continue;
         }
         const file = f.source !== undefined && f.line !== undefined ? `${f.source}:${f.line}` : f.source;
-        const detail = [f.module, file].filter(Boolean).join(', ');
-        out(`  ${f.bean}${detail ? ` (${detail})` : ''}\n`);
+        const at = file !== undefined && f.registration !== undefined ? `registered at ${file}` : file;
+        const detail = [f.module, at].filter(Boolean).join(', ');
+        out(`  ${f.bean}${detail ? ` (${detail})` : ''}${registrationWords(f.registration)}\n`);
       }
       // A command that works as printed: the same report, the baseline given (or the one suggested).
       const accept = [

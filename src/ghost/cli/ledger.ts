@@ -10,7 +10,10 @@ import {
   countFindings,
   DEFAULT_BASELINES,
   EXIT,
+  inBaseline,
   readBaseline,
+  registrationOf,
+  registrationWords,
   shellQuote,
   toSarif,
   writeBaseline,
@@ -152,11 +155,26 @@ export function ledgerText(answer: LedgerAnswer, all: boolean): string {
 
 function describeBean(b: LedgerBean): string {
   const line = b.source !== undefined ? beanLine(b, b.source) : undefined;
-  const where = [b.module, line !== undefined ? `${b.source}:${line}` : b.source].filter(Boolean).join(', ');
-  const strongest =
-    b.verdict === 'never-touched' && b.ghostCandidate ? ' [also a ghost candidate: strongest signal]' : '';
+  const at = line !== undefined ? `${b.source}:${line}` : b.source;
+  // A bean standing at its registration says so: the line is its module's, not a class's.
+  const where = [b.module, at !== undefined && b.registered ? `registered at ${at}` : at].filter(Boolean).join(', ');
   const touched = b.touchedIn && b.touchedIn.length > 0 ? `; used in ${b.touchedIn.join(', ')}` : '';
-  return `${b.name}${where ? ` (${where})` : ''}${strongest}: ${b.why}${b.verdict === 'in-use' || b.verdict === 'dormant' ? touched : ''}`;
+  // `why` already says what a ghost candidate adds (nothing injects it, or only the candidates that go with it).
+  const registration = b.verdict === 'never-touched' ? registrationWords(registrationOf(b)) : '';
+  return `${b.name}${where ? ` (${where})` : ''}: ${b.why}${registration}${b.verdict === 'in-use' || b.verdict === 'dormant' ? touched : ''}`;
+}
+
+/**
+ * What to do with new findings, in a person's words: delete them, except the beans that are only a registration (a
+ * library's class the application lists, a value, a factory), whose registration goes instead.
+ */
+function actOn(fresh: readonly Finding[]): string {
+  const registrations = fresh.filter((f) => f.registration === 'only').map((f) => f.bean);
+  const them = fresh.length === 1 ? 'it' : 'them';
+  if (registrations.length === 0) return `Delete ${them}`;
+  if (registrations.length === fresh.length)
+    return `Remove ${fresh.length === 1 ? 'its registration' : 'their registrations'}`;
+  return `Delete ${them} (of ${registrations.join(', ')}, only the registration: not a class of the application's)`;
 }
 
 /** Reads the ledger and prints it; returns the exit code. Never throws. */
@@ -245,6 +263,7 @@ export async function runLedger(
           ...(b.className !== undefined ? { className: b.className } : {}),
           ...(b.source !== undefined ? { source: b.source } : {}),
           ...(line !== undefined ? { line } : {}),
+          ...(b.registered ? { registration: registrationOf(b)! } : {}),
         };
       });
     // Never-touched methods and endpoints gate beside the beans, under their own keys (`Bean#method`, `http GET /x`).
@@ -261,7 +280,7 @@ export async function runLedger(
       return EXIT.clean;
     }
     const known = readBaseline(o.baseline, KIND);
-    const fresh = findings.filter((f) => !known.has(f.bean));
+    const fresh = findings.filter((f) => !inBaseline(known, f));
     if (o.format === 'json') out(`${JSON.stringify(answer, null, 2)}\n`);
     else if (o.format === 'sarif') {
       const sarif = toSarif(
@@ -290,7 +309,7 @@ export async function runLedger(
         ];
         out(
           `\n${o.baseline ? `${countFindings(fresh, KIND, 'new ')} not in ${o.baseline}` : `No baseline given: ${countFindings(fresh, KIND)}`}. ` +
-            `Delete ${fresh.length === 1 ? 'it' : 'them'}, or accept ${fresh.length === 1 ? 'it' : 'them'} into the baseline ` +
+            `${actOn(fresh)}, or accept ${fresh.length === 1 ? 'it' : 'them'} into the baseline ` +
             `(with the same --url or DIAG_GHOST_TRACKING_LEDGER_URL):\n    ${accept.map(shellQuote).join(' ')}\n`,
         );
       }

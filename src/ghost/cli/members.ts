@@ -86,6 +86,15 @@ export function sameCodeOnce(findings: readonly MemberFinding[]): MemberFinding[
   return findings.filter((f) => kept.has(f)).map((f) => merged.get(f) ?? f);
 }
 
+/**
+ * The baseline keys a finding answers to: its own, and for one piece of code several beans share, each other bean's
+ * (`Other#method`). The finding stands under the first bean by name, which changes when a bean that sorts earlier
+ * comes to share the code: a baseline that accepted it under the old key must still hold it.
+ */
+export function baselineKeys(f: MemberFinding): string[] {
+  return [f.key, ...(f.alsoThrough ?? []).map((bean) => `${bean}#${f.method}`)];
+}
+
 /** What one run's ghost report says of a member, as far as the gate reads it (the file is parsed, not trusted). */
 interface ReportMember {
   readonly name?: unknown;
@@ -346,7 +355,7 @@ export function addMemberResults(
           : { logicalLocations: [logical] },
       ],
       partialFingerprints: { 'diagMember/v1': f.key },
-      baselineState: known.has(f.key) ? 'unchanged' : 'new',
+      baselineState: baselineKeys(f).some((k) => known.has(k)) ? 'unchanged' : 'new',
     });
   }
   return sarif;

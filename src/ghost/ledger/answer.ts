@@ -74,6 +74,8 @@ export interface LedgerBean extends BeanVerdict {
   readonly className?: string;
   /** No class file of the application's: `source` and `line` are its registration's (InventoryBean's `registered`). */
   readonly registered?: true;
+  /** With `registered`: an application class whose own file was not found (InventoryBean's `classFileUnknown`). */
+  readonly classFileUnknown?: true;
   /** ISO time the bean first appeared, in any version. */
   readonly firstSeen: string;
   /** Process-hours of tracking that had it. */
@@ -166,6 +168,7 @@ export function judgedBy(
 export interface LedgerEvidence extends BeanEvidence {
   readonly className?: string;
   readonly registered?: true;
+  readonly classFileUnknown?: true;
   readonly touchedIn?: readonly string[];
   readonly lastTouchedBy?: { readonly processStartedAt: number; readonly version: string };
   /** Method depth: its methods, each to its last use (ms) or undefined. */
@@ -207,6 +210,7 @@ export function ledgerAnswer(
       ...(methods !== undefined ? { methods } : {}),
       ...(e.className !== undefined && e.className !== v.name ? { className: e.className } : {}),
       ...(e.registered ? { registered: true as const } : {}),
+      ...(e.classFileUnknown ? { classFileUnknown: true as const } : {}),
       firstSeen: iso(e.firstSeen),
       processHours: Math.round(e.processHours * 1000) / 1000,
       ...(e.untrackedProcessHours ? { untrackedProcessHours: Math.round(e.untrackedProcessHours * 1000) / 1000 } : {}),
@@ -323,6 +327,7 @@ export function thisProcessLedger(
     ...(b.line !== undefined ? { line: b.line } : {}),
     ...(b.className !== undefined ? { className: b.className } : {}),
     ...(b.registered ? { registered: true as const } : {}),
+    ...(b.classFileUnknown ? { classFileUnknown: true as const } : {}),
     ghostCandidate: b.ghostCandidate,
     ...(b.neededOnlyBy !== undefined ? { neededOnlyBy: b.neededOnlyBy } : {}),
     tracked: b.tracked === true,

@@ -20,6 +20,11 @@ export interface InventoryBean {
    * factory): `source` and `line` are where its module registers it, and what goes is the registration.
    */
   readonly registered?: true;
+  /**
+   * With `registered`: the class is the application's, but its file was not found (its module does not export it),
+   * so it stands at its registration; deleting it means the class too, wherever it is declared.
+   */
+  readonly classFileUnknown?: true;
   /** A Phase 1 candidate in this version. */
   readonly ghostCandidate: boolean;
   /** A candidate something injects, but only these candidates do. */
@@ -85,6 +90,10 @@ export function applicationBeans(
         ...(source !== undefined ? { source } : {}),
         ...(line !== undefined ? { line } : {}),
         ...(n.source === undefined && source !== undefined ? { registered: true as const } : {}),
+        // Not a library's class, a value or a factory's: the application's own class, its file unknown.
+        ...(n.source === undefined && source !== undefined && n.kind === 'class' && n.libraryClass !== true
+          ? { classFileUnknown: true as const }
+          : {}),
         ghostCandidate: candidates.has(n.name),
         ...(n.neededOnlyBy !== undefined && candidates.has(n.name) ? { neededOnlyBy: n.neededOnlyBy } : {}),
         tracked:
@@ -159,8 +168,8 @@ interface StoredBean {
   /** the class's line in s */
   l?: number;
   g?: 1;
-  /** registered: source and line are the registration's */
-  r?: 1;
+  /** registered: source and line are the registration's; 2: and the class is the application's, its file unknown */
+  r?: 1 | 2;
   /** neededOnlyBy: the candidates that alone inject it */
   o?: string[];
   t?: string;
@@ -246,7 +255,7 @@ export function encodeInventory(inventory: Inventory): Buffer {
     ...(b.className !== undefined ? { c: b.className } : {}),
     ...(b.source !== undefined ? { s: b.source } : {}),
     ...(b.line !== undefined ? { l: b.line } : {}),
-    ...(b.registered ? { r: 1 as const } : {}),
+    ...(b.registered ? { r: b.classFileUnknown ? (2 as const) : (1 as const) } : {}),
     ...(b.ghostCandidate ? { g: 1 as const } : {}),
     ...(b.neededOnlyBy !== undefined ? { o: [...b.neededOnlyBy] } : {}),
     ...(b.tracked !== true ? { t: b.tracked } : {}),
@@ -282,7 +291,8 @@ export function decodeInventory(bytes: Buffer): Inventory {
       ...(b.c !== undefined ? { className: b.c } : {}),
       ...(b.s !== undefined ? { source: b.s } : {}),
       ...(typeof b.l === 'number' ? { line: b.l } : {}),
-      ...(b.r === 1 ? { registered: true as const } : {}),
+      ...(b.r === 1 || b.r === 2 ? { registered: true as const } : {}),
+      ...(b.r === 2 ? { classFileUnknown: true as const } : {}),
       ghostCandidate: b.g === 1,
       ...(Array.isArray(b.o) ? { neededOnlyBy: b.o.map(String) } : {}),
       tracked: b.t === undefined ? true : b.t,

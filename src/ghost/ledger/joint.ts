@@ -76,7 +76,8 @@ export function jointView(answers: readonly LedgerAnswer[]): JointAnswer {
         entry = { className, ...(source !== undefined ? { source } : {}), registered: false, services: new Map() };
         byClass.set(key, entry);
       }
-      if (bean.registered) entry.registered = true;
+      // Only a class that is not the application's: one whose file was not found is still the application's to delete.
+      if (bean.registered && !bean.classFileUnknown) entry.registered = true;
       const seen = entry.services.get(answer.service);
       if (seen === undefined || STRENGTH[bean.verdict] > STRENGTH[seen.verdict]) {
         entry.services.set(answer.service, { bean: bean.name, verdict: bean.verdict });

@@ -347,6 +347,7 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
       ...(b.line !== undefined ? { line: b.line } : {}),
       ...(b.className !== undefined ? { className: b.className } : {}),
       ...(b.registered ? { registered: true as const } : {}),
+      ...(b.classFileUnknown ? { classFileUnknown: true as const } : {}),
       ghostCandidate: b.ghostCandidate,
       ...(b.neededOnlyBy !== undefined ? { neededOnlyBy: b.neededOnlyBy } : {}),
       tracked: acc.trackedSomewhere && acc.untrackable === undefined,

@@ -27,6 +27,11 @@ export interface ReportNode {
    * or factory provider): the file of the module registering it and the registration's line, where a finding points.
    */
   registeredIn?: { file: string; line?: number };
+  /**
+   * A library's (or Node's) class the application lists in its own providers: nothing of the application's to
+   * delete but its registration. An application class whose file was not found has `registeredIn` but not this.
+   */
+  libraryClass?: true;
   /** Where the bean's module is declared, when two modules share its name. */
   moduleSource?: string;
   /** The shared library (outside the application's own source root) the class lives in. */
@@ -146,6 +151,7 @@ export function buildDiagReport(input: DiagReportInput): DiagReport {
       ...(bean.source !== undefined ? { source: bean.source } : {}),
       ...(bean.moduleSource !== undefined ? { moduleSource: bean.moduleSource } : {}),
       ...(bean.sharedLibrary !== undefined ? { sharedLibrary: bean.sharedLibrary } : {}),
+      ...(bean.libraryClass === true ? { libraryClass: true as const } : {}),
       dependents: graph.inDegree(bean.id),
       ...(bean.resolved !== undefined ? { resolved: bean.resolved } : {}),
     };

@@ -93,6 +93,27 @@ describe('the joint view of several services', () => {
     expect(joint.classes[0]!.why).toMatch(/not a class of the application's: remove the registrations$/);
   });
 
+  it("says delete the class of the application's own that stands at its registration (its file not found)", () => {
+    const unexported = (module: string): LedgerEvidence => ({
+      ...bean('UnexportedHelper', false, 'UnexportedHelper', `src/${module}.module.ts`),
+      registered: true,
+      classFileUnknown: true,
+    });
+    const joint = jointView([
+      ledgerAnswer('app-api', [unexported('user')], thresholds, provenance, now),
+      ledgerAnswer('admin-api', [unexported('wallet')], thresholds, provenance, now),
+    ]);
+    // the class is the application's: deleting it is the action, though no file of its own is known
+    expect(joint.classes).toEqual([
+      expect.objectContaining({
+        className: 'UnexportedHelper',
+        action: 'delete-class',
+        where: ['admin-api', 'app-api'],
+      }),
+    ]);
+    expect(joint.classes[0]).not.toHaveProperty('source');
+  });
+
   it('keeps apart two classes of one name in different files', () => {
     const other = ledgerAnswer(
       'admin-api',

@@ -62,6 +62,15 @@ describe('the inventory with members', () => {
           ghostCandidate: true,
           tracked: true,
         },
+        {
+          name: 'UnexportedHelper',
+          source: 'src/user.module.ts',
+          line: 47,
+          registered: true,
+          classFileUnknown: true,
+          ghostCandidate: true,
+          tracked: true,
+        },
       ],
       endpoints: [
         http('GET /orders', 'list'),

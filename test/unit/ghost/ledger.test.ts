@@ -160,6 +160,37 @@ describe('the answer and its table', () => {
       now,
     );
 
+  it('says where a bean stands at its registration, and whether only the registration goes', () => {
+    const dead = { ghostCandidate: false, tracked: true, firstSeen: now - 20 * DAY, processHours: 500, live: true };
+    const text = ledgerText(
+      ledgerAnswer(
+        'shop',
+        [
+          { ...dead, name: 'Logger', module: 'M', source: 'src/m.module.ts', line: 9, registered: true },
+          {
+            ...dead,
+            name: 'Hidden',
+            module: 'M',
+            source: 'src/m.module.ts',
+            line: 10,
+            registered: true,
+            classFileUnknown: true,
+          },
+        ],
+        judgedBy({ minDays: 14, minProcessHours: 168 }, 'service'),
+        provenance(),
+        now,
+      ),
+      false,
+    );
+    expect(text).toContain(
+      "  Logger (M, registered at src/m.module.ts:9): never called on any process that had it; not a class of the application's: remove its registration",
+    );
+    expect(text).toContain(
+      '  Hidden (M, registered at src/m.module.ts:10): never called on any process that had it; shown where it is registered',
+    );
+  });
+
   it('judges each bean, counts the verdicts, and carries only the thresholds, and whose they are', () => {
     const a = answer();
     expect(a.beans.map((b) => [b.name, b.verdict])).toEqual([
@@ -196,7 +227,9 @@ describe('the answer and its table', () => {
       "judged by the service's thresholds (the strictest its processes state): 14 days of evidence",
     );
     expect(text.indexOf('never-touched (1)')).toBeLessThan(text.indexOf('in-use (1)'));
-    expect(text).toContain('  Dead (M, src/dead.ts) [also a ghost candidate: strongest signal]: never called');
+    // what a ghost candidate adds is the verdict's own words (`why`), not said a second time beside them
+    expect(text).toContain('  Dead (M, src/dead.ts): never called');
+    expect(text).not.toContain('also a ghost candidate');
     // every verdict line carries its own evidence, in plain units
     expect(text).toMatch(/ {6}evidence: since 2026-11-05T00:00:00.000Z \(20 days\); 500 process-hours of tracking/);
     expect(text).toContain('a verdict needs 12 days more and 128 process-hours more of tracking');

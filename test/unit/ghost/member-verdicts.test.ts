@@ -1,3 +1,6 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { EndpointRecord } from '../../../src/ghost/analysis/bean-graph';
 import { Kept, keptBy, keptNames, keptPatterns, keptReason } from '../../../src/ghost/kept';
 import {
@@ -8,7 +11,7 @@ import {
   memberWords,
   runMemberFindings,
 } from '../../../src/ghost/cli/members';
-import { toSarif } from '../../../src/ghost/cli/check';
+import { inBaseline, toSarif, writeBaseline, readBaseline } from '../../../src/ghost/cli/check';
 import { thisProcessLedger } from '../../../src/ghost/ledger/answer';
 import { classLine, methodLine, registrationLine } from '../../../src/ghost/member-source';
 import { cronPeriodMs, endpointVerdicts, methodVerdicts } from '../../../src/ghost/member-verdicts';
@@ -151,6 +154,41 @@ describe('inherited code shared by beans', () => {
     expect(runMemberFindings(report, new Set(['AuditRepository'])).map((f) => [f.key, f.alsoThrough])).toEqual([
       ['UserRepository#findAll', ['WalletRepository']],
     ]);
+  });
+
+  it('keeps shared code in a baseline when a bean that sorts earlier comes to share it (its key moves)', () => {
+    const shared = (names: string[]) =>
+      memberFindings(
+        run(
+          names,
+          names,
+          () =>
+            new Map<string, number | undefined>([
+              ['findAll', undefined],
+              ['own', NOW - DAY],
+            ]),
+          (bean, method) =>
+            method === 'findAll' ? { file: 'src/base.ts', line: 49 } : { file: `src/${bean}.ts`, line: 5 },
+        ),
+      ).map((member) => ({ bean: member.key, member }));
+    const before = shared(['UserRepository', 'WalletRepository']);
+    expect(before.map((f) => f.bean)).toEqual(['UserRepository#findAll']);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'diag-baseline-'));
+    try {
+      const file = path.join(dir, 'baseline.json');
+      writeBaseline(file, 'never-touched-bean', before);
+      const known = readBaseline(file, 'never-touched-bean');
+      // AccountRepository joins the same code: the finding now stands under it, and is still accepted
+      const after = shared(['UserRepository', 'WalletRepository', 'AccountRepository']);
+      expect(after.map((f) => [f.bean, f.member.alsoThrough])).toEqual([
+        ['AccountRepository#findAll', ['UserRepository', 'WalletRepository']],
+      ]);
+      expect(after.filter((f) => !inBaseline(known, f))).toEqual([]);
+      // while other code of the same name elsewhere is not
+      expect(inBaseline(known, { bean: 'OrderRepository#findAll' })).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('never joins code it cannot place: a method without a source line stands alone', () => {
