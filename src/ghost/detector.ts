@@ -180,7 +180,7 @@ export class GhostDetector implements GhostSnapshotSource {
   private reportRewrite: NodeJS.Immediate | undefined;
   /** The ghost ledger's writer: undefined until the first container is ready, null when there is none. */
   private ledgerWriter: LedgerWriter | null | undefined;
-  private ledgerRead: { at: number; answer: Promise<LedgerAnswer> } | undefined;
+  private ledgerRead: { at: number; answer: Promise<LedgerAnswer>; uses: number } | undefined;
   private lastLedgerAnswer: LedgerAnswer | undefined;
   /** The process was ready and its start-up published: a later analysis adds the section itself. */
   private startupPublished = false;
@@ -747,11 +747,13 @@ export class GhostDetector implements GhostSnapshotSource {
     const writer = this.ledgerWriter;
     const now = Date.now();
     if (!writer) return this.thisRun(latest, now);
-    // For a person asking (the actuator, the page), a read older than this process's last write is stale too: what
-    // it wrote must show in its own answer. The metrics' reads keep their five minutes.
-    const wroteSince =
-      maxAgeMs <= LEDGER_READ_TTL_MS && (writer.status().lastWriteAt ?? 0) > (this.ledgerRead?.at ?? 0);
-    if (!this.ledgerRead || now - this.ledgerRead.at > maxAgeMs || wroteSince) {
+    // For a person asking (the actuator, the page), a read older than this process's last write, or than its
+    // last use, is stale too: what it wrote or saw must show in its own answer (a read lays the uses its writer
+    // has not written yet over the ledger's). The metrics' reads keep their five minutes.
+    const person = maxAgeMs <= LEDGER_READ_TTL_MS;
+    const wroteSince = person && (writer.status().lastWriteAt ?? 0) > (this.ledgerRead?.at ?? 0);
+    const usedSince = person && writer.uses !== this.ledgerRead?.uses;
+    if (!this.ledgerRead || now - this.ledgerRead.at > maxAgeMs || wroteSince || usedSince) {
       const answer = withTimeout(
         writer.read(),
         LEDGER_READ_TIMEOUT_MS,
@@ -765,7 +767,7 @@ export class GhostDetector implements GhostSnapshotSource {
         (a) => (this.lastLedgerAnswer = a),
         () => undefined,
       );
-      this.ledgerRead = { at: now, answer };
+      this.ledgerRead = { at: now, answer, uses: writer.uses };
     }
     return this.ledgerRead.answer;
   }

@@ -165,7 +165,9 @@ describe('findings at the TypeScript line', () => {
       region: { startLine: tsLine(project, 'Logger,') },
     });
     // and says so: the registration goes, not a class; the application's unexported class is still a class
-    expect(logger.message.text).toMatch(/not a class of the application's: remove its registration/);
+    expect(logger.message.text).toMatch(
+      /not a class of the application's: remove Logger from TrackingModule's providers/,
+    );
     const unexported = results.find(
       (r: any) => r.partialFingerprints['diagBean/v1'] === 'TrackingModule/UnexportedHelper',
     );

@@ -40,16 +40,39 @@ export interface Finding {
    * the class is the application's but its file was not found.
    */
   readonly registration?: Registration;
+  /** A candidate something injects, but only these candidates do: it goes with them, never alone. */
+  readonly neededOnlyBy?: readonly string[];
 }
 
 export type Registration = 'only' | 'class-file-unknown';
 
-/** What a finding at a registration says of it, after the bean's own words. */
-export function registrationWords(registration: Registration | undefined): string {
-  if (registration === 'only') return "; not a class of the application's: remove its registration (the line shown)";
-  if (registration === 'class-file-unknown')
-    return "; shown where it is registered (its class's own file was not found)";
+/**
+ * What a finding at a registration says of it, after the bean's own words: what to take out of which module's
+ * providers (a line may list several: `providers: [Logger, ...handlers]`), and, for a bean only candidates inject,
+ * that it goes with them (removed alone, the module no longer resolves its dependents: a trial's app failed to start).
+ */
+export function registrationWords(f: {
+  readonly registration?: Registration;
+  readonly className?: string;
+  readonly bean: string;
+  readonly module?: string;
+  readonly neededOnlyBy?: readonly string[];
+}): string {
+  if (f.registration === 'only') {
+    const what = f.className ?? f.bean.slice(f.bean.lastIndexOf('/') + 1);
+    const where = f.module !== undefined && f.module !== '' ? `${f.module}'s providers` : "its module's providers";
+    return `; not a class of the application's: remove ${what} from ${where} (the line shown)${withCandidates(f.neededOnlyBy)}`;
+  }
+  if (f.registration === 'class-file-unknown') {
+    return `; shown where it is registered (its class's own file was not found)${withCandidates(f.neededOnlyBy)}`;
+  }
   return '';
+}
+
+/** `, together with A, which alone injects it`: what a bean only candidates inject goes with. */
+export function withCandidates(neededOnlyBy: readonly string[] | undefined): string {
+  if (neededOnlyBy === undefined || neededOnlyBy.length === 0) return '';
+  return `, together with ${neededOnlyBy.join(', ')}, which alone ${neededOnlyBy.length === 1 ? 'injects' : 'inject'} it`;
 }
 
 /** A ledger bean's or report node's registration, as a finding carries it. */
@@ -271,6 +294,9 @@ function finding(bean: string, nodes: ReadonlyMap<string, ReportNode>): Finding 
   const line = original === source && typeof given === 'number' ? given : undefined;
   const registration =
     at === undefined ? undefined : node?.kind === 'class' && node.libraryClass !== true ? 'class-file-unknown' : 'only';
+  const neededOnlyBy = Array.isArray(node?.neededOnlyBy)
+    ? node.neededOnlyBy.filter((n): n is string => typeof n === 'string')
+    : undefined;
   return {
     bean,
     ...(module !== undefined ? { module } : {}),
@@ -278,6 +304,7 @@ function finding(bean: string, nodes: ReadonlyMap<string, ReportNode>): Finding 
     ...(original !== undefined ? { source: original } : {}),
     ...(line !== undefined ? { line } : {}),
     ...(registration !== undefined ? { registration } : {}),
+    ...(neededOnlyBy !== undefined && neededOnlyBy.length > 0 ? { neededOnlyBy } : {}),
   };
 }
 
@@ -325,6 +352,16 @@ export function writeBaseline(file: string, kind: FindingKind, findings: readonl
   writeJsonAtomic(file, baseline);
 }
 
+/**
+ * The rule's short words for one finding: a ghost candidate only candidates inject is not one "nothing injects"
+ * (a trial's SARIF said so of a Logger a candidate controller injects), and it goes with them.
+ */
+function findingShort(kind: FindingKind, f: Finding): string {
+  const by = f.neededOnlyBy;
+  if (kind !== 'ghost-candidate' || by === undefined || by.length === 0) return RULES[kind].short.toLowerCase();
+  return `bean created at startup that only the ${by.length === 1 ? 'candidate' : 'candidates'} ${by.join(', ')} ${by.length === 1 ? 'injects' : 'inject'}`;
+}
+
 /** Whether the baseline holds `f`, under its key or, for code beans share, under another bean's (baselineKeys). */
 export function inBaseline(known: ReadonlySet<string>, f: Finding): boolean {
   return f.member !== undefined ? baselineKeys(f.member).some((k) => known.has(k)) : known.has(f.bean);
@@ -369,7 +406,7 @@ export function toSarif(
             ruleIndex: 0,
             level: 'warning',
             message: {
-              text: `${f.bean}${inModule ? ` (${f.module})` : ''}: ${rule.short.toLowerCase()}${registrationWords(f.registration)}.`,
+              text: `${f.bean}${inModule ? ` (${f.module})` : ''}: ${findingShort(kind, f)}${registrationWords(f)}.`,
             },
             locations: [
               f.source
@@ -395,7 +432,7 @@ export function toSarif(
  * `sarif` with `notes` as its run's tool notifications (SARIF's `invocations[].toolExecutionNotifications`), so that
  * a code-scanning view shows what the run could not see beside its results.
  */
-function withNotes(sarif: object, notes: readonly string[] | undefined): object {
+export function withNotes(sarif: object, notes: readonly string[] | undefined): object {
   if (notes === undefined || notes.length === 0) return sarif;
   const run = (sarif as { runs: Array<Record<string, unknown>> }).runs[0]!;
   run.invocations = [
@@ -489,7 +526,14 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
         const file = f.source !== undefined && f.line !== undefined ? `${f.source}:${f.line}` : f.source;
         const at = file !== undefined && f.registration !== undefined ? `registered at ${file}` : file;
         const detail = [f.module, at].filter(Boolean).join(', ');
-        out(`  ${f.bean}${detail ? ` (${detail})` : ''}${registrationWords(f.registration)}\n`);
+        // A bean only candidates inject goes with them: said with its registration's words, or on its own.
+        const words =
+          f.registration !== undefined
+            ? registrationWords(f)
+            : f.neededOnlyBy !== undefined
+              ? `; only ${f.neededOnlyBy.join(', ')} ${f.neededOnlyBy.length === 1 ? 'injects' : 'inject'} it: it goes with ${f.neededOnlyBy.length === 1 ? 'it' : 'them'}`
+              : '';
+        out(`  ${f.bean}${detail ? ` (${detail})` : ''}${words}\n`);
       }
       // A command that works as printed: the same report, the baseline given (or the one suggested).
       const accept = [

@@ -16,6 +16,7 @@ import {
   registrationWords,
   shellQuote,
   toSarif,
+  withNotes,
   writeBaseline,
   type Finding,
 } from './check';
@@ -160,8 +161,45 @@ function describeBean(b: LedgerBean): string {
   const where = [b.module, at !== undefined && b.registered ? `registered at ${at}` : at].filter(Boolean).join(', ');
   const touched = b.touchedIn && b.touchedIn.length > 0 ? `; used in ${b.touchedIn.join(', ')}` : '';
   // `why` already says what a ghost candidate adds (nothing injects it, or only the candidates that go with it).
-  const registration = b.verdict === 'never-touched' ? registrationWords(registrationOf(b)) : '';
+  // (What only candidates inject goes with them: the verdict's own words say so, not repeated here.)
+  const registration =
+    b.verdict === 'never-touched'
+      ? registrationWords({ bean: b.name, registration: registrationOf(b), className: b.className, module: b.module })
+      : '';
   return `${b.name}${where ? ` (${where})` : ''}: ${b.why}${registration}${b.verdict === 'in-use' || b.verdict === 'dormant' ? touched : ''}`;
+}
+
+/** The never-touched beans, methods and endpoints of `answer`: what the gate and SARIF judge. */
+function ledgerFindings(answer: LedgerAnswer): Finding[] {
+  const findings: Finding[] = answer.beans
+    .filter((b) => b.verdict === ('never-touched' satisfies Verdict))
+    .map((b) => {
+      const line = b.source !== undefined ? beanLine(b, b.source) : undefined;
+      return {
+        bean: b.name,
+        ...(b.module !== undefined ? { module: b.module } : {}),
+        ...(b.className !== undefined ? { className: b.className } : {}),
+        ...(b.source !== undefined ? { source: b.source } : {}),
+        ...(line !== undefined ? { line } : {}),
+        ...(b.registered ? { registration: registrationOf(b)! } : {}),
+        ...(b.neededOnlyBy !== undefined && b.neededOnlyBy.length > 0 ? { neededOnlyBy: b.neededOnlyBy } : {}),
+      };
+    });
+  // Never-touched methods and endpoints gate beside the beans, under their own keys (`Bean#method`, `http GET /x`).
+  for (const f of memberFindings(answer)) findings.push({ bean: f.key, member: f });
+  return findings;
+}
+
+/** SARIF of the ledger's findings: the beans' results, then one per method and endpoint. */
+function ledgerSarif(findings: readonly Finding[], known: ReadonlySet<string>, version: string): object {
+  const sarif = toSarif(
+    KIND,
+    findings.filter((f) => f.member === undefined),
+    known,
+    version,
+  );
+  const members = findings.flatMap((f) => (f.member !== undefined ? [f.member] : []));
+  return addMemberResults(sarif, members, known);
 }
 
 /**
@@ -204,6 +242,11 @@ export async function runLedger(
       .filter((s) => s !== '');
     if (services.length > 1) {
       // --service a,b: the joint view of a repository's services (src/ghost/ledger/joint.ts)
+      if (o.format === 'sarif') {
+        throw new CheckInputError(
+          'the joint view (--service a,b) has no SARIF: it says what to do per class across services; give one --service for SARIF, or --format json',
+        );
+      }
       const client = connectIORedis(target, 10_000, () => undefined);
       disconnect = () => client.disconnect();
       const answers = [];
@@ -238,14 +281,22 @@ export async function runLedger(
     });
     if (answer.provenance.silent && answer.provenance.since !== null) {
       // No live process: the verdicts are those of the code last seen running, and a gate must not pass on them.
-      // The answer is printed as asked all the same (a script reads `provenance.silent`), then exit 2.
-      out(
-        o.format === 'json' ? `${JSON.stringify(answer, null, 2)}\n` : ledgerText(answer, o.all) + membersText(answer),
-      );
-      throw new CheckInputError(
+      // The answer is printed as asked all the same (a script reads `provenance.silent`; SARIF says it in the run's
+      // notifications), then exit 2.
+      const silent =
         `the service ${service} has gone silent (${answer.provenance.liveProcesses === 0 ? 'no live process' : 'no recent write'}): ` +
-          'silent is not deleted, and a gate needs processes writing to the ledger; check that they run with diag.ghost-tracking.ledger.url set',
-      );
+        'silent is not deleted, and a gate needs processes writing to the ledger; check that they run with diag.ghost-tracking.ledger.url set';
+      if (o.format === 'sarif') {
+        const sarif = ledgerSarif(ledgerFindings(answer), readBaseline(o.baseline, KIND), o.version);
+        out(`${JSON.stringify(withNotes(sarif, [silent]), null, 2)}\n`);
+      } else {
+        out(
+          o.format === 'json'
+            ? `${JSON.stringify(answer, null, 2)}\n`
+            : ledgerText(answer, o.all) + membersText(answer),
+        );
+      }
+      throw new CheckInputError(silent);
     }
     if (answer.provenance.since === null) {
       throw new CheckInputError(
@@ -253,22 +304,7 @@ export async function runLedger(
           '(check that the app runs with diag.ghost-tracking.ledger.url set and names this service)',
       );
     }
-    const findings: Finding[] = answer.beans
-      .filter((b) => b.verdict === ('never-touched' satisfies Verdict))
-      .map((b) => {
-        const line = b.source !== undefined ? beanLine(b, b.source) : undefined;
-        return {
-          bean: b.name,
-          ...(b.module !== undefined ? { module: b.module } : {}),
-          ...(b.className !== undefined ? { className: b.className } : {}),
-          ...(b.source !== undefined ? { source: b.source } : {}),
-          ...(line !== undefined ? { line } : {}),
-          ...(b.registered ? { registration: registrationOf(b)! } : {}),
-        };
-      });
-    // Never-touched methods and endpoints gate beside the beans, under their own keys (`Bean#method`, `http GET /x`).
-    const memberFound = memberFindings(answer);
-    for (const f of memberFound) findings.push({ bean: f.key, member: f });
+    const findings = ledgerFindings(answer);
     if (o.updateBaseline) {
       if (o.baseline === undefined) {
         throw new CheckInputError(
@@ -282,15 +318,8 @@ export async function runLedger(
     const known = readBaseline(o.baseline, KIND);
     const fresh = findings.filter((f) => !inBaseline(known, f));
     if (o.format === 'json') out(`${JSON.stringify(answer, null, 2)}\n`);
-    else if (o.format === 'sarif') {
-      const sarif = toSarif(
-        KIND,
-        findings.filter((f) => f.member === undefined),
-        known,
-        o.version,
-      );
-      out(`${JSON.stringify(addMemberResults(sarif, memberFound, known), null, 2)}\n`);
-    } else {
+    else if (o.format === 'sarif') out(`${JSON.stringify(ledgerSarif(findings, known, o.version), null, 2)}\n`);
+    else {
       out(ledgerText(answer, o.all) + membersText(answer));
       if (fresh.length > 0) {
         // The same judgement, accepted: the thresholds given are repeated, or the baseline would hold other beans.

@@ -281,7 +281,8 @@ export function membersText(answer: LedgerAnswer): string {
       for (const m of dead) lines.push(deadLine(b.name, m));
       for (const m of methods.filter((x) => x.kept === undefined && x.calledThrough !== undefined))
         lines.push(
-          `    not on this bean, but its shared code runs through ${m.calledThrough!.join(', ')}: ${m.name}${at(m.source)}`,
+          // `delete()`, named first: a method's name under a heading of dead code must not read as an order.
+          `    ${m.name}() not called on this bean, but its shared code runs through ${m.calledThrough!.join(', ')}${at(m.source)}`,
         );
       for (const m of methods.filter((x) => x.kept !== undefined)) lines.push(`    kept: ${m.name}: ${m.kept}`);
     }

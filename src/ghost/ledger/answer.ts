@@ -76,6 +76,8 @@ export interface LedgerBean extends BeanVerdict {
   readonly registered?: true;
   /** With `registered`: an application class whose own file was not found (InventoryBean's `classFileUnknown`). */
   readonly classFileUnknown?: true;
+  /** A ghost candidate something injects, but only these candidates do: it goes with them, never alone. */
+  readonly neededOnlyBy?: readonly string[];
   /** ISO time the bean first appeared, in any version. */
   readonly firstSeen: string;
   /** Process-hours of tracking that had it. */
@@ -211,6 +213,9 @@ export function ledgerAnswer(
       ...(e.className !== undefined && e.className !== v.name ? { className: e.className } : {}),
       ...(e.registered ? { registered: true as const } : {}),
       ...(e.classFileUnknown ? { classFileUnknown: true as const } : {}),
+      ...(e.ghostCandidate && e.neededOnlyBy !== undefined && e.neededOnlyBy.length > 0
+        ? { neededOnlyBy: e.neededOnlyBy }
+        : {}),
       firstSeen: iso(e.firstSeen),
       processHours: Math.round(e.processHours * 1000) / 1000,
       ...(e.untrackedProcessHours ? { untrackedProcessHours: Math.round(e.untrackedProcessHours * 1000) / 1000 } : {}),

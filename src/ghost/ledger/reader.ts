@@ -50,6 +50,24 @@ export interface ReadLedgerOptions {
   readonly connectionError?: () => Error | undefined;
   /** Wall clock (ms). Default `Date.now()`. */
   readonly now?: number;
+  /**
+   * The reading process's own uses that its writer has not written yet: a process answering a person from its
+   * ledger (the actuator, the page) shows what it saw itself seconds ago, not only what its last round wrote.
+   * Read only: nothing is written for them here (the writer's rounds do that).
+   */
+  readonly unsent?: UnsentUses;
+}
+
+/** A writer's uses not yet acknowledged by Redis ({@link ReadLedgerOptions.unsent}). */
+export interface UnsentUses {
+  /** Bean name to its latest first touch (ms). */
+  readonly touches: ReadonlyMap<string, number>;
+  /** Method uses, `at` in seconds as the records keep them. */
+  readonly members: Iterable<{ readonly bean: string; readonly member: string; readonly at: number }>;
+  /** When the process started (ms). */
+  readonly processStartedAt: number;
+  /** The version the process runs, as its inventory names it. */
+  readonly version: string;
 }
 
 async function exec(options: ReadLedgerOptions, commands: (string | number)[][]): Promise<unknown[]> {
@@ -124,6 +142,39 @@ function judging(options: ReadLedgerOptions, service: Required<EvidenceThreshold
     overridden: overrides.map(([k]) => options.overrideNames?.[k] ?? k),
     service: base,
   });
+}
+
+/** A version index no writer hands out: the reading process's own version before its first round names it. */
+const UNSENT_VERSION = 'unsent';
+
+/**
+ * Lays the reading process's unwritten uses over what Redis holds, as a round would record them: a bean's latest
+ * touch with this process's start and version, a method's latest use. (After the lost-records count, which the
+ * writers' own counters give.)
+ */
+function addUnsent(
+  unsent: UnsentUses,
+  touches: Map<string, TouchRecord>,
+  members: Map<string, number>,
+  versionOfIndex: Map<string, string>,
+): void {
+  let index = [...versionOfIndex].find(([, v]) => v === unsent.version)?.[0];
+  if (index === undefined) {
+    index = UNSENT_VERSION;
+    versionOfIndex.set(index, unsent.version);
+  }
+  for (const [name, at] of unsent.touches) {
+    const had = touches.get(name);
+    if (had !== undefined && had.lastTouched >= at) continue;
+    const versions =
+      had === undefined ? [index] : had.versions.includes(index) ? had.versions : [...had.versions, index];
+    touches.set(name, { lastTouched: at, processStartedAt: unsent.processStartedAt, version: index, versions });
+  }
+  for (const use of unsent.members) {
+    const id = memberId(use.bean, use.member);
+    const key = `${id.bucket}/${id.field}`;
+    if ((members.get(key) ?? -Infinity) < use.at * 1000) members.set(key, use.at * 1000);
+  }
 }
 
 /** Each member record, by bucket index and field: its last use (ms; the records keep seconds). */
@@ -224,6 +275,7 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
   const lostTouches =
     Math.max(0, Number(meta.get('touchedBeans') ?? 0) - touches.size) +
     Math.max(0, Number(meta.get('touchedMembers') ?? 0) - members.size);
+  if (options.unsent !== undefined) addUnsent(options.unsent, touches, members, versionOfIndex);
 
   // Whether a variant's processes tracked: its inventory says (the digest covers it); a record, before it is read.
   const tracks = (v: string) => inventories.get(parseVariant(v).digest)?.tracking ?? trackingOf.get(v) ?? true;

@@ -118,6 +118,8 @@ export class LedgerWriter {
    */
   private readonly memberUses = new Map<string, { bean: string; member: string; at: number }>();
   private readonly pendingMembers = new Map<string, { bean: string; member: string; at: number }>();
+  /** How many uses this process has recorded ({@link uses}). */
+  private useCount = 0;
   /** Observed hours: the total this process has written, and the monotonic time it last counted to. */
   private hours = 0;
   private countedTo = performance.now();
@@ -174,6 +176,7 @@ export class LedgerWriter {
     if ((this.touches.get(name) ?? -Infinity) >= at) return;
     this.touches.set(name, at);
     this.pending.set(name, at);
+    this.useCount += 1;
   }
 
   /**
@@ -188,6 +191,7 @@ export class LedgerWriter {
     const use = { bean, member, at: seconds };
     this.memberUses.set(key, use);
     this.pendingMembers.set(key, use);
+    this.useCount += 1;
   }
 
   status(): LedgerWriterStatus {
@@ -236,6 +240,7 @@ export class LedgerWriter {
    */
   read(): Promise<LedgerAnswer> {
     const connectionError = this.options.connectionError;
+    const inventory = this.inventory;
     return readLedger({
       client: this.client,
       service: this.service,
@@ -243,7 +248,23 @@ export class LedgerWriter {
       address: this.address,
       redact: this.options.redact,
       ...(connectionError ? { connectionError } : {}),
+      // What this process saw and has not written yet is in its own answer (the next round writes it).
+      ...(inventory !== undefined && (this.pending.size > 0 || this.pendingMembers.size > 0)
+        ? {
+            unsent: {
+              touches: new Map(this.pending),
+              members: [...this.pendingMembers.values()],
+              processStartedAt: this.startedAt,
+              version: inventory.version,
+            },
+          }
+        : {}),
     });
+  }
+
+  /** Grows with every use this process records (a bean's touch, a method's use): a cached read older is stale. */
+  get uses(): number {
+    return this.useCount;
   }
 
   /** Runs a round now if one is due (timer, tests and the benchmark). */

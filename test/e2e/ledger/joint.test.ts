@@ -117,5 +117,10 @@ describeWithService('redis', 'the joint ledger of a monorepo’s two services (l
       /^ {2}delete-class {8}LocalDraft \(apps\/api\/src\/main\.js\): never used in mono-api/m,
     );
     expect(text.stdout).not.toContain('joint-pw');
+    // SARIF is one service's: asked of the joint view, a clear error (exit 2), never text where SARIF was expected
+    const sarif = ledgerCli(url, ['--format', 'sarif'], undefined, 'mono-api,mono-admin');
+    expect(sarif.code).toBe(2);
+    expect(sarif.stdout).toBe('');
+    expect(sarif.stderr).toMatch(/the joint view \(--service a,b\) has no SARIF/);
   }, 60_000);
 });

@@ -250,6 +250,37 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
     expect(served.text).not.toContain(PASSWORD);
   }, 90_000);
 
+  it("a process's own answer shows the uses it saw and has not written yet; the ledger gets them from its rounds", async () => {
+    const redis = await redisOn();
+    // Rounds a minute apart: after the first (the inventory, right after ready) nothing is written for a minute.
+    const a = await app(
+      appEnv(redis.url, 'v1', {
+        DIAG_GHOST_TRACKING_LEDGER_PUSH_INTERVAL_MS: '60000',
+        DIAG_GHOST_TRACKING_LEDGER_HEARTBEAT_INTERVAL_MS: '60000',
+        MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag',
+        MANAGEMENT_SERVER_PORT: '0',
+      }),
+    );
+    const served = async () =>
+      (await getJson(actuatorPort(a), '/actuator/diag/ledger')).body?.beans?.find(
+        (x: LedgerBean) => x.name === 'OrderService',
+      );
+    // (a person's first read starts the writer, whose first round writes the inventory at once)
+    expect((await served())?.verdict).not.toBe('in-use');
+    await until('the inventory in the ledger', 15_000, async () => bean(answerSoon(redis.url), 'OrderService'));
+    expect((await getJson(a.port, '/orders')).status).toBe(200);
+    // at once, from this process: its touch laid over the ledger's read, not written
+    const seen = await served();
+    expect(seen).toMatchObject({ verdict: 'in-use' });
+    // and the method it called, its method's use laid over as well
+    expect(seen.methods.find((m: { name: string }) => m.name === 'list')).toMatchObject({ verdict: 'in-use' });
+    expect(bean(answer(redis.url), 'OrderService')!.verdict).not.toBe('in-use');
+    // and its end writes it, as before (the service silent then: the gate's exit 2, the answer printed all the same)
+    await stop(a);
+    const after = cli(redis.url, ['--format', 'json', '--min-days', '0', '--min-process-hours', '0']);
+    expect(bean(JSON.parse(after.stdout) as Answer, 'OrderService')!.verdict).toBe('in-use');
+  }, 60_000);
+
   it('replicas of one version with different beans (a worker, a flag, a version not bumped): each bean set kept, each bean judged on its own', async () => {
     const redis = await redisOn();
     // Both replicas say service.version=1.0.0, but one runs v1's code and the other v2's.
@@ -312,6 +343,13 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
     expect(run.stdout).not.toMatch(/deleted or renamed/);
     // the methods and endpoints of the code last seen running, as for a live service (a trial read only the beans)
     expect(run.stdout).toMatch(/^never-called endpoints \(4 of 4\)$/m);
+    // SARIF asked: SARIF printed (a CI step writes it to a file code scanning reads), the silence in its notifications
+    const sarif = cli(redis.url, ['--min-days', '0', '--min-process-hours', '0', '--format', 'sarif']);
+    expect(sarif.code).toBe(2);
+    const parsed = JSON.parse(sarif.stdout);
+    expect(parsed.version).toBe('2.1.0');
+    expect(parsed.runs[0].invocations[0].toolExecutionNotifications[0].message.text).toMatch(/has gone silent/);
+    expect(parsed.runs[0].results.length).toBeGreaterThan(0);
   }, 30_000);
 
   it('Redis paused (SIGSTOP): the app answers as before, one WARN, and the kept touch is written once Redis is back', async () => {

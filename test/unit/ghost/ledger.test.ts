@@ -184,7 +184,7 @@ describe('the answer and its table', () => {
       false,
     );
     expect(text).toContain(
-      "  Logger (M, registered at src/m.module.ts:9): never called on any process that had it; not a class of the application's: remove its registration",
+      "  Logger (M, registered at src/m.module.ts:9): never called on any process that had it; not a class of the application's: remove Logger from M's providers (the line shown)",
     );
     expect(text).toContain(
       '  Hidden (M, registered at src/m.module.ts:10): never called on any process that had it; shown where it is registered',

@@ -118,7 +118,7 @@ describe('inherited code shared by beans', () => {
     expect(a.memberCounts!.methods).toMatchObject({ 'never-touched': 1, shared: 2, 'in-use': 4 });
     const text = membersText(a);
     expect(text).toContain(
-      '    not on this bean, but its shared code runs through UserRepository: delete (src/libs/sql-repository.base.ts:79)',
+      '    delete() not called on this bean, but its shared code runs through UserRepository (src/libs/sql-repository.base.ts:79)',
     );
     expect(text).not.toMatch(/^ {4}delete /m);
     expect(text).toContain('  AuditRepository, class SqlAuditRepository (in-use): 1 of 3 methods never called\n');
@@ -154,6 +154,31 @@ describe('inherited code shared by beans', () => {
     expect(runMemberFindings(report, new Set(['AuditRepository'])).map((f) => [f.key, f.alsoThrough])).toEqual([
       ['UserRepository#findAll', ['WalletRepository']],
     ]);
+  });
+
+  it("says what goes with a registration: the bean from its module's providers, with the candidates that alone inject it", () => {
+    const sarif = toSarif(
+      'ghost-candidate',
+      [
+        {
+          bean: 'UserModule/Logger',
+          module: 'UserModule',
+          className: 'Logger',
+          source: 'src/user.module.ts',
+          line: 46,
+          registration: 'only',
+          neededOnlyBy: ['CreateUserCliController'],
+        },
+      ],
+      new Set(),
+      '0.0.0',
+    ) as any;
+    const text: string = sarif.runs[0].results[0].message.text;
+    // not "nothing injects", and never "remove it" alone: removed alone, the module no longer starts
+    expect(text).toBe(
+      "UserModule/Logger: bean created at startup that only the candidate CreateUserCliController injects; not a class of the application's: " +
+        "remove Logger from UserModule's providers (the line shown), together with CreateUserCliController, which alone injects it.",
+    );
   });
 
   it('keeps shared code in a baseline when a bean that sorts earlier comes to share it (its key moves)', () => {
