@@ -37,14 +37,34 @@ export function classLine(text: string, className: string): number | undefined {
  * The line (1-based) where the module `moduleClass` declared in `text` registers `token` (`providers: [Logger]`): a
  * mention of the token in its decorator (`@Module({…})` above the class in TypeScript, tsc's `__decorate([…],
  * UserModule)` below it), else the mention nearest the class (a providers array declared beside it), imports left
- * out. Undefined when the file does not name the token.
+ * out, and so are the lines that only point at it from another provider (`useExisting: Logger`, `inject: [Logger]`)
+ * while another line names it (a trial's advice to remove "the line shown" named an alias's line). Undefined when
+ * the file does not name the token.
  */
 export function registrationLine(text: string, moduleClass: string, token: string): number | undefined {
+  return (
+    registrationLineWhere(text, moduleClass, token, true) ?? registrationLineWhere(text, moduleClass, token, false)
+  );
+}
+
+function registrationLineWhere(
+  text: string,
+  moduleClass: string,
+  token: string,
+  ownLinesOnly: boolean,
+): number | undefined {
   const lines = text.split('\n');
   const name = moduleClass.replace(/[$]/g, '\\$&');
   const classAt = lines.findIndex((l) => new RegExp(`\\bclass\\s+${name}\\b`).test(l));
-  const mention = new RegExp(`(?<![\\w$])${token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w$])`);
-  const names = (i: number) => i !== classAt && mention.test(lines[i]!) && !/^\s*import\b|\brequire\(/.test(lines[i]!);
+  const escaped = token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const mention = new RegExp(`(?<![\\w$])${escaped}(?![\\w$])`);
+  // Another provider's pointer at it: `useExisting: Logger`, `inject: [Config, Logger]` (compiled: `common_1.Logger`).
+  const pointer = new RegExp(`(?:useExisting\\s*:\\s*|inject\\s*:\\s*\\[[^\\]]*?)(?:[\\w$]+\\.)?${escaped}(?![\\w$])`);
+  const names = (i: number) =>
+    i !== classAt &&
+    mention.test(lines[i]!) &&
+    !/^\s*import\b|\brequire\(/.test(lines[i]!) &&
+    !(ownLinesOnly && pointer.test(lines[i]!));
   if (classAt >= 0) {
     for (let i = classAt - 1; i >= 0 && i >= classAt - 200; i--) {
       if (names(i)) return i + 1;

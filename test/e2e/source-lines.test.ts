@@ -18,7 +18,7 @@ function buildProject(): string {
   const project = tempDir('tsc-project');
   fs.mkdirSync(path.join(project, 'src', 'tracking-app'), { recursive: true });
   fs.copyFileSync(path.join(apps, 'serve.ts'), path.join(project, 'src', 'serve.ts'));
-  for (const f of ['main.ts', 'tracking.module.ts', 'hidden-helpers.ts'])
+  for (const f of ['main.ts', 'tracking.module.ts', 'hidden-helpers.ts', 'stamp.middleware.ts'])
     fs.copyFileSync(path.join(apps, 'tracking-app', f), path.join(project, 'src', 'tracking-app', f));
   fs.symlinkSync(path.join(root, 'node_modules'), path.join(project, 'node_modules'), 'dir');
   fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'items-api', private: true }));
@@ -84,9 +84,9 @@ async function run(cwd: string, main: string): Promise<Run> {
 }
 
 /** The line (1-based) of the `.ts` that starts with `text`, read from the file itself. */
-function tsLine(project: string, text: string): number {
+function tsLine(project: string, text: string, after = 0): number {
   const lines = fs.readFileSync(path.join(project, TS_FILE), 'utf8').split('\n');
-  const at = lines.findIndex((l) => l.trimStart().startsWith(text));
+  const at = lines.findIndex((l, i) => i >= after && l.trimStart().startsWith(text));
   if (at < 0) throw new Error(`no line ${text} in ${TS_FILE}`);
   return at + 1;
 }
@@ -130,6 +130,10 @@ describe('findings at the TypeScript line', () => {
   it("tsc's sourceMap: every report names src/…/*.ts and the method's line in it, the check gate's SARIF too", async () => {
     const result = await run(project, path.join('dist', 'tracking-app', 'main.js'));
     expectTypeScriptLines(project, result);
+    // a middleware applied with .exclude(): Nest's renamed subclass stands in its place, its class's file still found
+    const middleware = result.report.graph.nodes.find((n: any) => n.role === 'middleware');
+    expect(middleware).toMatchObject({ className: 'StampMiddleware', source: 'src/tracking-app/stamp.middleware.ts' });
+    expect(middleware).not.toHaveProperty('registeredIn');
     const cli = path.join(root, 'dist', 'ghost', 'cli', 'index.js');
     const report = path.join(result.reportDir, 'diag-ghost-report.json');
     const sarif = spawnSync(process.execPath, [cli, 'check', report, '--format', 'sarif'], { encoding: 'utf8' });
@@ -162,12 +166,11 @@ describe('findings at the TypeScript line', () => {
     const logger = results.find((r: any) => r.partialFingerprints['diagBean/v1'] === 'TrackingModule/Logger');
     expect(logger.locations[0].physicalLocation).toEqual({
       artifactLocation: { uri: TS_FILE },
-      region: { startLine: tsLine(project, 'Logger,') },
+      region: { startLine: tsLine(project, 'Logger,', tsLine(project, '@Module({')) },
     });
-    // and says so: the registration goes, not a class; the application's unexported class is still a class
-    expect(logger.message.text).toMatch(
-      /not a class of the application's: remove Logger from TrackingModule's providers/,
-    );
+    // and says so; one run is no verdict, so nothing is advised to be removed
+    expect(logger.message.text).toMatch(/registered on the line shown\.$/);
+    expect(logger.message.text).not.toMatch(/remove/);
     const unexported = results.find(
       (r: any) => r.partialFingerprints['diagBean/v1'] === 'TrackingModule/UnexportedHelper',
     );
@@ -176,11 +179,11 @@ describe('findings at the TypeScript line', () => {
     });
     const archived = results.find((r: any) => r.partialFingerprints['diagBean/v1'] === 'TrackingModule/ArchivedHelper');
     expect(archived.locations[0].physicalLocation.artifactLocation).toEqual({ uri: TS_FILE });
-    expect(archived.message.text).toMatch(/its class's own file was not found/);
+    expect(archived.message.text).toMatch(/its class's file was not found: a class no module exports, or a library's/);
     const text = spawnSync(process.execPath, [cli, 'check', report], { encoding: 'utf8' });
     expect(text.stdout).toContain(`  LifecycleOnly (TrackingModule, ${TS_FILE}:${classAt})\n`);
     expect(text.stdout).toContain(
-      `  Logger (TrackingModule, registered at ${TS_FILE}:${tsLine(project, 'Logger,')}); not a class of the application's`,
+      `  Logger (TrackingModule, registered at ${TS_FILE}:${tsLine(project, 'Logger,', tsLine(project, '@Module({'))})\n`,
     );
     expect(text.stdout).not.toMatch(/WavingGreeter\.greet/);
   }, 60_000);

@@ -230,7 +230,11 @@ export function readContainer(
       ...(seen ? { instantiationMs: seen.ms } : {}),
       // Application classes only: where a library class lives says nothing the user can act on.
       ...(cls && !framework && cls.name
-        ? { className: className(cls), ...sourceOf(cls, origins, root), ...libraryClassOf(cls, origins) }
+        ? {
+            className: className(cls),
+            ...sourceOf(declaredClassOf(cls, origins), origins, root),
+            ...libraryClassOf(declaredClassOf(cls, origins), origins),
+          }
         : kind === 'factory' && !framework
           ? factoryClassOf(instance, origins, root)
           : {}),
@@ -339,6 +343,17 @@ function factoryClassOf(
   if (origin === 'library' || origin === 'builtin') return {};
   const found = sourceOf(made, origins, root);
   return found.source !== undefined || origin === 'app' ? { className: className(made), ...found } : {};
+}
+
+/**
+ * The class the application declared for `cls`: `cls` itself, or, when Nest stands a subclass of its own under the
+ * same name in its place (a middleware applied with `.exclude()`: `class extends LoggingMiddleware`, renamed), the
+ * parent the origins know. Otherwise the bean would stand at its registration, its file "not found".
+ */
+function declaredClassOf(cls: unknown, origins: ClassOriginIndex): unknown {
+  if (typeof cls !== 'function' || origins.knows(cls)) return cls;
+  const parent: unknown = Object.getPrototypeOf(cls);
+  return typeof parent === 'function' && parent.name === cls.name && origins.knows(parent) ? parent : cls;
 }
 
 /**

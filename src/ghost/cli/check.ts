@@ -35,9 +35,9 @@ export interface Finding {
   /** A method or endpoint below the beans (issue #43), with its words and line. */
   readonly member?: MemberFinding;
   /**
-   * `source` and `line` are where the bean is registered, not a class file of its own: `only` when nothing but the
-   * registration is the application's (a library's class it lists, a value, a factory), `class-file-unknown` when
-   * the class is the application's but its file was not found.
+   * `source` and `line` are where the bean is registered, not a class file of its own: `only` when the registration
+   * is what goes (a library's class it lists, a value, a factory), `class-file-unknown` when the class was not found
+   * anywhere (one no module exports, or a library's the index could not tell: not known to be either).
    */
   readonly registration?: Registration;
   /** A candidate something injects, but only these candidates do: it goes with them, never alone. */
@@ -46,27 +46,34 @@ export interface Finding {
 
 export type Registration = 'only' | 'class-file-unknown';
 
-/**
- * What a finding at a registration says of it, after the bean's own words: what to take out of which module's
- * providers (a line may list several: `providers: [Logger, ...handlers]`), and, for a bean only candidates inject,
- * that it goes with them (removed alone, the module no longer resolves its dependents: a trial's app failed to start).
- */
-export function registrationWords(f: {
+/** A finding standing at a registration, as far as a reader needs to act on it. */
+interface AtRegistration {
   readonly registration?: Registration;
   readonly className?: string;
   readonly bean: string;
   readonly module?: string;
   readonly neededOnlyBy?: readonly string[];
-}): string {
-  if (f.registration === 'only') {
-    const what = f.className ?? f.bean.slice(f.bean.lastIndexOf('/') + 1);
-    const where = f.module !== undefined && f.module !== '' ? `${f.module}'s providers` : "its module's providers";
-    return `; not a class of the application's: remove ${what} from ${where} (the line shown)${withCandidates(f.neededOnlyBy)}`;
-  }
-  if (f.registration === 'class-file-unknown') {
-    return `; shown where it is registered (its class's own file was not found)${withCandidates(f.neededOnlyBy)}`;
-  }
-  return '';
+}
+
+/**
+ * What a verdict at a registration advises (the ledger's never-touched, a Phase 1 candidate): what to take out of
+ * which module's providers (a line may list several: `providers: [Logger, ...handlers]`), and, for a bean only
+ * candidates inject, that it goes with them (removed alone, the module no longer resolves its dependents: a trial's
+ * app failed to start). A class of unknown origin is called neither the application's nor a library's.
+ */
+export function registrationWords(f: AtRegistration): string {
+  if (f.registration === undefined) return '';
+  const what = f.className ?? f.bean.slice(f.bean.lastIndexOf('/') + 1);
+  const where = f.module !== undefined && f.module !== '' ? `${f.module}'s providers` : "its module's providers";
+  const also = f.registration === 'class-file-unknown' ? "; if the class is the application's, delete it too" : '';
+  return `; remove ${what} from ${where} (the line shown)${withCandidates(f.neededOnlyBy)}${registrationNote(f)}${also}`;
+}
+
+/** What is not known of a class standing at its registration: whose it is, when its file was not found. */
+export function registrationNote(f: AtRegistration): string {
+  return f.registration === 'class-file-unknown'
+    ? " (its class's file was not found: a class no module exports, or a library's)"
+    : '';
 }
 
 /** `, together with A, which alone injects it`: what a bean only candidates inject goes with. */
@@ -340,8 +347,8 @@ export function readBaseline(file: string | undefined, kind: FindingKind): Set<s
 }
 
 export function writeBaseline(file: string, kind: FindingKind, findings: readonly Finding[]): void {
-  const keys = (list: readonly Finding[]) =>
-    [...new Set(list.flatMap((f) => (f.member !== undefined ? baselineKeys(f.member) : [f.bean])))].sort();
+  // Each finding under its own key: a shared method's other beans are not accepted for code of their own later.
+  const keys = (list: readonly Finding[]) => [...new Set(list.map((f) => f.bean))].sort();
   const baseline: Baseline = {
     tool: 'diag-instrumentation',
     kind,
@@ -350,6 +357,15 @@ export function writeBaseline(file: string, kind: FindingKind, findings: readonl
     ...(kind in NEVER_CALLED ? { members: keys(findings.filter((f) => f.member !== undefined)) } : {}),
   };
   writeJsonAtomic(file, baseline);
+}
+
+/**
+ * A SARIF message's words for a finding at a registration: the advice with a verdict; with one run's gate (no
+ * verdict: nothing to remove yet) only where it stands.
+ */
+function atRegistration(kind: FindingKind, f: Finding): string {
+  if (f.registration === undefined) return '';
+  return kind === 'untouched-bean' ? `; registered on the line shown${registrationNote(f)}` : registrationWords(f);
 }
 
 /**
@@ -406,7 +422,7 @@ export function toSarif(
             ruleIndex: 0,
             level: 'warning',
             message: {
-              text: `${f.bean}${inModule ? ` (${f.module})` : ''}: ${findingShort(kind, f)}${registrationWords(f)}.`,
+              text: `${f.bean}${inModule ? ` (${f.module})` : ''}: ${findingShort(kind, f)}${atRegistration(kind, f)}.`,
             },
             locations: [
               f.source
@@ -529,7 +545,9 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
         // A bean only candidates inject goes with them: said with its registration's words, or on its own.
         const words =
           f.registration !== undefined
-            ? registrationWords(f)
+            ? kind === 'untouched-bean'
+              ? registrationNote(f)
+              : registrationWords(f)
             : f.neededOnlyBy !== undefined
               ? `; only ${f.neededOnlyBy.join(', ')} ${f.neededOnlyBy.length === 1 ? 'injects' : 'inject'} it: it goes with ${f.neededOnlyBy.length === 1 ? 'it' : 'them'}`
               : '';

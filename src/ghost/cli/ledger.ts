@@ -212,7 +212,12 @@ function actOn(fresh: readonly Finding[]): string {
   if (registrations.length === 0) return `Delete ${them}`;
   if (registrations.length === fresh.length)
     return `Remove ${fresh.length === 1 ? 'its registration' : 'their registrations'}`;
-  return `Delete ${them} (of ${registrations.join(', ')}, only the registration: not a class of the application's)`;
+  // (`Delete them; for Logger and MADE_HIDDEN, only their registrations`: a trial read the bracketed form twice.)
+  const which =
+    registrations.length === 1
+      ? `for ${registrations[0]}, only its registration`
+      : `for ${registrations.join(', ')}, only their registrations`;
+  return `Delete ${them}; ${which}`;
 }
 
 /** Reads the ledger and prints it; returns the exit code. Never throws. */

@@ -89,7 +89,8 @@ export function sameCodeOnce(findings: readonly MemberFinding[]): MemberFinding[
 /**
  * The baseline keys a finding answers to: its own, and for one piece of code several beans share, each other bean's
  * (`Other#method`). The finding stands under the first bean by name, which changes when a bean that sorts earlier
- * comes to share the code: a baseline that accepted it under the old key must still hold it.
+ * comes to share the code: a baseline that accepted it under the old key must still hold it. (A baseline is written
+ * with each finding's own key only: a bean that later has a method of its own under that name is a new finding.)
  */
 export function baselineKeys(f: MemberFinding): string[] {
   return [f.key, ...(f.alsoThrough ?? []).map((bean) => `${bean}#${f.method}`)];

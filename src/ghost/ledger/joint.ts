@@ -31,6 +31,19 @@ export interface JointClass {
   readonly usedIn: readonly string[];
   /** One line a person reads: "registered in app-api and never used there, used in admin-api". */
   readonly why: string;
+  /**
+   * For a bean that stands at its registration (a library's class, a value, a factory, a class whose file was not
+   * found): every registration of it, in every service and module, where the lines to remove are.
+   */
+  readonly registrations?: readonly JointRegistration[];
+}
+
+/** Where one service's module registers a bean that stands at its registration. */
+export interface JointRegistration {
+  readonly service: string;
+  readonly bean: string;
+  readonly source?: string;
+  readonly line?: number;
 }
 
 /** `diag-instrumentation ledger --service a,b`'s answer. */
@@ -61,6 +74,8 @@ export function jointView(answers: readonly LedgerAnswer[]): JointAnswer {
       className: string;
       source?: string;
       registered: boolean;
+      classFileUnknown: boolean;
+      registrations: JointRegistration[];
       services: Map<string, { bean: string; verdict: Verdict }>;
     }
   >();
@@ -68,16 +83,32 @@ export function jointView(answers: readonly LedgerAnswer[]): JointAnswer {
     for (const bean of answer.beans) {
       if (bean.verdict === 'retired') continue;
       const className = bean.className ?? bean.name;
-      // A bean with no class file of the application's is known by its class alone: its `source` is a module's.
-      const source = bean.registered ? undefined : bean.source;
+      // A library's class, a value or a factory is known by its name alone: its `source` is a module's. A class whose
+      // file was not found keeps its module's file in its key: two services' classes of one name may be unrelated.
+      const source = bean.registered && !bean.classFileUnknown ? undefined : bean.source;
       const key = `${className}\u0000${source ?? ''}`;
       let entry = byClass.get(key);
       if (entry === undefined) {
-        entry = { className, ...(source !== undefined ? { source } : {}), registered: false, services: new Map() };
+        entry = {
+          className,
+          ...(source !== undefined ? { source } : {}),
+          registered: false,
+          classFileUnknown: false,
+          registrations: [],
+          services: new Map(),
+        };
         byClass.set(key, entry);
       }
-      // Only a class that is not the application's: one whose file was not found is still the application's to delete.
-      if (bean.registered && !bean.classFileUnknown) entry.registered = true;
+      if (bean.registered) {
+        entry.registered = true;
+        if (bean.classFileUnknown) entry.classFileUnknown = true;
+        entry.registrations.push({
+          service: answer.service,
+          bean: bean.name,
+          ...(bean.source !== undefined ? { source: bean.source } : {}),
+          ...(bean.line !== undefined ? { line: bean.line } : {}),
+        });
+      }
       const seen = entry.services.get(answer.service);
       if (seen === undefined || STRENGTH[bean.verdict] > STRENGTH[seen.verdict]) {
         entry.services.set(answer.service, { bean: bean.name, verdict: bean.verdict });
@@ -97,10 +128,13 @@ export function jointView(answers: readonly LedgerAnswer[]): JointAnswer {
       where = never;
       why = `registered in ${never.join(', ')} and never used there, used in ${used.join(', ')}: remove the registration, not the class`;
     } else if (never.length > 0 && never.length === services.length && entry.registered) {
-      // Not the application's class (a library's it lists, a value, a factory): nothing to delete but the lines.
+      // A library's class it lists, a value, a factory: nothing to delete but the lines. A class whose file was not
+      // found is not known to be the application's, nor a library's: the registrations go, and the words say so.
       action = 'remove-registration';
       where = never;
-      why = `never used in ${never.join(', ')}, every service that registers it; not a class of the application's: remove the registrations`;
+      why = entry.classFileUnknown
+        ? `never used in ${never.join(', ')}, every service that registers it: remove the registrations; its class's file was not found (a class no module exports, or a library's): if the class is the application's, delete it too`
+        : `never used in ${never.join(', ')}, every service that registers it; a library's class, a value or a factory: remove the registrations`;
     } else if (never.length > 0 && never.length === services.length) {
       action = 'delete-class';
       where = never;
@@ -114,6 +148,7 @@ export function jointView(answers: readonly LedgerAnswer[]): JointAnswer {
       where,
       usedIn: action === 'remove-registration' ? used : [],
       why,
+      ...(entry.registrations.length > 0 ? { registrations: entry.registrations } : {}),
     });
   }
   classes.sort(
@@ -129,6 +164,12 @@ export function jointText(joint: JointAnswer): string {
   if (act.length === 0) lines.push('  nothing to act on: every shared class is in use or not judged yet');
   for (const c of act) {
     lines.push(`  ${c.action.padEnd(19)} ${c.className}${c.source !== undefined ? ` (${c.source})` : ''}: ${c.why}`);
+    // Where the lines to remove are, each service's modules (a library's Logger in two modules of one service).
+    for (const r of c.registrations ?? []) {
+      if (!c.where.includes(r.service)) continue;
+      const at = r.source === undefined ? '' : ` at ${r.source}${r.line !== undefined ? `:${r.line}` : ''}`;
+      lines.push(`      registered in ${r.service} as ${r.bean}${at}`);
+    }
   }
   lines.push(`  ${joint.classes.length - act.length} more in use or not judged yet`);
   return `${lines.join('\n')}\n`;

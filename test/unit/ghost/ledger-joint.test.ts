@@ -90,28 +90,36 @@ describe('the joint view of several services', () => {
       expect.objectContaining({ className: 'Logger', action: 'remove-registration', where: ['admin-api', 'app-api'] }),
     ]);
     expect(joint.classes[0]).not.toHaveProperty('source');
-    expect(joint.classes[0]!.why).toMatch(/not a class of the application's: remove the registrations$/);
+    expect(joint.classes[0]!.why).toMatch(/a library's class, a value or a factory: remove the registrations$/);
+    // every registration, where its lines are: one per service here
+    expect(joint.classes[0]!.registrations!.map((r) => [r.service, r.source])).toEqual([
+      ['app-api', 'src/user.module.ts'],
+      ['admin-api', 'src/wallet.module.ts'],
+    ]);
   });
 
-  it("says delete the class of the application's own that stands at its registration (its file not found)", () => {
+  it('never claims whose a class is when its file was not found: the registrations go, deleting it is a condition', () => {
     const unexported = (module: string): LedgerEvidence => ({
-      ...bean('UnexportedHelper', false, 'UnexportedHelper', `src/${module}.module.ts`),
+      ...bean('HiddenHelper', false, 'HiddenHelper', `src/${module}.module.ts`),
       registered: true,
       classFileUnknown: true,
     });
     const joint = jointView([
       ledgerAnswer('app-api', [unexported('user')], thresholds, provenance, now),
-      ledgerAnswer('admin-api', [unexported('wallet')], thresholds, provenance, now),
+      ledgerAnswer('admin-api', [unexported('user')], thresholds, provenance, now),
+      ledgerAnswer('jobs', [unexported('jobs')], thresholds, provenance, now),
     ]);
-    // the class is the application's: deleting it is the action, though no file of its own is known
-    expect(joint.classes).toEqual([
-      expect.objectContaining({
-        className: 'UnexportedHelper',
-        action: 'delete-class',
-        where: ['admin-api', 'app-api'],
-      }),
-    ]);
-    expect(joint.classes[0]).not.toHaveProperty('source');
+    // neither "delete the class" (it may be a library's) nor "not the application's" (it may be its own)
+    const [shared, other] = joint.classes;
+    expect(shared).toMatchObject({
+      className: 'HiddenHelper',
+      source: 'src/user.module.ts',
+      action: 'remove-registration',
+      where: ['admin-api', 'app-api'],
+    });
+    expect(shared!.why).toMatch(/remove the registrations; .* if the class is the application's, delete it too$/);
+    // one of another module's file is not merged with it: two classes of one name may be unrelated
+    expect(other).toMatchObject({ source: 'src/jobs.module.ts', where: ['jobs'] });
   });
 
   it('keeps apart two classes of one name in different files', () => {

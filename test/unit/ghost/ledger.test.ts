@@ -184,10 +184,10 @@ describe('the answer and its table', () => {
       false,
     );
     expect(text).toContain(
-      "  Logger (M, registered at src/m.module.ts:9): never called on any process that had it; not a class of the application's: remove Logger from M's providers (the line shown)",
+      "  Logger (M, registered at src/m.module.ts:9): never called on any process that had it; remove Logger from M's providers (the line shown)",
     );
     expect(text).toContain(
-      '  Hidden (M, registered at src/m.module.ts:10): never called on any process that had it; shown where it is registered',
+      "  Hidden (M, registered at src/m.module.ts:10): never called on any process that had it; remove Hidden from M's providers (the line shown) (its class's file was not found: a class no module exports, or a library's); if the class is the application's, delete it too",
     );
   });
 

@@ -176,7 +176,7 @@ describe('inherited code shared by beans', () => {
     const text: string = sarif.runs[0].results[0].message.text;
     // not "nothing injects", and never "remove it" alone: removed alone, the module no longer starts
     expect(text).toBe(
-      "UserModule/Logger: bean created at startup that only the candidate CreateUserCliController injects; not a class of the application's: " +
+      'UserModule/Logger: bean created at startup that only the candidate CreateUserCliController injects; ' +
         "remove Logger from UserModule's providers (the line shown), together with CreateUserCliController, which alone injects it.",
     );
   });
@@ -209,8 +209,10 @@ describe('inherited code shared by beans', () => {
         ['AccountRepository#findAll', ['UserRepository', 'WalletRepository']],
       ]);
       expect(after.filter((f) => !inBaseline(known, f))).toEqual([]);
-      // while other code of the same name elsewhere is not
+      // while other code of the same name elsewhere is not, nor a sharing bean's own method of that name later
+      expect(known).toEqual(new Set(['UserRepository#findAll']));
       expect(inBaseline(known, { bean: 'OrderRepository#findAll' })).toBe(false);
+      expect(inBaseline(known, { bean: 'WalletRepository#findAll' })).toBe(false);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -455,6 +457,20 @@ describe('method source', () => {
       '], UserModule);',
     ].join('\n');
     expect(registrationLine(js, 'UserModule', 'Logger')).toBe(6);
+    // another provider pointing at it (an alias, a factory's inject list) is not its registration, though nearer
+    const pointers = [
+      '@Module({',
+      '  providers: [',
+      '    Logger,',
+      '    { provide: ConfigService, useFactory: (l: Logger) => new ConfigService(l), inject: [Logger] },',
+      "    { provide: 'LOG', useExisting: Logger },",
+      '  ],',
+      '})',
+      'export class AppModule {}',
+    ].join('\n');
+    expect(registrationLine(pointers, 'AppModule', 'Logger')).toBe(3);
+    // unless nothing else names it
+    expect(registrationLine(pointers.replace('    Logger,\n', ''), 'AppModule', 'Logger')).toBe(4);
   });
 
   it("stands for a whole bean by its class's line, else by its first method's in the same file", () => {
