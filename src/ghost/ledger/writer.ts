@@ -419,7 +419,7 @@ export class LedgerWriter {
       this.firstWriteSaid = true;
       safeLog(
         'info',
-        `ghost ledger: first write for service ${this.service} (version ${inventory.version}, ${tracking ? 'Phase 2 on' : 'Phase 2 off: inventory and heartbeat only'}) to ${this.address}`,
+        `ghost ledger: this process's first write for service ${this.service} (version ${inventory.version}, ${tracking ? 'Phase 2 on' : 'Phase 2 off: inventory and heartbeat only'}) to ${this.address}`,
       );
       this.checkEviction(results[infoAt]?.[1]);
     }

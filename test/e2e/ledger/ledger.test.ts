@@ -146,7 +146,7 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
     expect(bean(met, 'OrderService')).toMatchObject({ module: 'LedgerAppModule', touchedIn: ['v1'] });
     expect(bean(met, 'OrderService')!.source).toBe('beans.js');
     const firstWrite =
-      /INFO ghost ledger: first write for service shop \(version v1, Phase 2 on\) to redis:\/\/127\.0\.0\.1:\d+/;
+      /INFO ghost ledger: this process's first write for service shop \(version v1, Phase 2 on\) to redis:\/\/127\.0\.0\.1:\d+/;
     await until('the first write said', 5_000, async () => (firstWrite.test(logs(a!)) ? true : undefined));
 
     // A restart: the replica that touched OrderService goes, a new one comes; the history stays.
@@ -356,7 +356,7 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
     const redis = await redisOn();
     const a = await app(appEnv(redis.url, 'v1'));
     await until('the first write', 10_000, async () =>
-      /first write for service shop/.test(logs(a)) ? true : undefined,
+      /this process's first write for service shop/.test(logs(a)) ? true : undefined,
     );
     redis.signal('SIGSTOP');
     try {
