@@ -51,6 +51,11 @@ export interface JointAnswer {
   readonly services: readonly string[];
   /** Classes to act on first (delete-class, remove-registration), then the rest, each by name. */
   readonly classes: readonly JointClass[];
+  /**
+   * The services gone silent (no live process, or no recent write): their verdicts are those of their code as last
+   * seen running, which a person acting on the view must know (`ledger` on one such service exits 2).
+   */
+  readonly silent?: readonly string[];
 }
 
 /** Which of one class's beans in one service speaks for it: in use beats the rest, never-touched beats undecided. */
@@ -154,12 +159,19 @@ export function jointView(answers: readonly LedgerAnswer[]): JointAnswer {
   classes.sort(
     (a, b) => ORDER[a.action] - ORDER[b.action] || (a.className < b.className ? -1 : a.className > b.className ? 1 : 0),
   );
-  return { services: answers.map((a) => a.service), classes };
+  const silent = answers.filter((a) => a.provenance.silent).map((a) => a.service);
+  return { services: answers.map((a) => a.service), classes, ...(silent.length > 0 ? { silent } : {}) };
 }
 
 /** The joint view as a person reads it: the classes to act on, one line each. */
 export function jointText(joint: JointAnswer): string {
   const lines = [`joint ghost ledger of ${joint.services.join(', ')}`];
+  if (joint.silent !== undefined && joint.silent.length > 0) {
+    lines.push(
+      `  WARNING: ${joint.silent.join(', ')} ${joint.silent.length === 1 ? 'has' : 'have'} gone silent: ` +
+        'the verdicts there are those of the code as last seen running',
+    );
+  }
   const act = joint.classes.filter((c) => c.action !== 'keep');
   if (act.length === 0) lines.push('  nothing to act on: every shared class is in use or not judged yet');
   for (const c of act) {

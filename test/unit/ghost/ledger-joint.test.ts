@@ -136,6 +136,14 @@ describe('the joint view of several services', () => {
     });
   });
 
+  it('says which services have gone silent: their verdicts are those of the code last seen running', () => {
+    const quiet = ledgerAnswer('jobs', [bean('Clock', true)], thresholds, { ...provenance, silent: true }, now);
+    const joint = jointView([api, quiet]);
+    expect(joint.silent).toEqual(['jobs']);
+    expect(jointText(joint)).toMatch(/^ {2}WARNING: jobs has gone silent: /m);
+    expect(jointView([api, admin])).not.toHaveProperty('silent');
+  });
+
   it('reads as one line per class to act on', () => {
     const text = jointText(jointView([api, admin]));
     expect(text).toMatch(/^joint ghost ledger of app-api, admin-api\n/);
