@@ -108,11 +108,15 @@ export function ledgerText(answer: LedgerAnswer, all: boolean): string {
   const p = answer.provenance;
   const t = answer.thresholds;
   const lines: string[] = [];
-  const observed = p.since ? Date.parse(answer.generatedAt) - Date.parse(p.since) : 0;
+  // A silent service observed nothing since its last write: its evidence, and each bean's, ends there.
+  const endsEarly = p.silent && p.lastWriteAgoMs !== null && p.lastWriteAgoMs > 0;
+  const observed = p.since
+    ? Date.parse(answer.generatedAt) - (endsEarly ? p.lastWriteAgoMs! : 0) - Date.parse(p.since)
+    : 0;
   lines.push(`ghost ledger of ${answer.service}${p.ledger ? ` at ${p.ledger}` : ''}`);
   const untracked = p.processes - p.trackedProcesses;
   lines.push(
-    `  observed since ${p.since ?? 'never'} (${span(observed)}): ${plural(p.processes, 'process', 'processes')}` +
+    `  observed since ${p.since ?? 'never'} (${span(observed)}${endsEarly ? ', to its last write' : ''}): ${plural(p.processes, 'process', 'processes')}` +
       `${untracked > 0 ? ` (${p.trackedProcesses} tracked, ${untracked} with Phase 2 off: their calls are not seen)` : ''}, ` +
       `${plural(p.versions, 'version')}; ${hoursText(p.processHours)} of tracking` +
       `${p.untrackedProcessHours > 0 ? ` and ${hoursText(p.untrackedProcessHours)} untracked` : ''}`,

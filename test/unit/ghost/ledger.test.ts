@@ -243,6 +243,9 @@ describe('the answer and its table', () => {
       false,
     );
     expect(silent).toMatch(/WARNING: the service has gone silent \(no live process\)/);
+    // its evidence ends at its last write, as each bean's does (a trial read 104 s in the header, 48 s per bean)
+    const quiet = ledgerText(answer({ silent: true, liveProcesses: 0, lastWriteAgoMs: 4 * 24 * 3600 * 1000 }), false);
+    expect(quiet).toContain('(20 days, to its last write)');
     expect(silent).toMatch(/NOTE: the ledger was found emptied at 2026-11-20T00:00:00.000Z/);
   });
 
