@@ -112,7 +112,11 @@ export interface LedgerAnswer {
    * (method depth: this run's inventory, or in the ledger every variant's, each endpoint judged on the variants that had it).
    */
   readonly endpoints?: readonly EndpointVerdict[];
-  /** How many methods and endpoints have each verdict (kept ones counted apart, under `kept`). */
+  /**
+   * How many methods and endpoints have each verdict (kept ones counted apart, under `kept`; shared code another
+   * bean ran under `shared`). Every method is counted, those of beans never touched as a whole and endpoint handlers
+   * included: more than the findings the CLI lists, which leave those to their bean and their endpoint.
+   */
   readonly memberCounts?: MemberCounts;
 }
 
