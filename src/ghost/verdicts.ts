@@ -251,7 +251,8 @@ export function verdictOf(bean: BeanEvidence, thresholds: EvidenceThresholds, no
 function candidateWords(neededOnlyBy: readonly string[] | undefined): string {
   if (neededOnlyBy === undefined || neededOnlyBy.length === 0) return '; nothing injects it either (strongest signal)';
   const them = neededOnlyBy.length === 1 ? 'the ghost candidate' : 'the ghost candidates';
-  return `; only ${them} ${neededOnlyBy.join(', ')} ${neededOnlyBy.length === 1 ? 'injects' : 'inject'} it: it goes with ${neededOnlyBy.length === 1 ? 'it' : 'them'}`;
+  // (Not "it goes with it": a trial read the pronouns twice. The same words as a registration's advice.)
+  return `; only ${them} ${neededOnlyBy.join(', ')} ${neededOnlyBy.length === 1 ? 'injects' : 'inject'} it: remove it together with ${neededOnlyBy.length === 1 ? 'that candidate' : 'those candidates'}`;
 }
 
 /**

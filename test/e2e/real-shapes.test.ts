@@ -88,7 +88,9 @@ describe.each(LOADING_CASES)('real-application shapes (%s)', (loading) => {
     // The verdict says which: nothing injects the orphan, only the dead service injects its repository.
     const why = (name: string) => ghosts.verdicts.find((v: any) => v.name === name).why;
     expect(why('ArchiveService')).toMatch(/; nothing injects it either \(strongest signal\)$/);
-    expect(why('ArchiveRepository')).toMatch(/; only the ghost candidate ArchiveService injects it: it goes with it$/);
+    expect(why('ArchiveRepository')).toMatch(
+      /; only the ghost candidate ArchiveService injects it: remove it together with that candidate$/,
+    );
   });
 
   it('names an APP_GUARD alias by its target, as docs/reports.md says', () => {

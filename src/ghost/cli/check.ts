@@ -448,12 +448,12 @@ export function toSarif(
  * `sarif` with `notes` as its run's tool notifications (SARIF's `invocations[].toolExecutionNotifications`), so that
  * a code-scanning view shows what the run could not see beside its results.
  */
-export function withNotes(sarif: object, notes: readonly string[] | undefined): object {
+export function withNotes(sarif: object, notes: readonly string[] | undefined, successful = true): object {
   if (notes === undefined || notes.length === 0) return sarif;
   const run = (sarif as { runs: Array<Record<string, unknown>> }).runs[0]!;
   run.invocations = [
     {
-      executionSuccessful: true,
+      executionSuccessful: successful,
       toolExecutionNotifications: notes.map((text) => ({ level: 'warning', message: { text } })),
     },
   ];
@@ -549,7 +549,7 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
               ? registrationNote(f)
               : registrationWords(f)
             : f.neededOnlyBy !== undefined
-              ? `; only ${f.neededOnlyBy.join(', ')} ${f.neededOnlyBy.length === 1 ? 'injects' : 'inject'} it: it goes with ${f.neededOnlyBy.length === 1 ? 'it' : 'them'}`
+              ? `; only ${f.neededOnlyBy.join(', ')} ${f.neededOnlyBy.length === 1 ? 'injects' : 'inject'} it: remove it together with ${f.neededOnlyBy.length === 1 ? 'that candidate' : 'those candidates'}`
               : '';
         out(`  ${f.bean}${detail ? ` (${detail})` : ''}${words}\n`);
       }

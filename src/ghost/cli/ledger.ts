@@ -273,6 +273,13 @@ export async function runLedger(
       }
       const joint = jointView(answers);
       out(o.format === 'json' ? `${JSON.stringify(joint, null, 2)}\n` : jointText(joint));
+      // As for one service: a gate must not pass, or fail as usual, on the code a silent service last ran.
+      if (joint.silent !== undefined && joint.silent.length > 0) {
+        throw new CheckInputError(
+          `${joint.silent.join(', ')} ${joint.silent.length === 1 ? 'has' : 'have'} gone silent: the joint view is printed, ` +
+            'but a gate needs every service writing to the ledger; check that they run with diag.ghost-tracking.ledger.url set',
+        );
+      }
       return joint.classes.some((c) => c.action !== 'keep') ? EXIT.findings : EXIT.clean;
     }
     // The socket's own error (ECONNREFUSED, WRONGPASS) says more than the client's "max retries" that follows it.
@@ -297,7 +304,8 @@ export async function runLedger(
         'silent is not deleted, and a gate needs processes writing to the ledger; check that they run with diag.ghost-tracking.ledger.url set';
       if (o.format === 'sarif') {
         const sarif = ledgerSarif(ledgerFindings(answer), readBaseline(o.baseline, KIND), o.version);
-        out(`${JSON.stringify(withNotes(sarif, [silent]), null, 2)}\n`);
+        // The command fails (exit 2): the run says so too, so that a code-scanning upload does not read it as clean.
+        out(`${JSON.stringify(withNotes(sarif, [silent], false), null, 2)}\n`);
       } else {
         out(
           o.format === 'json'

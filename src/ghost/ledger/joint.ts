@@ -36,6 +36,11 @@ export interface JointClass {
    * found): every registration of it, in every service and module, where the lines to remove are.
    */
   readonly registrations?: readonly JointRegistration[];
+  /**
+   * The ghost candidates that alone inject it in some service: it goes together with them (a registration removed
+   * alone leaves them unresolvable, and the application does not start).
+   */
+  readonly neededOnlyBy?: readonly string[];
 }
 
 /** Where one service's module registers a bean that stands at its registration. */
@@ -81,6 +86,7 @@ export function jointView(answers: readonly LedgerAnswer[]): JointAnswer {
       registered: boolean;
       classFileUnknown: boolean;
       registrations: JointRegistration[];
+      neededOnlyBy: Set<string>;
       services: Map<string, { bean: string; verdict: Verdict }>;
     }
   >();
@@ -100,10 +106,12 @@ export function jointView(answers: readonly LedgerAnswer[]): JointAnswer {
           registered: false,
           classFileUnknown: false,
           registrations: [],
+          neededOnlyBy: new Set(),
           services: new Map(),
         };
         byClass.set(key, entry);
       }
+      for (const candidate of bean.neededOnlyBy ?? []) entry.neededOnlyBy.add(candidate);
       if (bean.registered) {
         entry.registered = true;
         if (bean.classFileUnknown) entry.classFileUnknown = true;
@@ -145,6 +153,11 @@ export function jointView(answers: readonly LedgerAnswer[]): JointAnswer {
       where = never;
       why = `never used in ${never.join(', ')}, every service that registers it`;
     }
+    // What only candidates inject goes together with them, in whichever service that holds: said with the action.
+    const together = [...entry.neededOnlyBy].sort();
+    if (action !== 'keep' && together.length > 0) {
+      why += `; together with ${together.join(', ')}, which alone ${together.length === 1 ? 'injects' : 'inject'} it`;
+    }
     classes.push({
       className: entry.className,
       ...(entry.source !== undefined ? { source: entry.source } : {}),
@@ -154,6 +167,7 @@ export function jointView(answers: readonly LedgerAnswer[]): JointAnswer {
       usedIn: action === 'remove-registration' ? used : [],
       why,
       ...(entry.registrations.length > 0 ? { registrations: entry.registrations } : {}),
+      ...(together.length > 0 ? { neededOnlyBy: together } : {}),
     });
   }
   classes.sort(

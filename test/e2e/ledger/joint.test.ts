@@ -122,5 +122,13 @@ describeWithService('redis', 'the joint ledger of a monorepo’s two services (l
     expect(sarif.code).toBe(2);
     expect(sarif.stdout).toBe('');
     expect(sarif.stderr).toMatch(/the joint view \(--service a,b\) has no SARIF/);
+    // a service gone silent: the view is printed and says so, and the gate fails as for one silent service (exit 2)
+    await admin.stop('SIGTERM');
+    const quiet = await until('mono-admin silent', 15_000, async () => {
+      const run = ledgerCli(url, [], undefined, 'mono-api,mono-admin');
+      return run.code === 2 ? run : undefined;
+    });
+    expect(quiet.stdout).toMatch(/^ {2}WARNING: mono-admin has gone silent: /m);
+    expect(quiet.stderr).toMatch(/mono-admin has gone silent: the joint view is printed/);
   }, 60_000);
 });

@@ -349,6 +349,7 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
     const parsed = JSON.parse(sarif.stdout);
     expect(parsed.version).toBe('2.1.0');
     expect(parsed.runs[0].invocations[0].toolExecutionNotifications[0].message.text).toMatch(/has gone silent/);
+    expect(parsed.runs[0].invocations[0].executionSuccessful).toBe(false);
     expect(parsed.runs[0].results.length).toBeGreaterThan(0);
   }, 30_000);
 

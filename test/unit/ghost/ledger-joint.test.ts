@@ -136,6 +136,24 @@ describe('the joint view of several services', () => {
     });
   });
 
+  it('says what a registration goes together with: the candidates that alone inject it', () => {
+    const logger = (module: string): LedgerEvidence => ({
+      ...bean('Logger', false, 'Logger', `src/${module}.module.ts`),
+      registered: true,
+      ghostCandidate: true,
+      neededOnlyBy: ['CreateUserCliController'],
+    });
+    const joint = jointView([
+      ledgerAnswer('app-api', [logger('user')], thresholds, provenance, now),
+      ledgerAnswer('admin-api', [logger('user')], thresholds, provenance, now),
+    ]);
+    expect(joint.classes[0]).toMatchObject({
+      action: 'remove-registration',
+      neededOnlyBy: ['CreateUserCliController'],
+    });
+    expect(joint.classes[0]!.why).toMatch(/; together with CreateUserCliController, which alone injects it$/);
+  });
+
   it('says which services have gone silent: their verdicts are those of the code last seen running', () => {
     const quiet = ledgerAnswer('jobs', [bean('Clock', true)], thresholds, { ...provenance, silent: true }, now);
     const joint = jointView([api, quiet]);

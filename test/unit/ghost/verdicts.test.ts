@@ -54,7 +54,7 @@ describe('one verdict per bean', () => {
     expect(strongest.needs).toBeUndefined();
     // a candidate injected only by other candidates is not "injected by nothing": it goes with them
     const held = verdictOf(bean({ ghostCandidate: true, neededOnlyBy: ['A', 'B'] }), DEFAULT_THRESHOLDS, NOW);
-    expect(held.why).toMatch(/; only the ghost candidates A, B inject it: it goes with them$/);
+    expect(held.why).toMatch(/; only the ghost candidates A, B inject it: remove it together with those candidates$/);
     expect(held.why).not.toMatch(/nothing injects/);
   });
 
