@@ -248,7 +248,7 @@ export function verdictOf(bean: BeanEvidence, thresholds: EvidenceThresholds, no
 }
 
 /** What Phase 1 adds to a never-touched verdict: nothing injects it, or only candidates do (it goes with them). */
-function candidateWords(neededOnlyBy: readonly string[] | undefined): string {
+export function candidateWords(neededOnlyBy: readonly string[] | undefined): string {
   if (neededOnlyBy === undefined || neededOnlyBy.length === 0) return '; nothing injects it either (strongest signal)';
   const them = neededOnlyBy.length === 1 ? 'the ghost candidate' : 'the ghost candidates';
   // (Not "it goes with it": a trial read the pronouns twice. The same words as a registration's advice.)

@@ -5,8 +5,11 @@
  * with `consumer.apply()`, one on the route called and one on a route nothing calls; factory providers returning the
  * application's class. Phase 2 on, the app driven, then stopped: both reports read.
  */
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
 import { LOADING_CASES, getJson, startApp, type RunningApp } from './support/app-process';
 
+const CLI = path.resolve(__dirname, '..', '..', 'dist', 'ghost', 'cli', 'index.js');
 describe.each(LOADING_CASES)('real-application shapes (%s)', (loading) => {
   let app: RunningApp;
   let report: any;
@@ -91,6 +94,19 @@ describe.each(LOADING_CASES)('real-application shapes (%s)', (loading) => {
     expect(why('ArchiveRepository')).toMatch(
       /; only the ghost candidate ArchiveService injects it: remove it together with that candidate$/,
     );
+    // and the Phase 1 gate says the same of it, in words and in SARIF (never "nothing injects")
+    const diagReport = path.join(app.reportDir, 'diag-report.json');
+    const text = spawnSync(process.execPath, [CLI, 'check', diagReport], { encoding: 'utf8' }).stdout;
+    expect(text).toMatch(
+      /^ {2}ArchiveRepository \(.*\); only the ghost candidate ArchiveService injects it: remove it/m,
+    );
+    const sarif = JSON.parse(
+      spawnSync(process.execPath, [CLI, 'check', diagReport, '--format', 'sarif'], { encoding: 'utf8' }).stdout,
+    );
+    const result = sarif.runs[0].results.find((r: any) =>
+      /ArchiveRepository/.test(r.partialFingerprints['diagBean/v1']),
+    );
+    expect(result.message.text).toMatch(/that only the candidate ArchiveService injects/);
   });
 
   it('names an APP_GUARD alias by its target, as docs/reports.md says', () => {

@@ -230,11 +230,7 @@ export function readContainer(
       ...(seen ? { instantiationMs: seen.ms } : {}),
       // Application classes only: where a library class lives says nothing the user can act on.
       ...(cls && !framework && cls.name
-        ? {
-            className: className(cls),
-            ...sourceOf(declaredClassOf(cls, origins), origins, root),
-            ...libraryClassOf(declaredClassOf(cls, origins), origins),
-          }
+        ? applicationClassOf(cls, origins, root)
         : kind === 'factory' && !framework
           ? factoryClassOf(instance, origins, root)
           : {}),
@@ -345,6 +341,16 @@ function factoryClassOf(
   return found.source !== undefined || origin === 'app' ? { className: className(made), ...found } : {};
 }
 
+/** A class bean's name, file and whether the class is a library's, read from the class the application declared. */
+function applicationClassOf(
+  cls: Function,
+  origins: ClassOriginIndex,
+  root: ApplicationRoots | undefined,
+): { className: string; source?: string; sharedLibrary?: string; libraryClass?: true } {
+  const declared = declaredClassOf(cls, origins);
+  return { className: className(cls), ...sourceOf(declared, origins, root), ...libraryClassOf(declared, origins) };
+}
+
 /**
  * The class the application declared for `cls`: `cls` itself, or, when Nest stands a subclass of its own under the
  * same name in its place (a middleware applied with `.exclude()`: `class extends LoggingMiddleware`, renamed), the
@@ -358,8 +364,8 @@ function declaredClassOf(cls: unknown, origins: ClassOriginIndex): unknown {
 
 /**
  * A library's (or Node's) class the application lists itself (`providers: [Logger]`): `libraryClass`, so that a
- * finding says to remove the registration, never to delete a class. An application class whose file is not known
- * (one its module does not export) is not one, though neither has a file.
+ * finding says to remove the registration, never to delete a class. A class of unknown origin (one no module exports)
+ * is not one, though neither has a file.
  */
 function libraryClassOf(cls: unknown, origins: ClassOriginIndex): { libraryClass?: true } {
   const origin = origins.originOf(cls);

@@ -47,8 +47,8 @@ export interface BeanInput {
   readonly sharedLibrary?: string;
   /**
    * The class is a library's (or Node's) that the application lists in its own providers (`providers: [Logger]`):
-   * nothing of the application's to delete but the registration. Unset for an application class whose file was
-   * not found (one its module does not export), which is still the application's code.
+   * nothing of the application's to delete but the registration. Unset for a class of unknown origin (one no module
+   * exports, a bundled library's): not known to be a library's.
    */
   readonly libraryClass?: boolean;
   /**

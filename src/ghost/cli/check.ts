@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeJsonAtomic } from '../../shared/atomic-file';
 import { applicationFile, applicationPath, singleOriginalOf } from '../origins/declared-class';
-import { DIAG_REPORT_FILE } from '../reports/diag-report';
+import {
+  DIAG_REPORT_FILE,
+  registrationOf,
+  type Registration,
+  type ReportNode as DiagReportNode,
+} from '../reports/diag-report';
+import { candidateWords } from '../verdicts';
 import {
   addMemberResults,
   baselineKeys,
@@ -44,8 +50,6 @@ export interface Finding {
   readonly neededOnlyBy?: readonly string[];
 }
 
-export type Registration = 'only' | 'class-file-unknown';
-
 /** A finding standing at a registration, as far as a reader needs to act on it. */
 interface AtRegistration {
   readonly registration?: Registration;
@@ -83,7 +87,7 @@ export function withCandidates(neededOnlyBy: readonly string[] | undefined): str
 }
 
 /** A ledger bean's or report node's registration, as a finding carries it. */
-export function registrationOf(bean: {
+export function ledgerRegistration(bean: {
   readonly registered?: boolean;
   readonly classFileUnknown?: boolean;
 }): Registration | undefined {
@@ -299,8 +303,8 @@ function finding(bean: string, nodes: ReadonlyMap<string, ReportNode>): Finding 
   // The line is the named file's: a compiled file mapped here to its source has no line of its own to give.
   const given = at !== undefined ? at.line : node?.line;
   const line = original === source && typeof given === 'number' ? given : undefined;
-  const registration =
-    at === undefined ? undefined : node?.kind === 'class' && node.libraryClass !== true ? 'class-file-unknown' : 'only';
+  // (The file is parsed, not trusted: the rule compares its fields, and `at` says registeredIn is there.)
+  const registration = at === undefined ? undefined : registrationOf(node as unknown as DiagReportNode);
   const neededOnlyBy = Array.isArray(node?.neededOnlyBy)
     ? node.neededOnlyBy.filter((n): n is string => typeof n === 'string')
     : undefined;
@@ -549,7 +553,7 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
               ? registrationNote(f)
               : registrationWords(f)
             : f.neededOnlyBy !== undefined
-              ? `; only ${f.neededOnlyBy.join(', ')} ${f.neededOnlyBy.length === 1 ? 'injects' : 'inject'} it: remove it together with ${f.neededOnlyBy.length === 1 ? 'that candidate' : 'those candidates'}`
+              ? candidateWords(f.neededOnlyBy)
               : '';
         out(`  ${f.bean}${detail ? ` (${detail})` : ''}${words}\n`);
       }

@@ -12,7 +12,7 @@ import {
   EXIT,
   inBaseline,
   readBaseline,
-  registrationOf,
+  ledgerRegistration,
   registrationWords,
   shellQuote,
   toSarif,
@@ -168,7 +168,12 @@ function describeBean(b: LedgerBean): string {
   // (What only candidates inject goes with them: the verdict's own words say so, not repeated here.)
   const registration =
     b.verdict === 'never-touched'
-      ? registrationWords({ bean: b.name, registration: registrationOf(b), className: b.className, module: b.module })
+      ? registrationWords({
+          bean: b.name,
+          registration: ledgerRegistration(b),
+          className: b.className,
+          module: b.module,
+        })
       : '';
   return `${b.name}${where ? ` (${where})` : ''}: ${b.why}${registration}${b.verdict === 'in-use' || b.verdict === 'dormant' ? touched : ''}`;
 }
@@ -185,7 +190,7 @@ function ledgerFindings(answer: LedgerAnswer): Finding[] {
         ...(b.className !== undefined ? { className: b.className } : {}),
         ...(b.source !== undefined ? { source: b.source } : {}),
         ...(line !== undefined ? { line } : {}),
-        ...(b.registered ? { registration: registrationOf(b)! } : {}),
+        ...(b.registered ? { registration: ledgerRegistration(b)! } : {}),
         ...(b.neededOnlyBy !== undefined && b.neededOnlyBy.length > 0 ? { neededOnlyBy: b.neededOnlyBy } : {}),
       };
     });

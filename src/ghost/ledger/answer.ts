@@ -74,7 +74,7 @@ export interface LedgerBean extends BeanVerdict {
   readonly className?: string;
   /** No class file of the application's: `source` and `line` are its registration's (InventoryBean's `registered`). */
   readonly registered?: true;
-  /** With `registered`: an application class whose own file was not found (InventoryBean's `classFileUnknown`). */
+  /** With `registered`: its class was found nowhere, whose it is not known (InventoryBean's `classFileUnknown`). */
   readonly classFileUnknown?: true;
   /** A ghost candidate something injects, but only these candidates do: it goes with them, never alone. */
   readonly neededOnlyBy?: readonly string[];

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { endpointName, type EndpointRecord } from '../analysis/bean-graph';
 import type { MemberLookups, MemberSource } from '../member-verdicts';
-import type { DiagReport } from '../reports/diag-report';
+import { registrationOf, type DiagReport } from '../reports/diag-report';
 import type { GhostReport } from '../tracking/types';
 
 /** One application bean as the ledger keeps it: what a reader needs to find it and to judge it. */
@@ -21,8 +21,8 @@ export interface InventoryBean {
    */
   readonly registered?: true;
   /**
-   * With `registered`: the class is the application's, but its file was not found (its module does not export it),
-   * so it stands at its registration; deleting it means the class too, wherever it is declared.
+   * With `registered`: its class was found nowhere (one no module exports, or a library's the origins could not
+   * tell), so whose it is is not known; if it is the application's, deleting it means the class too.
    */
   readonly classFileUnknown?: true;
   /** A Phase 1 candidate in this version. */
@@ -83,17 +83,15 @@ export function applicationBeans(
       // A bean with no class file of the application's stands at its registration (its module's file and line).
       const source = n.source ?? n.registeredIn?.file;
       const line = n.source !== undefined ? lineOf?.(n.source, n.className ?? n.token) : n.registeredIn?.line;
+      const registration = registrationOf(n);
       return {
         name: n.name,
         ...(n.module !== undefined ? { module: n.module } : {}),
         ...(n.className !== undefined ? { className: n.className } : {}),
         ...(source !== undefined ? { source } : {}),
         ...(line !== undefined ? { line } : {}),
-        ...(n.source === undefined && source !== undefined ? { registered: true as const } : {}),
-        // Not a library's class, a value or a factory's: the application's own class, its file unknown.
-        ...(n.source === undefined && source !== undefined && n.kind === 'class' && n.libraryClass !== true
-          ? { classFileUnknown: true as const }
-          : {}),
+        ...(registration !== undefined ? { registered: true as const } : {}),
+        ...(registration === 'class-file-unknown' ? { classFileUnknown: true as const } : {}),
         ghostCandidate: candidates.has(n.name),
         ...(n.neededOnlyBy !== undefined && candidates.has(n.name) ? { neededOnlyBy: n.neededOnlyBy } : {}),
         tracked:
@@ -168,7 +166,7 @@ interface StoredBean {
   /** the class's line in s */
   l?: number;
   g?: 1;
-  /** registered: source and line are the registration's; 2: and the class is the application's, its file unknown */
+  /** registered: source and line are the registration's; 2: and its class was found nowhere (classFileUnknown) */
   r?: 1 | 2;
   /** neededOnlyBy: the candidates that alone inject it */
   o?: string[];

@@ -133,6 +133,20 @@ export interface DiagReportInput {
 
 const round = (ms: number): number => Math.round(ms * 1000) / 1000;
 
+/**
+ * How a bean stands at its registration (`registeredIn`, no class file of its own), or undefined when it has a file:
+ * `only` when the registration is all that goes (a library's class the application lists, a value, a factory),
+ * `class-file-unknown` when its class was found nowhere (one no module exports, or a library's the origins could not
+ * tell: not known to be either). The one rule the inventory, the ledger and the `check` gate read it by.
+ */
+export function registrationOf(node: ReportNode): Registration | undefined {
+  if (node.source !== undefined || node.registeredIn === undefined) return undefined;
+  return node.kind === 'class' && node.libraryClass !== true ? 'class-file-unknown' : 'only';
+}
+
+/** See {@link registrationOf}. */
+export type Registration = 'only' | 'class-file-unknown';
+
 export function buildDiagReport(input: DiagReportInput): DiagReport {
   const { graph, phase1 } = input;
   const beans = graph.beans();

@@ -48,6 +48,9 @@ interface Answer {
   beans: LedgerBean[];
 }
 
+/** The actuator on a free port, for `{base}/diag/ledger` and the page. */
+const ACTUATOR = { MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag', MANAGEMENT_SERVER_PORT: '0' } as const;
+
 function appEnv(url: string, version: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return ledgerAppEnv(url, version, {
     DIAG_GHOST_TRACKING_LEDGER_HEARTBEAT_INTERVAL_MS: String(HEARTBEAT_MS),
@@ -240,9 +243,7 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
     ).toBe(0);
 
     // The actuator answers the same object (its own settings give the URL and the service).
-    const withActuator = await app(
-      appEnv(redis.url, 'v2', { MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag', MANAGEMENT_SERVER_PORT: '0' }),
-    );
+    const withActuator = await app(appEnv(redis.url, 'v2', ACTUATOR));
     const served = await getJson(actuatorPort(withActuator), '/actuator/diag/ledger');
     expect(served.status).toBe(200);
     expect(served.body).toMatchObject({ service: 'shop', provenance: { source: 'redis', versions: 2 } });
@@ -257,8 +258,7 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
       appEnv(redis.url, 'v1', {
         DIAG_GHOST_TRACKING_LEDGER_PUSH_INTERVAL_MS: '60000',
         DIAG_GHOST_TRACKING_LEDGER_HEARTBEAT_INTERVAL_MS: '60000',
-        MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag',
-        MANAGEMENT_SERVER_PORT: '0',
+        ...ACTUATOR,
       }),
     );
     const served = async () =>
@@ -526,8 +526,7 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
       const redis = await redisOn();
       const a = await app(
         appEnv(redis.url, 'v1', {
-          MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'diag',
-          MANAGEMENT_SERVER_PORT: '0',
+          ...ACTUATOR,
           DIAG_GHOST_TRACKING_LEDGER_MIN_DAYS: '0',
           DIAG_GHOST_TRACKING_LEDGER_MIN_PROCESS_HOURS: '0',
         }),
