@@ -28,6 +28,8 @@ export interface MethodVerdict {
    * line) and these other beans called it: the code is live, nothing to delete, never a finding (sharedCode).
    */
   readonly calledThrough?: readonly string[];
+  /** Why, when it is not the plain verdict of its calls (a handler of endpoints that were not served). */
+  readonly why?: string;
 }
 
 /** One entry point with its handler's verdict (the contract's `endpoints: [{ kind, route, bean, method, verdict, source? }]`). */
@@ -152,6 +154,72 @@ export function sharedCode<B extends { readonly name: string; readonly methods?:
   });
 }
 
+/** The verdicts an unserved handler's silence would wrongly support: what it turns into `untrackable`. */
+const SILENT: ReadonlySet<Verdict> = new Set(['never-touched', 'insufficient-evidence']);
+
+/** What an endpoint that was not served says of its silence. */
+const unservedWhy = (reason: string) => `not served (${reason}): no call could reach it, so its silence says nothing`;
+
+/**
+ * Handlers no call could reach where they were observed (EndpointRecord's `unserved`): per bean, each method all of
+ * whose endpoints were not served, with the reason; and `whole` when none of the bean's endpoints was.
+ */
+export interface UnservedHandlers {
+  readonly methods: ReadonlyMap<string, string>;
+  readonly whole?: string;
+}
+
+/** Per bean, its unserved handlers; a bean with any served endpoint, or none, has no `whole`. */
+export function unservedHandlers(endpoints: readonly EndpointRecord[]): ReadonlyMap<string, UnservedHandlers> {
+  const byBean = new Map<string, { served: Set<string>; unserved: Map<string, string> }>();
+  for (const e of endpoints) {
+    let b = byBean.get(e.bean);
+    if (b === undefined) byBean.set(e.bean, (b = { served: new Set(), unserved: new Map() }));
+    if (e.unserved === undefined) b.served.add(e.method);
+    else if (!b.unserved.has(e.method)) b.unserved.set(e.method, e.unserved);
+  }
+  const out = new Map<string, UnservedHandlers>();
+  for (const [bean, { served, unserved }] of byBean) {
+    for (const method of served) unserved.delete(method);
+    if (unserved.size === 0) continue;
+    out.set(bean, { methods: unserved, ...(served.size === 0 ? { whole: [...unserved.values()][0]! } : {}) });
+  }
+  return out;
+}
+
+/**
+ * A bean's verdicts where its endpoints were not served: a method that only handles unserved endpoints, and every
+ * method of a bean none of whose endpoints was served (its helpers are reached through them), is `untrackable`
+ * instead of `never-touched` or `insufficient-evidence`; so is the bean itself in the second case. A method that
+ * was called keeps its verdict: something else reached it.
+ */
+export function withUnserved<
+  B extends { verdict: Verdict; why: string; needs?: unknown; methods?: readonly MethodVerdict[] },
+>(bean: B, unserved: UnservedHandlers | undefined): B {
+  if (unserved === undefined) return bean;
+  const reasonOf = (method: string) => unserved.methods.get(method) ?? unserved.whole;
+  let changed = false;
+  const methods = bean.methods?.map((m) => {
+    const reason = reasonOf(m.name);
+    if (reason === undefined || !SILENT.has(m.verdict) || m.kept !== undefined) return m;
+    changed = true;
+    return { ...m, verdict: 'untrackable' as const, why: unservedWhy(reason) };
+  });
+  const whole = unserved.whole !== undefined && SILENT.has(bean.verdict);
+  if (!changed && !whole) return bean;
+  const { needs: _needs, ...rest } = bean;
+  return {
+    ...(whole ? rest : bean),
+    ...(whole
+      ? {
+          verdict: 'untrackable' as const,
+          why: `its endpoints are not served (${unserved.whole}): no call could reach them, so its silence says nothing`,
+        }
+      : {}),
+    ...(methods !== undefined ? { methods: methods.sort(byVerdictThenName((m) => m.name)) } : {}),
+  } as B;
+}
+
 /** A bean as the endpoints' join needs it: its verdict and its methods'. */
 export interface JudgedBean {
   readonly name: string;
@@ -198,8 +266,12 @@ export function endpointVerdicts(
         } else {
           verdict = bean.verdict;
         }
-        const facts = own?.facts(e);
-        if (facts !== undefined && !facts.live) {
+        const facts = e.unserved === undefined ? own?.facts(e) : undefined;
+        if (e.unserved !== undefined) {
+          // Whatever its handler's calls: the endpoint itself could not be called.
+          verdict = 'untrackable';
+          why = unservedWhy(e.unserved);
+        } else if (facts !== undefined && !facts.live) {
           verdict = 'retired';
           why = "the service's current code does not serve it any more (removed, renamed or moved)";
         } else if (facts !== undefined && method !== undefined && verdict !== 'untrackable') {
@@ -219,8 +291,7 @@ export function endpointVerdicts(
           if (judged.verdict !== verdict) why = judged.why;
           verdict = judged.verdict;
         }
-        const rare =
-          verdict === 'never-touched' || verdict === 'insufficient-evidence' ? rareJob(e, thresholds) : undefined;
+        const rare = SILENT.has(verdict) ? rareJob(e, thresholds) : undefined;
         if (rare !== undefined) {
           verdict = 'insufficient-evidence';
           why = rare;

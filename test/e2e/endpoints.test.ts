@@ -2,7 +2,7 @@ import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microse
 import { firstValueFrom } from 'rxjs';
 import { io } from 'socket.io-client';
 import { freePort } from '../support/ports';
-import { LOADING_CASES, startApp, waitFor, type RunningApp } from './support/app-process';
+import { LOADING_CASES, startApp, TRACKED_ONE_RUN_ENV, waitFor, type RunningApp } from './support/app-process';
 
 /**
  * The inventory of entry points in diag-report.json (`endpoints`), on real NestJS applications started as
@@ -192,6 +192,48 @@ describe('endpoint inventory on Express (nest11-cjs): every kind, routes as serv
     } finally {
       socket.close();
     }
+  });
+});
+
+describe('an HTTP application that connects no microservice (nest11-cjs): its patterns are not served', () => {
+  let app: RunningApp | undefined;
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it('marks them unserved, and never reads their silence: the patterns, their handlers and their bean say nothing', async () => {
+    app = await startApp('nest11-cjs', {
+      app: 'endpoints-app',
+      env: { ...TRACKED_ONE_RUN_ENV, ENDPOINTS_NO_MICROSERVICE: '1' },
+    });
+    const { endpoints } = await inventory(app);
+    const reason = 'its HTTP application connects no microservice (app.connectMicroservice)';
+    expect(endpoints.filter((e) => e.kind === 'rpc')).toEqual([
+      { kind: 'rpc', route: 'item.created', bean: 'MessagesController', method: 'itemCreated', unserved: reason },
+      { kind: 'rpc', route: '{"cmd":"sum","v":1}', bean: 'MessagesController', method: 'sum', unserved: reason },
+    ]);
+    // Everything else is served as in the application with its microservice.
+    expect(endpoints.filter((e) => e.kind !== 'rpc' && 'unserved' in e)).toEqual([]);
+    await app.stop();
+
+    const ghosts = app.readReport('diag-ghost-report.json');
+    const messages = ghosts.verdicts.find((v: { name: string }) => v.name === 'MessagesController');
+    expect(messages).toMatchObject({
+      verdict: 'untrackable',
+      why: `its endpoints are not served (${reason}): no call could reach them, so its silence says nothing`,
+    });
+    expect(messages.methods.map((m: { name: string; verdict: string }) => `${m.name}:${m.verdict}`)).toEqual([
+      'itemCreated:untrackable',
+      'sum:untrackable',
+    ]);
+    const judged = (kind: string) =>
+      ghosts.endpoints
+        .filter((e: { kind: string }) => e.kind === kind)
+        .map((e: { route: string; verdict: string; why?: string }) => `${e.route}: ${e.verdict}: ${e.why}`);
+    const why = `not served (${reason}): no call could reach it, so its silence says nothing`;
+    expect(judged('rpc')).toEqual([`item.created: untrackable: ${why}`, `{"cmd":"sum","v":1}: untrackable: ${why}`]);
+    // A served route nobody called is still a finding.
+    expect(ghosts.endpoints.find((e: { route: string }) => e.route === 'GET /health').verdict).toBe('never-touched');
   });
 });
 

@@ -119,6 +119,12 @@ interface ContainerState {
    * asked again for each of its beans.
    */
   readonly moduleOwners: Map<unknown, boolean | null>;
+  /**
+   * The applications built on this container (an HTTP application, the microservices connected to it, an
+   * application context), as each starts its `onModuleInit` phase: what they serve tells the inventory which
+   * endpoints no call can reach in this process (`servedTransports`).
+   */
+  readonly applications: unknown[];
 }
 
 /** Whether any module of `container` applies middleware (`consumer.apply(...)` in its `configure()`). */
@@ -421,6 +427,7 @@ export class NestContainerObserver {
       valuesTracked: new WeakSet(),
       namesAfterReady: this.detector.tracker?.needsNamesFirst === false,
       moduleOwners: new Map(),
+      applications: [],
     };
     this.containers.set(container, state);
     this.lookups.bootstrapStarted();
@@ -442,6 +449,21 @@ export class NestContainerObserver {
       for (const [wrapper, bean] of reader().readBeanNames(container, origins)) this.remember(state, wrapper, bean);
     } catch (err) {
       safeLog('debug', `could not pre-read the container: ${errorMessage(err)}`);
+    }
+  }
+
+  /**
+   * An application built on a bootstrapped container starts its `onModuleInit` phase (an HTTP application, a
+   * microservice, an application context: each calls it once): kept for the inventory after ready, which reads
+   * what it serves. One array push per application.
+   */
+  applicationInitialising(app: unknown): void {
+    try {
+      const container = (app as { container?: NestContainer } | null)?.container;
+      const state = container ? this.containers.get(container) : undefined;
+      if (state !== undefined && !state.applications.includes(app)) state.applications.push(app);
+    } catch (err) {
+      safeLog('debug', `an application not recorded: ${errorMessage(err)}`);
     }
   }
 
@@ -769,11 +791,12 @@ export class NestContainerObserver {
       /* eslint-disable @typescript-eslint/no-require-imports */
       const meta = (require('../../shared/reflect-metadata') as typeof ReflectMetadataModule).metadataApi();
       if (meta === undefined) return undefined;
-      const { readEndpoints } = require('./endpoints') as typeof EndpointsModule;
+      const { readEndpoints, servedTransports } = require('./endpoints') as typeof EndpointsModule;
       /* eslint-enable @typescript-eslint/no-require-imports */
       const names = new Map<NestInstanceWrapper, string>();
       for (const [id, wrapper] of snapshot.wrappers) names.set(wrapper, snapshot.graph.bean(id).name);
-      return readEndpoints(container, meta, names);
+      const apps = this.containers.get(container)?.applications ?? [];
+      return readEndpoints(container, meta, names, new Date(), servedTransports(apps));
     } catch (err) {
       safeLog('warn', `the inventory of endpoints could not be read, the report goes without it: ${errorMessage(err)}`);
       return undefined;

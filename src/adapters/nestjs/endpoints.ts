@@ -99,19 +99,89 @@ interface InventoryContext {
 }
 
 /**
+ * The transports a process serves its container's endpoints through, from the applications built on it: an HTTP
+ * application (`NestFactory.create`) serves routes, GraphQL and gateways, and patterns when a microservice is
+ * connected to it (`connectMicroservice`); a microservice (`createMicroservice`) serves patterns and gateways; an
+ * application context (`createApplicationContext`: a worker, a CLI) serves none of them. Told apart by their
+ * methods, not their class names (a minified bundle renames classes). Each kind is the reason it is not served,
+ * undefined when it is.
+ */
+export interface ServedTransports {
+  readonly http?: string;
+  readonly rpc?: string;
+  readonly ws?: string;
+}
+
+/**
+ * What `apps` (the applications whose `onModuleInit` phase ran on one container) serve; undefined when none is
+ * known, when nothing is said to be unserved. Read when the inventory is, after ready: a microservice connected
+ * after the first `listen()` is not seen, and its patterns read as not served (no verdict, never a finding).
+ */
+export function servedTransports(apps: readonly unknown[]): ServedTransports | undefined {
+  if (apps.length === 0) return undefined;
+  const fn = (app: unknown, name: string): boolean =>
+    typeof (app as Record<string, unknown> | null)?.[name] === 'function';
+  const http = apps.filter((app) => fn(app, 'getHttpAdapter') && fn(app, 'getMicroservices'));
+  const microservice = apps.some((app) => fn(app, 'registerListeners'));
+  const connected = http.some((app) => {
+    const list = safely(() => (app as { getMicroservices(): unknown }).getMicroservices());
+    return Array.isArray(list) && list.length > 0;
+  });
+  const context = 'this process runs an application context (createApplicationContext), which serves no';
+  return {
+    ...(http.length > 0
+      ? {}
+      : { http: microservice ? 'this process runs a microservice, which serves no HTTP' : `${context} HTTP` }),
+    ...(microservice || connected
+      ? {}
+      : {
+          rpc:
+            http.length > 0
+              ? 'its HTTP application connects no microservice (app.connectMicroservice)'
+              : `${context} microservice transport`,
+        }),
+    ...(http.length > 0 || microservice ? {} : { ws: `${context} WebSocket gateway` }),
+  };
+}
+
+/** Why `kind` is not served by `transports`, when it is not. */
+function unservedReason(kind: EndpointRecord['kind'], transports: ServedTransports): string | undefined {
+  switch (kind) {
+    case 'http':
+    case 'graphql':
+      return transports.http;
+    case 'rpc':
+      return transports.rpc;
+    case 'ws':
+      return transports.ws;
+    default:
+      // Listeners, jobs, CQRS and queue handlers are wired inside the container, whatever the application.
+      return undefined;
+  }
+}
+
+/**
  * Every entry point of the container, sorted by kind, route, bean and method. `beanNames` gives the report's
- * name of each wrapper (a wrapper without one is not in the report and is skipped).
+ * name of each wrapper (a wrapper without one is not in the report and is skipped). `transports`, when known,
+ * marks what the process does not serve (`unserved`).
  */
 export function readEndpoints(
   container: NestContainer,
   meta: MetadataApi,
   beanNames: ReadonlyMap<NestInstanceWrapper, string>,
   now = new Date(),
+  transports?: ServedTransports,
 ): EndpointRecord[] {
   const classes = handlerClasses(container, meta, beanNames);
   const ctx: InventoryContext = {
     meta,
-    http: httpSettings(container),
+    // A process known to serve no HTTP still lists its controllers' routes, as declared (no prefix, no version:
+    // nothing serves them), so that their handlers' silence is said to be no evidence.
+    http:
+      httpSettings(container) ??
+      (transports?.http !== undefined
+        ? { globalPrefix: '', exclude: [], versioning: undefined, applicationId: container.getModules().applicationId }
+        : undefined),
     graphqlApis: graphqlApis(container),
     plannedCron: cronRegistry(container),
     now,
@@ -122,7 +192,8 @@ export function readEndpoints(
     const key = `${record.kind}\u0000${record.path ?? ''}\u0000${record.route}\u0000${record.bean}\u0000${record.method}`;
     if (seen.has(key)) return;
     seen.add(key);
-    out.push(record);
+    const unserved = transports === undefined ? undefined : unservedReason(record.kind, transports);
+    out.push(unserved === undefined ? record : { ...record, unserved });
   };
   for (const handler of classes) {
     if (handler.role === 'controller') {

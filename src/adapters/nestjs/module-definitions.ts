@@ -157,7 +157,20 @@ const FILE_PATCHES: readonly FilePatch[] = [
     wrapper: (_p, ready) => (original: Method) => ready.init(original),
   },
   phase('nest-application-context.js', 'NestApplicationContext', 'close', NEST_PHASES.close),
-  hookPhase('callInitHook', 'onModuleInit'),
+  {
+    // Also where each application built on a container is seen, whatever its kind (HTTP, microservice, context):
+    // the inventory after ready reads what it serves.
+    file: 'nest-application-context.js',
+    className: 'NestApplicationContext',
+    method: 'callInitHook',
+    wrapper: (p) => (original: Method) => {
+      const hooks = timedHookPhase('onModuleInit', original);
+      return function callInitHook(this: unknown, ...args: unknown[]) {
+        p.observer.applicationInitialising(this);
+        return hooks.apply(this, args);
+      };
+    },
+  },
   hookPhase('callBootstrapHook', 'onApplicationBootstrap'),
   hookPhase('callDestroyHook', 'onModuleDestroy'),
   hookPhase('callBeforeShutdownHook', 'beforeApplicationShutdown'),

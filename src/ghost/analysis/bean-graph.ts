@@ -84,6 +84,12 @@ export interface EndpointRecord {
   readonly method: string;
   /** Jobs only: how often it fires, to judge silence fairly (a yearly cron is never judged within a 14-day window). */
   readonly schedule?: { readonly everyMs?: number; readonly cron?: string; readonly nextAt?: string };
+  /**
+   * Why the process that read it does not serve it, when it does not: the transport its kind needs is not there
+   * (an `@MessagePattern` in an HTTP application that connects no microservice, a route in an application context).
+   * No call could reach it in that process, so its silence there is no evidence that it is dead.
+   */
+  readonly unserved?: string;
 }
 
 /**

@@ -4,6 +4,8 @@ import {
   endpointVerdicts,
   methodVerdicts,
   sharedCode,
+  unservedHandlers,
+  withUnserved,
   type EndpointVerdict,
   type MemberFacts,
   type MemberLookups,
@@ -197,9 +199,11 @@ export function ledgerAnswer(
   const byName = new Map(evidence.map((e) => [e.name, e]));
   const counts = Object.fromEntries(VERDICT_ORDER.map((v) => [v, 0])) as Record<Verdict, number>;
   const lost = provenance.lostTouches ?? 0;
+  // Handlers of endpoints that were not served: their silence is no evidence (member-verdicts.ts).
+  const unserved = unservedHandlers(members.endpoints ?? []);
   const judgedBeans = verdicts(evidence, thresholds, now).map((judged): LedgerBean => {
     // A lost touch record reads as a bean never called: while any is missing, "never" cannot be said.
-    const v: BeanVerdict =
+    const lostSaid: BeanVerdict =
       lost > 0 && judged.verdict === 'never-touched'
         ? {
             ...judged,
@@ -207,10 +211,14 @@ export function ledgerAnswer(
             why: `never called as far as the ledger shows, but ${lost} touch ${lost === 1 ? 'record was' : 'records were'} lost from Redis (evicted?): no never-touched verdict until every process has restarted or the ledger is reset`,
           }
         : judged;
-    counts[v.verdict]++;
-    const e = byName.get(v.name)!;
-    const methods =
+    const e = byName.get(lostSaid.name)!;
+    const judgedMembers =
       e.methods === undefined ? undefined : judgedMethods(e, thresholds, now, lost, members.lookups ?? {});
+    const { methods, ...v } = withUnserved(
+      judgedMembers !== undefined ? { ...lostSaid, methods: judgedMembers } : lostSaid,
+      unserved.get(lostSaid.name),
+    );
+    counts[v.verdict]++;
     return {
       ...v,
       ...(methods !== undefined ? { methods } : {}),

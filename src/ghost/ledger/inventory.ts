@@ -185,7 +185,10 @@ interface StoredEndpoint {
   e?: number;
   c?: string;
   a?: string;
+  /** kept: its reason */
   p?: string;
+  /** not served by the variant's processes: why (EndpointRecord's `unserved`) */
+  n?: string;
 }
 
 function storeMethods(methods: readonly InventoryMethod[]): StoredMethod[] {
@@ -226,6 +229,7 @@ function storeEndpoint(e: InventoryEndpoint): StoredEndpoint {
     ...(e.schedule?.cron !== undefined ? { c: e.schedule.cron } : {}),
     ...(e.schedule?.cron === undefined && e.schedule?.nextAt !== undefined ? { a: e.schedule.nextAt } : {}),
     ...(e.kept !== undefined ? { p: e.kept } : {}),
+    ...(e.unserved !== undefined ? { n: e.unserved } : {}),
   };
 }
 
@@ -243,6 +247,7 @@ function loadEndpoint(e: StoredEndpoint): InventoryEndpoint {
     method: String(e.m),
     ...(Object.keys(schedule).length > 0 ? { schedule } : {}),
     ...(e.p !== undefined ? { kept: e.p } : {}),
+    ...(typeof e.n === 'string' ? { unserved: e.n } : {}),
   };
 }
 

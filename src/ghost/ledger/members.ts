@@ -27,7 +27,10 @@ export interface VariantView {
 export interface LedgerMembers {
   /** A bean's methods (their last uses, ms) and each one's own evidence; undefined when no variant listed any. */
   methodsOf(bean: string): { calls: MethodCalls; facts: ReadonlyMap<string, MemberFacts> } | undefined;
-  /** Every endpoint any variant served, its newest record (a cron job's next fire time as of now). */
+  /**
+   * Every endpoint any variant had, its newest record (a cron job's next fire time as of now); `unserved` when no
+   * variant served it.
+   */
   readonly endpoints: readonly EndpointRecord[] | undefined;
   /** An endpoint's own evidence. */
   endpointFacts(endpoint: EndpointRecord): MemberFacts | undefined;
@@ -101,10 +104,19 @@ export function mergeMembers(
   now: number,
 ): LedgerMembers {
   const beans = new Map<string, BeanMembers>();
-  const endpoints = new Map<string, { record: InventoryEndpoint; acc: Acc }>();
+  const endpoints = new Map<string, { record: InventoryEndpoint; acc: Acc; served: boolean }>();
   let anyEndpoints = false;
   for (const v of variants) {
     const listed = new Map<string, ReadonlySet<string>>();
+    // The handlers this variant serves no endpoint of: its processes' hours are no evidence of their silence.
+    const unservedHere = new Set<string>();
+    const servedHere = new Set<string>();
+    for (const e of v.inventory.endpoints ?? []) {
+      const handler = `${e.bean}#${e.method}`;
+      if (e.unserved === undefined) servedHere.add(handler);
+      else unservedHere.add(handler);
+    }
+    for (const handler of servedHere) unservedHere.delete(handler);
     for (const bean of v.inventory.beans) {
       let b = beans.get(bean.name);
       if (b === undefined) {
@@ -124,7 +136,8 @@ export function mergeMembers(
         for (const m of bean.methods) {
           let a = b.methods.get(m.name);
           if (a === undefined) b.methods.set(m.name, (a = acc()));
-          add(a, v, true);
+          // (Listed all the same: a method only unserved handlers have is still the bean's code.)
+          if (!unservedHere.has(`${bean.name}#${m.name}`)) add(a, v, true);
           if (!b.info.has(m.name)) b.info.set(m.name, m);
         }
       } else {
@@ -138,9 +151,13 @@ export function mergeMembers(
     for (const e of v.inventory.endpoints) {
       const key = endpointKey(e);
       let entry = endpoints.get(key);
-      if (entry === undefined) endpoints.set(key, (entry = { record: e, acc: acc() }));
-      // Seen where the processes told its handler method's calls apart.
-      add(entry.acc, v, listed.get(e.bean)?.has(e.method) === true);
+      if (entry === undefined) endpoints.set(key, (entry = { record: e, acc: acc(), served: false }));
+      // Seen where the processes told its handler method's calls apart; a variant that did not serve it does not
+      // count, as a variant without it would not.
+      if (e.unserved === undefined) {
+        entry.served = true;
+        add(entry.acc, v, listed.get(e.bean)?.has(e.method) === true);
+      }
     }
   }
 
@@ -149,6 +166,8 @@ export function mergeMembers(
     if (b.methods.size === 0) continue;
     const out = new Map<string, MemberFacts>();
     for (const [method, a] of b.methods) {
+      // Had only where its endpoints were not served: no evidence of its own (its verdict says why).
+      if (a.total === 0 && b.unseenProcesses === 0) continue;
       a.total += b.unseenProcesses;
       a.untrackedHours += b.unseenHours;
       // Where no current variant lists the bean's methods (the current code runs with Phase 2 off, say), a method
@@ -159,18 +178,29 @@ export function mergeMembers(
     methodFacts.set(name, out);
   }
 
+  // A route a worker lists as declared, unserved, is served by the API under its prefix: one endpoint, not two.
+  const servedHandler = new Set<string>();
+  for (const { record, served } of endpoints.values())
+    if (served) servedHandler.add(`${record.kind}\u0000${record.bean}\u0000${record.method}`);
   const records = new Map<string, InventoryEndpoint>();
   const endpointList = anyEndpoints
-    ? [...endpoints.values()].map(({ record }) => {
-        const { kept: _kept, ...e } = record;
-        const cron = e.schedule?.cron;
-        const next =
-          cron !== undefined && e.schedule?.nextAt === undefined ? nextCronTime(cron, new Date(now)) : undefined;
-        const out: EndpointRecord =
-          next !== undefined ? { ...e, schedule: { ...e.schedule, nextAt: next.toISOString() } } : e;
-        records.set(endpointKey(out), record);
-        return out;
-      })
+    ? [...endpoints.values()]
+        .filter(
+          ({ record, served }) =>
+            served || !servedHandler.has(`${record.kind}\u0000${record.bean}\u0000${record.method}`),
+        )
+        .map(({ record, served }) => {
+          // Unserved only when no variant served it (then in the newest variant's words).
+          const { kept: _kept, unserved, ...rest } = record;
+          const e: EndpointRecord = served || unserved === undefined ? rest : { ...rest, unserved };
+          const cron = e.schedule?.cron;
+          const next =
+            cron !== undefined && e.schedule?.nextAt === undefined ? nextCronTime(cron, new Date(now)) : undefined;
+          const out: EndpointRecord =
+            next !== undefined ? { ...e, schedule: { ...e.schedule, nextAt: next.toISOString() } } : e;
+          records.set(endpointKey(out), record);
+          return out;
+        })
     : undefined;
 
   return {
@@ -178,13 +208,14 @@ export function mergeMembers(
       const f = methodFacts.get(bean);
       if (f === undefined) return undefined;
       const calls = new Map<string, number | undefined>();
-      for (const method of [...f.keys()].sort()) calls.set(method, lastUse(bean, method));
+      // Every method listed, those without evidence of their own too (only unserved handlers had them).
+      for (const method of [...beans.get(bean)!.methods.keys()].sort()) calls.set(method, lastUse(bean, method));
       return { calls, facts: f };
     },
     endpoints: endpointList,
     endpointFacts: (e) => {
       const entry = endpoints.get(endpointKey(e));
-      return entry === undefined ? undefined : facts(entry.acc);
+      return entry === undefined || !entry.served ? undefined : facts(entry.acc);
     },
     lookups: {
       source: (bean, method) => beans.get(bean)?.info.get(method)?.source,

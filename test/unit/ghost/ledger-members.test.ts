@@ -310,6 +310,70 @@ describe("the reader's merge of members over variants", () => {
     });
   });
 
+  it('counts only the variants that served an endpoint, for it and for a method that only handles it', () => {
+    const noTransport = 'its HTTP application connects no microservice (app.connectMicroservice)';
+    const noHttp = 'this process runs a microservice, which serves no HTTP';
+    const rpc = (unserved?: string): EndpointRecord => ({
+      kind: 'rpc',
+      route: '{"cmd":"sum"}',
+      bean: 'ShopController',
+      method: 'sum',
+      ...(unserved !== undefined ? { unserved } : {}),
+    });
+    // The HTTP API, which connects no microservice, and a worker (a microservice) of the same code.
+    const api: VariantView = {
+      ...v2,
+      version: 'v2',
+      firstSeen: T0,
+      inventory: {
+        ...v2.inventory,
+        beans: [shop(['audit', 'list', 'sum'])],
+        endpoints: [http('GET /orders', 'list'), http('GET /audit', 'audit'), rpc(noTransport)],
+      },
+    };
+    const worker: VariantView = {
+      ...api,
+      firstSeen: T0 + 2 * DAY,
+      hours: 48,
+      processes: 2,
+      inventory: {
+        ...api.inventory,
+        endpoints: [
+          { ...http('GET /orders', 'list'), unserved: noHttp },
+          { ...http('GET /audit', 'audit'), unserved: noHttp },
+          rpc(),
+        ],
+      },
+    };
+    // stored and read back with its reason
+    expect(decodeInventory(encodeInventory(api.inventory)).endpoints).toContainEqual(rpc(noTransport));
+
+    // The API alone: nothing served the pattern, so its handler and the pattern say nothing.
+    const alone = judge([api]);
+    expect(alone.endpoints!.find((e) => e.kind === 'rpc')).toMatchObject({
+      verdict: 'untrackable',
+      why: `not served (${noTransport}): no call could reach it, so its silence says nothing`,
+    });
+    expect(alone.beans[0]!.methods!.find((m) => m.name === 'sum')).toMatchObject({ verdict: 'untrackable' });
+    expect(alone.beans[0]!.methods!.find((m) => m.name === 'audit')!.verdict).toBe('never-touched');
+
+    // With the worker: the pattern is judged on the worker's processes only, and so is its handler; the routes on
+    // the API's only (the worker does not serve them).
+    const merged = mergeMembers([worker, api], lastUse, now);
+    expect(merged.endpoints!.find((e) => e.kind === 'rpc')).toEqual(rpc());
+    expect(merged.endpointFacts(rpc())).toMatchObject({ processes: { total: 2, tracked: 2 }, processHours: 48 });
+    expect(merged.endpointFacts(http('GET /audit', 'audit'))).toMatchObject({
+      processes: { total: 1, tracked: 1 },
+      processHours: 24,
+    });
+    const facts = merged.methodsOf('ShopController')!.facts;
+    expect(facts.get('sum')).toMatchObject({ processes: { total: 2, tracked: 2 }, firstSeen: T0 + 2 * DAY });
+    expect(facts.get('audit')).toMatchObject({ processes: { total: 1, tracked: 1 }, firstSeen: T0 });
+    const both = judge([worker, api]);
+    expect(both.endpoints!.find((e) => e.kind === 'rpc')!.verdict).toBe('never-touched');
+    expect(both.beans[0]!.methods!.find((m) => m.name === 'sum')!.verdict).toBe('never-touched');
+  });
+
   it('a route a deploy added to an old method starts its evidence at that deploy', () => {
     const v3: VariantView = {
       ...v2,

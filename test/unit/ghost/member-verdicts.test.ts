@@ -298,6 +298,85 @@ describe('endpoint verdicts', () => {
     });
   });
 
+  it('never read silence where the endpoint was not served: its handler, and a bean with nothing served, untrackable', () => {
+    const noTransport = 'its HTTP application connects no microservice (app.connectMicroservice)';
+    const run = thisProcessLedger(
+      'svc',
+      [
+        { name: 'ItemsController', ghostCandidate: false, tracked: true },
+        { name: 'MessagesController', ghostCandidate: false, tracked: true },
+      ],
+      new Map([['ItemsController', NOW - DAY]]),
+      true,
+      thresholds,
+      NOW,
+      NOW - 30 * DAY,
+      1000,
+      undefined,
+      {
+        endpoints: [
+          { kind: 'http', route: 'GET /items', bean: 'ItemsController', method: 'list' },
+          { kind: 'http', route: 'DELETE /items/:id', bean: 'ItemsController', method: 'remove' },
+          { kind: 'rpc', route: '{"cmd":"count"}', bean: 'ItemsController', method: 'count', unserved: noTransport },
+          // a served route and an unserved pattern on one method: served, judged by its calls
+          { kind: 'http', route: 'GET /items/total', bean: 'ItemsController', method: 'total' },
+          { kind: 'rpc', route: '{"cmd":"total"}', bean: 'ItemsController', method: 'total', unserved: noTransport },
+          { kind: 'rpc', route: '{"cmd":"sum"}', bean: 'MessagesController', method: 'sum', unserved: noTransport },
+          { kind: 'rpc', route: 'item.created', bean: 'MessagesController', method: 'created', unserved: noTransport },
+        ],
+        methodsOf: (name) =>
+          name === 'ItemsController'
+            ? new Map<string, number | undefined>([
+                ['list', NOW - DAY],
+                ['remove', undefined],
+                ['count', undefined],
+                ['total', undefined],
+              ])
+            : new Map<string, number | undefined>([
+                ['sum', undefined],
+                ['created', undefined],
+                ['format', undefined],
+              ]),
+      },
+    );
+    const bean = (name: string) => run.beans.find((b) => b.name === name)!;
+    const methods = (name: string) => Object.fromEntries(bean(name).methods!.map((m) => [m.name, m.verdict]));
+    expect(methods('ItemsController')).toEqual({
+      remove: 'never-touched',
+      total: 'never-touched',
+      count: 'untrackable',
+      list: 'in-use',
+    });
+    expect(bean('ItemsController').methods!.find((m) => m.name === 'count')!.why).toBe(
+      `not served (${noTransport}): no call could reach it, so its silence says nothing`,
+    );
+    expect(bean('ItemsController').verdict).toBe('in-use');
+    // None of its endpoints served: the bean and every method of it, its helper `format` too, say nothing.
+    expect(bean('MessagesController')).toMatchObject({
+      verdict: 'untrackable',
+      why: expect.stringMatching(/^its endpoints are not served \(its HTTP application connects no microservice/),
+    });
+    expect(bean('MessagesController')).not.toHaveProperty('needs');
+    expect(methods('MessagesController')).toEqual({
+      created: 'untrackable',
+      format: 'untrackable',
+      sum: 'untrackable',
+    });
+    const endpoints = Object.fromEntries(run.endpoints!.map((e) => [e.route, e.verdict]));
+    expect(endpoints).toEqual({
+      'DELETE /items/:id': 'never-touched',
+      'GET /items/total': 'never-touched',
+      '{"cmd":"count"}': 'untrackable',
+      '{"cmd":"sum"}': 'untrackable',
+      '{"cmd":"total"}': 'untrackable',
+      'GET /items': 'in-use',
+      'item.created': 'untrackable',
+    });
+    expect(run.endpoints!.find((e) => e.route === '{"cmd":"total"}')!.why).toMatch(/^not served \(its HTTP/);
+    expect(run.counts).toMatchObject({ 'in-use': 1, untrackable: 1, 'never-touched': 0 });
+    expect(run.memberCounts!.methods).toMatchObject({ untrackable: 4, 'never-touched': 2, 'in-use': 1 });
+  });
+
   it('count methods and endpoints per verdict, kept ones apart', () => {
     const a = answer();
     expect(a.memberCounts!.endpoints).toMatchObject({

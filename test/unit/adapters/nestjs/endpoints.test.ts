@@ -18,9 +18,9 @@ import {
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Parent, Query, ResolveField, ResolveReference, Resolver } from '@nestjs/graphql';
-import { MessagePattern } from '@nestjs/microservices';
+import { MessagePattern, Transport, type MicroserviceOptions } from '@nestjs/microservices';
 import { SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
-import { readEndpoints } from '../../../../src/adapters/nestjs/endpoints';
+import { readEndpoints, servedTransports } from '../../../../src/adapters/nestjs/endpoints';
 import type { NestContainer, NestInstanceWrapper } from '../../../../src/adapters/nestjs/nest-types';
 import { metadataApi } from '../../../../src/shared/reflect-metadata';
 
@@ -56,7 +56,8 @@ class PlainService {
   }
 }
 
-function inventory(app: INestApplicationContext) {
+/** The inventory of `app`'s container; with `built`, marked by what those applications serve (`servedTransports`). */
+function inventory(app: INestApplicationContext, built?: readonly INestApplicationContext[]) {
   const container = (app as unknown as { container: NestContainer }).container;
   const names = new Map<NestInstanceWrapper, string>();
   for (const mod of container.getModules().values()) {
@@ -64,7 +65,7 @@ function inventory(app: INestApplicationContext) {
       for (const w of map?.values() ?? []) if (typeof w.metatype === 'function') names.set(w, w.metatype.name);
     }
   }
-  return readEndpoints(container, metadataApi()!, names);
+  return readEndpoints(container, metadataApi()!, names, new Date(), built && servedTransports(built));
 }
 
 const apps: INestApplicationContext[] = [];
@@ -240,5 +241,46 @@ describe('the inventory of the other handlers, by the rules of the library that 
       'queue emails → EmailsProcessor.process',
       'queue mail:send → MailProcessor.send',
     ]);
+  });
+});
+
+describe('what a process does not serve, by the applications built on the container', () => {
+  @Module({ controllers: [ItemsController, RpcController], providers: [PlainService, Gateway] })
+  class MixedModule {}
+  const tcp: MicroserviceOptions = { transport: Transport.TCP, options: { host: '127.0.0.1', port: 0 } };
+  const listed = (app: INestApplicationContext, built: INestApplicationContext[]) =>
+    inventory(app, built).map((e) => `${e.kind} ${e.route}${e.unserved !== undefined ? ` (${e.unserved})` : ''}`);
+
+  it('an HTTP application that connects no microservice serves no pattern; one that does serves them', async () => {
+    const app = await NestFactory.create(MixedModule, { logger: false });
+    apps.push(app);
+    expect(listed(app, [app])).toEqual([
+      'http GET /items',
+      'rpc {"cmd":"nested","z":{"a":2,"b":1}} (its HTTP application connects no microservice (app.connectMicroservice))',
+      'ws ping',
+    ]);
+    app.connectMicroservice(tcp);
+    expect(listed(app, [app])).toEqual(['http GET /items', 'rpc {"cmd":"nested","z":{"a":2,"b":1}}', 'ws ping']);
+  });
+
+  it('a microservice serves patterns and gateways, no route; an application context none of them', async () => {
+    const micro = await NestFactory.createMicroservice(MixedModule, { ...tcp, logger: false });
+    apps.push(micro);
+    expect(listed(micro, [micro])).toEqual([
+      'http GET /items (this process runs a microservice, which serves no HTTP)',
+      'rpc {"cmd":"nested","z":{"a":2,"b":1}}',
+      'ws ping',
+    ]);
+    const context = await NestFactory.createApplicationContext(MixedModule, { logger: false });
+    apps.push(context);
+    const none = 'this process runs an application context (createApplicationContext), which serves no';
+    expect(listed(context, [context])).toEqual([
+      `http GET /items (${none} HTTP)`,
+      `rpc {"cmd":"nested","z":{"a":2,"b":1}} (${none} microservice transport)`,
+      `ws ping (${none} WebSocket gateway)`,
+    ]);
+    // No application known: nothing is said to be unserved (and an application context lists no route).
+    expect(servedTransports([])).toBeUndefined();
+    expect(listed(context, [])).toEqual(['rpc {"cmd":"nested","z":{"a":2,"b":1}}', 'ws ping']);
   });
 });
