@@ -108,6 +108,17 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     expect(await page.locator('#bean-details [data-field="state"]').textContent()).toBe(
       'ghost candidate and never called (most likely dead)',
     );
+    // A value provider has no class file: the page says where its module registers it, the line a reader deletes.
+    const flags = report.graph.nodes.find((n: any) => n.name === 'FEATURE_FLAGS');
+    expect(flags.registeredIn).toMatchObject({
+      file: expect.stringMatching(/shop\.module\.(ts|js)$/),
+      line: expect.any(Number),
+    });
+    await page.fill('#search', 'FEATURE_FLAGS');
+    await page.locator('button.bean[data-bean="FEATURE_FLAGS"]').click();
+    expect(await page.locator('#bean-details [data-field="registered at"]').textContent()).toBe(
+      `${flags.registeredIn.file}:${flags.registeredIn.line} (the registration is all there is to delete)`,
+    );
     // The waterfall has a bar per bean created at start-up: the ones that took no time behind the box.
     const shown = await page.locator('#waterfall .boot-row:not(.hidden)').count();
     await page.check('#boot-all-rows');
@@ -193,6 +204,8 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
           ['check', 'in-use', 3],
           ['findAll', 'never-touched', 0, { source: { file: 'src/base.ts', line: 7 } }],
         ]),
+        // a library's class the application registers: its file is the module's, where the registration goes
+        { ...bean('Logger', 'never-touched', []), source: 'src/users.module.ts', line: 14, registered: true },
       ].map((b) => (b.name === 'REPORTS_SERVICE' ? { ...b, className: 'ReportsService' } : b)),
       endpoints: [
         endpoint('http', 'GET /users', 'UsersController', 'list', 'in-use'),
@@ -280,6 +293,12 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
         methods: ['findAll() never touched src/base.ts:7 · shared code, never called through REPORTS_SERVICE either'],
       },
     ]);
+    // the verdicts: a registered bean's file is its registration's line, said so
+    expect(
+      await page
+        .locator('#verdicts tr[data-verdict="never-touched"]')
+        .evaluateAll((trs) => trs.map((tr) => tr.querySelector('td.file')?.textContent)),
+    ).toEqual(['src/GhostExportService.ts', 'src/users.module.ts:14registered here: the registration goes']);
     expect(await page.locator('img').count()).toBe(0);
     await page.close();
   }, 60_000);

@@ -312,7 +312,20 @@ function main(): void {
     row('entry points', n.entryPoints?.join(', '));
     row('module', n.module);
     row('class', n.className);
-    row('source', n.source);
+    row('source', n.source !== undefined && n.line !== undefined ? `${n.source}:${n.line}` : n.source);
+    // No class file of the application's: where its module registers it is what a reader deletes (reports.md).
+    const at = n.registeredIn;
+    row(
+      'registered at',
+      at === undefined
+        ? undefined
+        : `${at.file}${at.line !== undefined ? `:${at.line}` : ''}` +
+            (n.source !== undefined
+              ? ''
+              : n.kind === 'class' && n.libraryClass !== true
+                ? ' (its class file was not found)'
+                : ' (the registration is all there is to delete)'),
+    );
     row('kind', n.kind);
     row('scope', n.scope);
     row('role', n.role);
@@ -412,7 +425,19 @@ function verdictTable(answer: NonNullable<PageData['verdicts']>, select: (name: 
     const button = el('button', { class: 'bean', type: 'button', 'data-verdict-bean': b.name }, b.name);
     button.addEventListener('click', () => select(b.name));
     name.append(button);
-    tr.append(name, el('td', {}, b.module ?? ''), el('td', { class: 'file' }, b.source ?? ''));
+    const file = el('td', { class: 'file' }, b.source === undefined ? '' : `${b.source}${b.line ? `:${b.line}` : ''}`);
+    // A bean with no class file of its own: the file is where its module registers it (ledger.md).
+    if (b.registered)
+      file.append(
+        el(
+          'div',
+          { class: 'registered' },
+          b.classFileUnknown
+            ? 'registered here; its class file was not found'
+            : 'registered here: the registration goes',
+        ),
+      );
+    tr.append(name, el('td', {}, b.module ?? ''), file);
     const why = el('td', { class: 'why' }, b.why);
     // Each verdict carries its own evidence (older answers had none).
     if (b.evidence) why.append(el('div', { class: 'bean-evidence' }, b.evidence));
