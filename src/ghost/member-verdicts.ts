@@ -158,7 +158,7 @@ export function sharedCode<B extends { readonly name: string; readonly methods?:
 const SILENT: ReadonlySet<Verdict> = new Set(['never-touched', 'insufficient-evidence']);
 
 /** What an endpoint that was not served says of its silence. */
-const unservedWhy = (reason: string) => `not served (${reason}): no call could reach it, so its silence says nothing`;
+const unservedWhy = (reason: string) => `not served: ${reason}; no call could reach it, so its silence says nothing`;
 
 /**
  * Handlers no call could reach where they were observed (EndpointRecord's `unserved`): per bean, each method all of
@@ -213,7 +213,7 @@ export function withUnserved<
     ...(whole
       ? {
           verdict: 'untrackable' as const,
-          why: `its endpoints are not served (${unserved.whole}): no call could reach them, so its silence says nothing`,
+          why: `its endpoints are not served: ${unserved.whole}; no call could reach them, so its silence says nothing`,
         }
       : {}),
     ...(methods !== undefined ? { methods: methods.sort(byVerdictThenName((m) => m.name)) } : {}),

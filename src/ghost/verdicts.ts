@@ -139,7 +139,7 @@ export function hoursText(h: number): string {
   // read it so): minutes, then seconds, of process time.
   const ms = h * 3_600_000;
   if (h === 0 || h >= 0.1) return `${round(h)} process-${round(h) === 1 ? 'hour' : 'hours'}`;
-  if (ms >= 60_000) return `${Math.round(ms / 60_000)} process-minutes`;
+  if (ms >= 60_000) return `${Math.round(ms / 60_000)} process-${Math.round(ms / 60_000) === 1 ? 'minute' : 'minutes'}`;
   return `${Math.max(1, Math.round(ms / 1000))} process-${Math.round(ms / 1000) <= 1 ? 'second' : 'seconds'}`;
 }
 

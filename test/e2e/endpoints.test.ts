@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
 import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
 import { firstValueFrom } from 'rxjs';
 import { io } from 'socket.io-client';
@@ -220,7 +222,7 @@ describe('an HTTP application that connects no microservice (nest11-cjs): its pa
     const messages = ghosts.verdicts.find((v: { name: string }) => v.name === 'MessagesController');
     expect(messages).toMatchObject({
       verdict: 'untrackable',
-      why: `its endpoints are not served (${reason}): no call could reach them, so its silence says nothing`,
+      why: `its endpoints are not served: ${reason}; no call could reach them, so its silence says nothing`,
     });
     expect(messages.methods.map((m: { name: string; verdict: string }) => `${m.name}:${m.verdict}`)).toEqual([
       'itemCreated:untrackable',
@@ -230,10 +232,20 @@ describe('an HTTP application that connects no microservice (nest11-cjs): its pa
       ghosts.endpoints
         .filter((e: { kind: string }) => e.kind === kind)
         .map((e: { route: string; verdict: string; why?: string }) => `${e.route}: ${e.verdict}: ${e.why}`);
-    const why = `not served (${reason}): no call could reach it, so its silence says nothing`;
+    const why = `not served: ${reason}; no call could reach it, so its silence says nothing`;
     expect(judged('rpc')).toEqual([`item.created: untrackable: ${why}`, `{"cmd":"sum","v":1}: untrackable: ${why}`]);
     // A served route nobody called is still a finding.
     expect(ghosts.endpoints.find((e: { route: string }) => e.route === 'GET /health').verdict).toBe('never-touched');
+    // The check gate on this run follows the verdicts: neither the controller nor its patterns are a finding.
+    const cli = path.resolve(__dirname, '..', '..', 'dist', 'ghost', 'cli', 'index.js');
+    const gate = spawnSync(
+      process.execPath,
+      [cli, 'check', path.join(app.reportDir, 'diag-ghost-report.json'), '--format', 'sarif'],
+      { encoding: 'utf8' },
+    );
+    const results = (JSON.parse(gate.stdout) as { runs: Array<{ results: unknown[] }> }).runs[0]!.results;
+    expect(results.length).toBeGreaterThan(0);
+    expect(results.map((r) => JSON.stringify(r)).filter((r) => r.includes('MessagesController'))).toEqual([]);
   });
 });
 

@@ -43,6 +43,11 @@ const CQRS_HANDLERS: ReadonlyArray<readonly [key: string, method: string]> = [
   ['__queryHandler__', 'execute'],
   ['__eventsHandler__', 'handle'],
 ];
+// Command lines: nestjs-console's `@Console()` class and its `@Command()` methods (metadata on the prototype and
+// the method's name); nest-commander's `@Command()` / `@SubCommand()` class, whose `run` the runner calls.
+const CONSOLE = 'nests-console.Console';
+const CONSOLE_COMMAND = 'nests-console.Command:';
+const COMMANDER_COMMANDS: readonly string[] = ['CommandBuilder:Command:Meta', 'CommandBuilder:Subcommand:Meta'];
 // @nestjs/bullmq: a `WorkerHost` whose `process` the worker calls; @nestjs/bull: `@Process()` methods.
 const BULLMQ_PROCESSOR = 'bullmq:processor_metadata';
 const BULL_QUEUE = 'bull:module_queue';
@@ -60,6 +65,7 @@ const KIND_ORDER: readonly EndpointRecord['kind'][] = [
   'timeout',
   'cqrs',
   'queue',
+  'command',
 ];
 
 /** A bean's class and its methods, as one reader sees them. */
@@ -110,6 +116,8 @@ export interface ServedTransports {
   readonly http?: string;
   readonly rpc?: string;
   readonly ws?: string;
+  /** Command lines run in an application context (nestjs-console, nest-commander), never beside a server. */
+  readonly command?: string;
 }
 
 /**
@@ -141,6 +149,11 @@ export function servedTransports(apps: readonly unknown[]): ServedTransports | u
               : `${context} microservice transport`,
         }),
     ...(http.length > 0 || microservice ? {} : { ws: `${context} WebSocket gateway` }),
+    ...(http.length > 0 || microservice
+      ? {
+          command: `this process runs ${http.length > 0 ? 'an HTTP application' : 'a microservice'}, not the command line`,
+        }
+      : {}),
   };
 }
 
@@ -154,6 +167,8 @@ function unservedReason(kind: EndpointRecord['kind'], transports: ServedTranspor
       return transports.rpc;
     case 'ws':
       return transports.ws;
+    case 'command':
+      return transports.command;
     default:
       // Listeners, jobs, CQRS and queue handlers are wired inside the container, whatever the application.
       return undefined;
@@ -207,6 +222,7 @@ export function readEndpoints(
     if (handler.role === 'provider') {
       cqrsEndpoints(ctx, handler, add);
       queueEndpoints(ctx, handler, add);
+      commandEndpoints(ctx, handler, add);
     }
   }
   return out.sort(
@@ -523,4 +539,36 @@ function queueName(options: unknown): string {
   if (typeof options === 'string') return options;
   const name = (options as { name?: unknown } | null)?.name;
   return typeof name === 'string' ? name : 'default';
+}
+
+/** A command line's words up to its first argument: `user <email> [name]` is `user`. */
+function commandWords(spec: unknown): string | undefined {
+  if (typeof spec !== 'string') return undefined;
+  const words: string[] = [];
+  for (const word of spec.trim().split(/\s+/)) {
+    if (word === '' || word.startsWith('<') || word.startsWith('[') || word.startsWith('-')) break;
+    words.push(word);
+  }
+  return words.length > 0 ? words.join(' ') : undefined;
+}
+
+/** Command-line handlers: nestjs-console's `@Command()` methods, nest-commander's commands' `run`. */
+function commandEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
+  const console = ctx.meta.getMetadata(CONSOLE, h.cls);
+  if (console !== undefined) {
+    const group = commandWords((console as { command?: unknown } | null)?.command);
+    const proto = dataProperty(h.cls, 'prototype');
+    for (const method of h.methods.keys()) {
+      if (proto === null || typeof proto !== 'object') break;
+      const command = commandWords(
+        (ctx.meta.getMetadata(CONSOLE_COMMAND, proto, method) as { command?: unknown } | undefined)?.command,
+      );
+      if (command === undefined) continue;
+      add({ kind: 'command', route: group !== undefined ? `${group} ${command}` : command, bean: h.bean, method });
+    }
+  }
+  for (const key of COMMANDER_COMMANDS) {
+    const name = commandWords((ctx.meta.getMetadata(key, h.cls) as { name?: unknown } | undefined)?.name);
+    if (name !== undefined && h.methods.has('run')) add({ kind: 'command', route: name, bean: h.bean, method: 'run' });
+  }
 }

@@ -48,6 +48,8 @@ const METADATA_ENTRY_POINTS: ReadonlyMap<string, string> = new Map([
   ['bullmq:queue_events_listener_metadata', 'bullmq-listener'],
   ['bullmq:worker_events_metadata', 'bullmq-listener'],
   ['bullmq:queue_events_metadata', 'bullmq-listener'],
+  // nestjs-console (`@Console()`); nest-commander's keys are all `CommandBuilder:` (below)
+  ['nests-console.Console', 'cli-command'],
 ]);
 
 /** Namespaces whose every key marks a framework-invoked handler, for keys added after this list was written. */
@@ -57,6 +59,7 @@ const METADATA_PREFIXES: ReadonlyArray<[string, string]> = [
   ['graphql:', 'graphql-resolver'],
   ['bull:', 'bull-processor'],
   ['bullmq:', 'bullmq-processor'],
+  ['CommandBuilder:', 'cli-command'],
 ];
 
 /** Symbol-keyed metadata, matched by description (@golevelup/nestjs-rabbitmq uses `Symbol('RABBIT_HANDLER')`). */

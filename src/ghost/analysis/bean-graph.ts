@@ -69,8 +69,12 @@ export interface BeanInput {
 /** An entry point the framework calls, tied to its handler: the bean and the method the framework invokes. */
 export interface EndpointRecord {
   /** What calls it. */
-  readonly kind: 'http' | 'graphql' | 'rpc' | 'event' | 'ws' | 'cron' | 'interval' | 'timeout' | 'cqrs' | 'queue';
-  /** As the user knows it: 'GET /api/v1/items/:id', 'Query.items', the event name, the job's name, the pattern. */
+  readonly kind:
+    'http' | 'graphql' | 'rpc' | 'event' | 'ws' | 'cron' | 'interval' | 'timeout' | 'cqrs' | 'queue' | 'command';
+  /**
+   * As the user knows it: 'GET /api/v1/items/:id', 'Query.items', the event name, the job's name, the pattern, a
+   * command line's words ('new user').
+   */
   readonly route: string;
   /**
    * GraphQL only: the path of the API that serves the field (`/shop-api`), when the application's GraphQL modules

@@ -231,7 +231,9 @@ export function readFindings(file: string): {
         .filter((v): v is Record<string, unknown> => typeof v?.name === 'string')
         .map((v) => [v.name as string, v]),
     );
-    const beans = (untouched as string[]).map((bean) => withLine(finding(bean, nodes), verdicts.get(bean)));
+    // Untouched, but judged untrackable: no call could reach it here (its endpoints were not served), no finding.
+    const judged = (untouched as string[]).filter((bean) => verdicts.get(bean)?.verdict !== 'untrackable');
+    const beans = judged.map((bean) => withLine(finding(bean, nodes), verdicts.get(bean)));
     const members = runMemberFindings(report, new Set(untouched as string[])).map((member): Finding => ({
       bean: member.key,
       member,

@@ -34,6 +34,12 @@ export interface LedgerMembers {
   readonly endpoints: readonly EndpointRecord[] | undefined;
   /** An endpoint's own evidence. */
   endpointFacts(endpoint: EndpointRecord): MemberFacts | undefined;
+  /**
+   * A bean's evidence on the variants that served any of its endpoints, when some variant had the bean with none
+   * of them served (a message controller in an HTTP application beside a worker that serves it): those processes
+   * are no evidence of its silence. Undefined when every variant counts, or none does.
+   */
+  beanFacts(bean: string): MemberFacts | undefined;
   /** Where each method is and whether it is kept, as the newest variant that has it says. */
   readonly lookups: MemberLookups;
 }
@@ -105,6 +111,8 @@ export function mergeMembers(
 ): LedgerMembers {
   const beans = new Map<string, BeanMembers>();
   const endpoints = new Map<string, { record: InventoryEndpoint; acc: Acc; served: boolean }>();
+  // Per bean: its evidence over the variants that served one of its endpoints or had none; whether one did not.
+  const beanServed = new Map<string, { acc: Acc; unservedSomewhere: boolean }>();
   let anyEndpoints = false;
   for (const v of variants) {
     const listed = new Map<string, ReadonlySet<string>>();
@@ -117,6 +125,16 @@ export function mergeMembers(
       else unservedHere.add(handler);
     }
     for (const handler of servedHere) unservedHere.delete(handler);
+    // The beans this variant served no endpoint of, though it had some.
+    const servedBeans = new Set<string>();
+    const unservedBeans = new Set<string>();
+    for (const e of v.inventory.endpoints ?? []) (e.unserved === undefined ? servedBeans : unservedBeans).add(e.bean);
+    for (const bean of v.inventory.beans) {
+      let entry = beanServed.get(bean.name);
+      if (entry === undefined) beanServed.set(bean.name, (entry = { acc: acc(), unservedSomewhere: false }));
+      if (unservedBeans.has(bean.name) && !servedBeans.has(bean.name)) entry.unservedSomewhere = true;
+      else add(entry.acc, v, v.inventory.tracking && bean.tracked === true);
+    }
     for (const bean of v.inventory.beans) {
       let b = beans.get(bean.name);
       if (b === undefined) {
@@ -216,6 +234,10 @@ export function mergeMembers(
     endpointFacts: (e) => {
       const entry = endpoints.get(endpointKey(e));
       return entry === undefined || !entry.served ? undefined : facts(entry.acc);
+    },
+    beanFacts: (bean) => {
+      const entry = beanServed.get(bean);
+      return entry === undefined || !entry.unservedSomewhere || entry.acc.total === 0 ? undefined : facts(entry.acc);
     },
     lookups: {
       source: (bean, method) => beans.get(bean)?.info.get(method)?.source,

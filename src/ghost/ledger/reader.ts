@@ -12,6 +12,7 @@ import {
 import { describeRedisFailure } from './failure';
 import { decodeInventory, type Inventory, type InventoryBean } from './inventory';
 import { mergeMembers, type VariantView } from './members';
+import type { MemberFacts } from '../member-verdicts';
 import {
   ledgerKeys,
   memberId,
@@ -416,6 +417,8 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
         ? { lastTouchedBy: { processStartedAt: touch.processStartedAt, version: lastVersion! } }
         : {}),
       ...(methods !== undefined ? { methods: methods.calls, methodFacts: methods.facts } : {}),
+      // Judged on the processes that served its endpoints, where some did not (mergeMembers).
+      ...beanServedFacts(merged?.beanFacts(b.name)),
     };
   });
 
@@ -457,4 +460,16 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
       : {},
   );
   return { ...answer, generatedAt: new Date(now).toISOString() };
+}
+
+/** The evidence fields a bean's served-variants facts replace (its liveness stays the reader's). */
+function beanServedFacts(f: MemberFacts | undefined): Partial<LedgerEvidence> {
+  if (f === undefined) return {};
+  return {
+    firstSeen: f.firstSeen,
+    processHours: f.processHours,
+    untrackedProcessHours: f.untrackedProcessHours ?? 0,
+    ...(f.processes !== undefined ? { processes: f.processes } : {}),
+    ...(f.versions !== undefined ? { versions: f.versions } : {}),
+  };
 }

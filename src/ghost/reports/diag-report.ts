@@ -70,8 +70,10 @@ export const REPORT_LEGEND = {
     'anything.',
   endpoints:
     'Every entry point the framework calls (HTTP routes as served, GraphQL fields, message patterns, WebSocket ' +
-    'messages, event listeners, jobs, CQRS and queue handlers), each with its handler bean and method. The ' +
-    'inventory, not a verdict: which ones were never called is in diag-ghost-report.json.',
+    'messages, event listeners, jobs, CQRS and queue handlers, command lines), each with its handler bean and ' +
+    'method; `unserved` says why this process does not serve one (its transport is not here: no call could reach ' +
+    'it, so its silence is no evidence). The inventory, not a verdict: which ones were never called is in ' +
+    'diag-ghost-report.json.',
   'graph.nodes[].verdict':
     'Why an orphan is or is not a candidate: candidate, entry-point, not-instantiated, looked-up, ' +
     'classification-failed. A bean with dependents has none, unless only candidates depend on it (candidate).',

@@ -352,7 +352,7 @@ describe("the reader's merge of members over variants", () => {
     const alone = judge([api]);
     expect(alone.endpoints!.find((e) => e.kind === 'rpc')).toMatchObject({
       verdict: 'untrackable',
-      why: `not served (${noTransport}): no call could reach it, so its silence says nothing`,
+      why: `not served: ${noTransport}; no call could reach it, so its silence says nothing`,
     });
     expect(alone.beans[0]!.methods!.find((m) => m.name === 'sum')).toMatchObject({ verdict: 'untrackable' });
     expect(alone.beans[0]!.methods!.find((m) => m.name === 'audit')!.verdict).toBe('never-touched');
@@ -372,6 +372,24 @@ describe("the reader's merge of members over variants", () => {
     const both = judge([worker, api]);
     expect(both.endpoints!.find((e) => e.kind === 'rpc')!.verdict).toBe('never-touched');
     expect(both.beans[0]!.methods!.find((m) => m.name === 'sum')!.verdict).toBe('never-touched');
+    // Each variant served some endpoint of the controller: every process counts for the bean itself.
+    expect(merged.beanFacts('ShopController')).toBeUndefined();
+
+    // A bean whose only endpoints a variant did not serve: judged as a bean on the variants that served them.
+    const messages: InventoryBean = { name: 'MessagesController', ghostCandidate: false, tracked: true };
+    const only = (v: VariantView, e: EndpointRecord): VariantView => ({
+      ...v,
+      inventory: { ...v.inventory, beans: [...v.inventory.beans, messages], endpoints: [...v.inventory.endpoints!, e] },
+    });
+    const pattern = { ...rpc(), bean: 'MessagesController', route: '{"cmd":"count"}', method: 'count' };
+    const apiOnly = only(api, { ...pattern, unserved: noTransport });
+    expect(mergeMembers([apiOnly], lastUse, now).beanFacts('MessagesController')).toBeUndefined();
+    expect(mergeMembers([only(worker, pattern), apiOnly], lastUse, now).beanFacts('MessagesController')).toMatchObject({
+      firstSeen: T0 + 2 * DAY,
+      processHours: 48,
+      processes: { total: 2, tracked: 2 },
+      versions: ['v2'],
+    });
   });
 
   it('a route a deploy added to an old method starts its evidence at that deploy', () => {

@@ -348,13 +348,13 @@ describe('endpoint verdicts', () => {
       list: 'in-use',
     });
     expect(bean('ItemsController').methods!.find((m) => m.name === 'count')!.why).toBe(
-      `not served (${noTransport}): no call could reach it, so its silence says nothing`,
+      `not served: ${noTransport}; no call could reach it, so its silence says nothing`,
     );
     expect(bean('ItemsController').verdict).toBe('in-use');
     // None of its endpoints served: the bean and every method of it, its helper `format` too, say nothing.
     expect(bean('MessagesController')).toMatchObject({
       verdict: 'untrackable',
-      why: expect.stringMatching(/^its endpoints are not served \(its HTTP application connects no microservice/),
+      why: expect.stringMatching(/^its endpoints are not served: its HTTP application connects no microservice/),
     });
     expect(bean('MessagesController')).not.toHaveProperty('needs');
     expect(methods('MessagesController')).toEqual({
@@ -372,7 +372,7 @@ describe('endpoint verdicts', () => {
       'GET /items': 'in-use',
       'item.created': 'untrackable',
     });
-    expect(run.endpoints!.find((e) => e.route === '{"cmd":"total"}')!.why).toMatch(/^not served \(its HTTP/);
+    expect(run.endpoints!.find((e) => e.route === '{"cmd":"total"}')!.why).toMatch(/^not served: its HTTP/);
     expect(run.counts).toMatchObject({ 'in-use': 1, untrackable: 1, 'never-touched': 0 });
     expect(run.memberCounts!.methods).toMatchObject({ untrackable: 4, 'never-touched': 2, 'in-use': 1 });
   });

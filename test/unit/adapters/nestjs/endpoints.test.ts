@@ -222,11 +222,45 @@ class MailProcessor {
 Reflect.defineMetadata('bull:module_queue', { name: 'mail' }, MailProcessor);
 Reflect.defineMetadata('bull:module_queue_process', { name: 'send' }, MailProcessor.prototype.send);
 
+/**
+ * Command lines, with the metadata each library writes: nestjs-console's `@Console({ command })` on the class and
+ * `@Command({ command })` on the prototype and method's name; nest-commander's `@Command({ name })` on the class,
+ * whose `run` its runner calls.
+ */
+@Injectable()
+class CreateUserCli {
+  createUser(): void {}
+  helper(): void {}
+}
+Reflect.defineMetadata('nests-console.Console', { command: 'new' }, CreateUserCli);
+Reflect.defineMetadata(
+  'nests-console.Command:',
+  { command: 'user <email> [country]' },
+  CreateUserCli.prototype,
+  'createUser',
+);
+@Injectable()
+class SeedCommand {
+  run(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+Reflect.defineMetadata('CommandBuilder:Command:Meta', { name: 'seed [count]' }, SeedCommand);
+
 describe('the inventory of the other handlers, by the rules of the library that calls them', () => {
   it('GraphQL fields, gateway messages, message patterns on controllers only, queue processors', async () => {
     @Module({
       controllers: [RpcController],
-      providers: [RootResolver, UserResolver, Gateway, NotAController, EmailsProcessor, MailProcessor],
+      providers: [
+        RootResolver,
+        UserResolver,
+        Gateway,
+        NotAController,
+        EmailsProcessor,
+        MailProcessor,
+        CreateUserCli,
+        SeedCommand,
+      ],
     })
     class HandlersModule {}
     const app = await NestFactory.createApplicationContext(HandlersModule, { logger: false });
@@ -240,12 +274,14 @@ describe('the inventory of the other handlers, by the rules of the library that 
       'ws ping → Gateway.ping',
       'queue emails → EmailsProcessor.process',
       'queue mail:send → MailProcessor.send',
+      'command new user → CreateUserCli.createUser',
+      'command seed → SeedCommand.run',
     ]);
   });
 });
 
 describe('what a process does not serve, by the applications built on the container', () => {
-  @Module({ controllers: [ItemsController, RpcController], providers: [PlainService, Gateway] })
+  @Module({ controllers: [ItemsController, RpcController], providers: [PlainService, Gateway, SeedCommand] })
   class MixedModule {}
   const tcp: MicroserviceOptions = { transport: Transport.TCP, options: { host: '127.0.0.1', port: 0 } };
   const listed = (app: INestApplicationContext, built: INestApplicationContext[]) =>
@@ -258,9 +294,15 @@ describe('what a process does not serve, by the applications built on the contai
       'http GET /items',
       'rpc {"cmd":"nested","z":{"a":2,"b":1}} (its HTTP application connects no microservice (app.connectMicroservice))',
       'ws ping',
+      'command seed (this process runs an HTTP application, not the command line)',
     ]);
     app.connectMicroservice(tcp);
-    expect(listed(app, [app])).toEqual(['http GET /items', 'rpc {"cmd":"nested","z":{"a":2,"b":1}}', 'ws ping']);
+    expect(listed(app, [app])).toEqual([
+      'http GET /items',
+      'rpc {"cmd":"nested","z":{"a":2,"b":1}}',
+      'ws ping',
+      'command seed (this process runs an HTTP application, not the command line)',
+    ]);
   });
 
   it('a microservice serves patterns and gateways, no route; an application context none of them', async () => {
@@ -270,6 +312,7 @@ describe('what a process does not serve, by the applications built on the contai
       'http GET /items (this process runs a microservice, which serves no HTTP)',
       'rpc {"cmd":"nested","z":{"a":2,"b":1}}',
       'ws ping',
+      'command seed (this process runs a microservice, not the command line)',
     ]);
     const context = await NestFactory.createApplicationContext(MixedModule, { logger: false });
     apps.push(context);
@@ -278,9 +321,11 @@ describe('what a process does not serve, by the applications built on the contai
       `http GET /items (${none} HTTP)`,
       `rpc {"cmd":"nested","z":{"a":2,"b":1}} (${none} microservice transport)`,
       `ws ping (${none} WebSocket gateway)`,
+      // a command line runs in an application context
+      'command seed',
     ]);
     // No application known: nothing is said to be unserved (and an application context lists no route).
     expect(servedTransports([])).toBeUndefined();
-    expect(listed(context, [])).toEqual(['rpc {"cmd":"nested","z":{"a":2,"b":1}}', 'ws ping']);
+    expect(listed(context, [])).toEqual(['rpc {"cmd":"nested","z":{"a":2,"b":1}}', 'ws ping', 'command seed']);
   });
 });
