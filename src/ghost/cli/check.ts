@@ -9,12 +9,15 @@ import {
   type ReportNode as DiagReportNode,
 } from '../reports/diag-report';
 import { candidateWords } from '../verdicts';
+import { contractReader } from '../contracts';
 import {
   addMemberResults,
   baselineKeys,
   beanLine,
   memberWords,
   runMemberFindings,
+  withContracts,
+  type CalledMethod,
   type MemberFinding,
 } from './members';
 
@@ -196,6 +199,21 @@ function readJson(file: string, what: string): unknown {
   }
 }
 
+/** The methods one run's ghost report shows called, where they are (what tells a contract still needed). */
+function calledInRun(report: Record<string, unknown>): CalledMethod[] {
+  const out: CalledMethod[] = [];
+  for (const b of asRecords(report.verdicts)) {
+    if (typeof b.name !== 'string') continue;
+    for (const m of asRecords(b.methods)) {
+      const source = m.source as { file?: unknown; line?: unknown } | undefined;
+      if (typeof m.name !== 'string' || typeof source?.file !== 'string' || typeof source.line !== 'number') continue;
+      if (m.lastTouched === undefined && m.verdict !== 'in-use') continue;
+      out.push({ bean: b.name, method: m.name, source: { file: source.file, line: source.line } });
+    }
+  }
+  return out;
+}
+
 /** The findings of a diag-report.json (ghost candidates) or a diag-ghost-report.json (untouched beans). */
 export function readFindings(file: string): {
   kind: FindingKind;
@@ -234,7 +252,11 @@ export function readFindings(file: string): {
     // Untouched, but judged untrackable: no call could reach it here (its endpoints were not served), no finding.
     const judged = (untouched as string[]).filter((bean) => verdicts.get(bean)?.verdict !== 'untrackable');
     const beans = judged.map((bean) => withLine(finding(bean, nodes), verdicts.get(bean)));
-    const members = runMemberFindings(report, new Set(untouched as string[])).map((member): Finding => ({
+    const members = withContracts(
+      runMemberFindings(report, new Set(untouched as string[])),
+      calledInRun(report),
+      contractReader(),
+    ).map((member): Finding => ({
       bean: member.key,
       member,
     }));

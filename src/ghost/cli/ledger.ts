@@ -4,7 +4,17 @@ import { ledgerIdentity } from '../ledger';
 import type { LedgerAnswer, LedgerBean } from '../ledger/answer';
 import { span, hoursText, VERDICT_ORDER, type EvidenceThresholds, type Verdict } from '../verdicts';
 import { jointText, jointView } from '../ledger/joint';
-import { addMemberResults, beanLine, memberFindings, membersText } from './members';
+import { contractReader } from '../contracts';
+import {
+  addMemberResults,
+  beanLine,
+  memberFindings,
+  membersText,
+  withContracts,
+  type CalledMethod,
+  type MemberContract,
+  type MemberFinding,
+} from './members';
 import {
   CheckInputError,
   countFindings,
@@ -178,6 +188,27 @@ function describeBean(b: LedgerBean): string {
   return `${b.name}${where ? ` (${where})` : ''}: ${b.why}${registration}${b.verdict === 'in-use' || b.verdict === 'dormant' ? touched : ''}`;
 }
 
+/**
+ * The never-touched methods of `answer` with their contracts (an interface the class implements), read from the
+ * sources where the command runs; each bean's called methods tell whether a contract is still needed.
+ */
+function memberFindingsWithContracts(answer: LedgerAnswer): MemberFinding[] {
+  const called: CalledMethod[] = [];
+  for (const b of answer.beans)
+    for (const m of b.methods ?? [])
+      if ((m.verdict === 'in-use' || m.verdict === 'dormant') && m.source !== undefined)
+        called.push({ bean: b.name, method: m.name, source: m.source });
+  return withContracts(memberFindings(answer), called, contractReader());
+}
+
+/** The members' contracts by `Bean#method`, for the text (membersText). */
+function contractsOf(findings: readonly Finding[]): Map<string, MemberContract> {
+  const out = new Map<string, MemberContract>();
+  for (const f of findings)
+    if (f.member?.contract !== undefined) out.set(`${f.member.bean}#${f.member.method}`, f.member.contract);
+  return out;
+}
+
 /** The never-touched beans, methods and endpoints of `answer`: what the gate and SARIF judge. */
 function ledgerFindings(answer: LedgerAnswer): Finding[] {
   const findings: Finding[] = answer.beans
@@ -195,7 +226,7 @@ function ledgerFindings(answer: LedgerAnswer): Finding[] {
       };
     });
   // Never-touched methods and endpoints gate beside the beans, under their own keys (`Bean#method`, `http GET /x`).
-  for (const f of memberFindings(answer)) findings.push({ bean: f.key, member: f });
+  for (const f of memberFindingsWithContracts(answer)) findings.push({ bean: f.key, member: f });
   return findings;
 }
 
@@ -216,6 +247,17 @@ function ledgerSarif(findings: readonly Finding[], known: ReadonlySet<string>, v
  * library's class the application lists, a value, a factory), whose registration goes instead.
  */
 function actOn(fresh: readonly Finding[]): string {
+  // A method a contract declares goes from the contract too, or stays while another implementation is called.
+  const contracts = fresh.filter((f) => f.member?.contract !== undefined).length;
+  const contract =
+    contracts === 0
+      ? ''
+      : `; ${contracts === 1 ? 'the one' : `the ${contracts}`} a contract declares ${contracts === 1 ? 'goes' : 'go'} from it too, or ${contracts === 1 ? 'stays' : 'stay'}, as each line says`;
+  return `${deleteWords(fresh)}${contract}`;
+}
+
+/** Delete them, except the beans that are only a registration, whose registration goes instead. */
+function deleteWords(fresh: readonly Finding[]): string {
   const registrations = fresh.filter((f) => f.registration === 'only').map((f) => f.bean);
   const them = fresh.length === 1 ? 'it' : 'them';
   if (registrations.length === 0) return `Delete ${them}`;
@@ -315,7 +357,7 @@ export async function runLedger(
         out(
           o.format === 'json'
             ? `${JSON.stringify(answer, null, 2)}\n`
-            : ledgerText(answer, o.all) + membersText(answer),
+            : ledgerText(answer, o.all) + membersText(answer, contractsOf(ledgerFindings(answer))),
         );
       }
       throw new CheckInputError(silent);
@@ -342,7 +384,7 @@ export async function runLedger(
     if (o.format === 'json') out(`${JSON.stringify(answer, null, 2)}\n`);
     else if (o.format === 'sarif') out(`${JSON.stringify(ledgerSarif(findings, known, o.version), null, 2)}\n`);
     else {
-      out(ledgerText(answer, o.all) + membersText(answer));
+      out(ledgerText(answer, o.all) + membersText(answer, contractsOf(findings)));
       if (fresh.length > 0) {
         // The same judgement, accepted: the thresholds given are repeated, or the baseline would hold other beans.
         const accept = [

@@ -4,6 +4,7 @@
  * them in the gate's baseline beside the beans. A member kept on purpose is shown with its reason, never a finding.
  */
 import { endpointName, type EndpointRecord } from '../analysis/bean-graph';
+import type { Contract } from '../contracts';
 import type { LedgerAnswer } from '../ledger/answer';
 import { codeSite, type MemberSource, type MethodVerdict } from '../member-verdicts';
 
@@ -28,6 +29,59 @@ export interface MemberFinding {
    * either: one finding for the code, under the first bean by name, naming the others (sameCodeOnce).
    */
   readonly alsoThrough?: readonly string[];
+  /** A method a contract of its class declares (an interface it implements, an abstract method): see withContracts. */
+  readonly contract?: MemberContract;
+}
+
+/** The contract a method finding fulfils, and the other beans whose implementation of the same member was called. */
+export interface MemberContract extends Contract {
+  readonly calledIn?: readonly string[];
+}
+
+/** A method that was called, where it is: what tells a contract still needed from one nobody needs. */
+export interface CalledMethod {
+  readonly bean: string;
+  readonly method: string;
+  readonly source: MemberSource;
+}
+
+/**
+ * The method findings with the contract that declares their method (`find`: src/ghost/contracts.ts, reading the
+ * application's TypeScript where the CLI runs), and the beans whose own implementation of that member was called
+ * (`called`): a never-called `toResponse` that `Mapper` requires goes with the interface's member, unless another
+ * mapper's `toResponse` is called, when it stays while the interface requires it. Endpoints are left as they are.
+ */
+export function withContracts(
+  findings: readonly MemberFinding[],
+  called: readonly CalledMethod[],
+  find: (source: MemberSource, method: string) => Contract | undefined,
+): MemberFinding[] {
+  const same = (a: Contract, b: Contract) => a.file === b.file && a.line === b.line;
+  return findings.map((f) => {
+    if (f.endpoint !== undefined || f.source === undefined) return f;
+    const contract = find(f.source, f.method);
+    if (contract === undefined) return f;
+    const calledIn = [
+      ...new Set(
+        called
+          .filter((c) => c.method === f.method && c.bean !== f.bean)
+          .filter((c) => {
+            const theirs = find(c.source, c.method);
+            return theirs !== undefined && same(theirs, contract);
+          })
+          .map((c) => c.bean),
+      ),
+    ].sort();
+    return { ...f, contract: calledIn.length > 0 ? { ...contract, calledIn } : contract };
+  });
+}
+
+/** What a contract means for a method finding, in a person's words (empty without one). */
+export function contractWords(c: MemberContract | undefined): string {
+  if (c === undefined) return '';
+  const what = `${c.kind} ${c.name} (${c.file}:${c.line})`;
+  if (c.calledIn === undefined || c.calledIn.length === 0) return `; declared by ${what}: remove it there too`;
+  return `; declared by ${what}, which ${c.calledIn.join(', ')} also ${c.calledIn.length === 1 ? 'implements' : 'implement'}, called there: it stays while ${c.name} requires it`;
 }
 
 /**
@@ -211,7 +265,8 @@ function methodFinding(
 export function memberWords(f: MemberFinding): string {
   const when = f.kind.startsWith('untouched') ? 'in this run' : 'in any process';
   const also = f.alsoThrough !== undefined ? `, nor through ${f.alsoThrough.join(', ')} (shared code)` : '';
-  if (f.endpoint === undefined) return `method ${f.bean}.${f.method} never called ${when}${also}${at(f.source)}`;
+  if (f.endpoint === undefined)
+    return `method ${f.bean}.${f.method} never called ${when}${also}${at(f.source)}${contractWords(f.contract)}`;
   const route = f.endpoint.kind === 'http' ? f.endpoint.route : f.key;
   return `endpoint ${route} never called ${when} → ${f.bean}.${f.method}${at(f.source)}`;
 }
@@ -234,8 +289,11 @@ export function beanLine(
   return lines.length > 0 ? Math.min(...lines) : undefined;
 }
 
-/** The sections a person reads after the beans: endpoints nobody calls, then each bean's never-called methods. */
-export function membersText(answer: LedgerAnswer): string {
+/**
+ * The sections a person reads after the beans: endpoints nobody calls, then each bean's never-called methods, each
+ * with what its contract means when `contracts` knows one (by `Bean#method`, from withContracts).
+ */
+export function membersText(answer: LedgerAnswer, contracts?: ReadonlyMap<string, MemberContract>): string {
   const lines: string[] = [];
   const endpoints = answer.endpoints ?? [];
   const never = endpoints.filter((e) => e.verdict === 'never-touched' && e.kept === undefined);
@@ -268,7 +326,7 @@ export function membersText(answer: LedgerAnswer): string {
     if (under !== undefined) return `    ${m.name}: the same code as ${under}.${m.name}, listed there`;
     const also = alsoThrough.get(`${bean}#${m.name}`);
     const shared = also !== undefined ? ` (shared code, never called through ${also.join(', ')} either)` : '';
-    return `    ${m.name}${at(m.source)}${shared}`;
+    return `    ${m.name}${at(m.source)}${shared}${contractWords(contracts?.get(`${bean}#${m.name}`))}`;
   };
   if (beans.length > 0) {
     lines.push('', `never-called methods, per bean${endpoints.length > 0 ? ' (endpoint handlers above)' : ''}`);
@@ -345,9 +403,25 @@ export function addMemberResults(
         text:
           `${f.key}: ${MEMBER_RULES[f.kind].text.toLowerCase()}` +
           (f.alsoThrough !== undefined
-            ? `; shared code, never called through ${f.alsoThrough.join(', ')} either.`
-            : '.'),
+            ? `; shared code, never called through ${f.alsoThrough.join(', ')} either`
+            : '') +
+          `${contractWords(f.contract)}.`,
       },
+      // Code scanning shows the contract's line beside the method's: where the rest of the change is.
+      ...(f.contract !== undefined
+        ? {
+            relatedLocations: [
+              {
+                id: 1,
+                physicalLocation: {
+                  artifactLocation: { uri: f.contract.file },
+                  region: { startLine: f.contract.line },
+                },
+                message: { text: `${f.contract.kind} ${f.contract.name}` },
+              },
+            ],
+          }
+        : {}),
       locations: [
         f.source !== undefined
           ? {
