@@ -299,11 +299,18 @@ export function membersText(answer: LedgerAnswer, contracts?: ReadonlyMap<string
   const never = endpoints.filter((e) => e.verdict === 'never-touched' && e.kept === undefined);
   const waiting = endpoints.filter((e) => e.verdict === 'insufficient-evidence' && e.kept === undefined);
   const kept = endpoints.filter((e) => e.kept !== undefined);
+  // Said with why (not served, a handler not tracked): otherwise "1 of 10" leaves a reader counting the others.
+  const untrackable = endpoints.filter((e) => e.verdict === 'untrackable' && e.kept === undefined);
   if (endpoints.length > 0) {
     lines.push('', `never-called endpoints (${never.length} of ${endpoints.length})`);
     for (const e of never) lines.push(`  ${endpointName(e)} → ${e.bean}.${e.method}${at(e.source)}`);
     for (const e of waiting)
       lines.push(`  not judged yet: ${endpointName(e)}${e.why !== undefined ? `: ${e.why}` : ''}`);
+    // One line per reason: a controller's patterns an HTTP application does not serve share theirs.
+    const byWhy = new Map<string, string[]>();
+    for (const e of untrackable) byWhy.set(e.why ?? '', [...(byWhy.get(e.why ?? '') ?? []), endpointName(e)]);
+    for (const [why, names] of byWhy)
+      lines.push(`  untrackable (${names.length}): ${names.join(', ')}${why !== '' ? `: ${why}` : ''}`);
     for (const e of kept) lines.push(`  kept: ${endpointName(e)}: ${e.kept}`);
   }
   // A handler is read with its endpoint above, once, as the gates count it.

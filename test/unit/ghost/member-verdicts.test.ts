@@ -375,6 +375,12 @@ describe('endpoint verdicts', () => {
     expect(run.endpoints!.find((e) => e.route === '{"cmd":"total"}')!.why).toMatch(/^not served: its HTTP/);
     expect(run.counts).toMatchObject({ 'in-use': 1, untrackable: 1, 'never-touched': 0 });
     expect(run.memberCounts!.methods).toMatchObject({ untrackable: 4, 'never-touched': 2, 'in-use': 1 });
+    // The ledger's text says where the endpoints not counted as never called went, with why.
+    expect(membersText(run)).toContain(
+      `never-called endpoints (2 of 7)\n  http DELETE /items/:id → ItemsController.remove\n  http GET /items/total → ItemsController.total\n` +
+        `  untrackable (4): rpc item.created, rpc {"cmd":"count"}, rpc {"cmd":"sum"}, rpc {"cmd":"total"}: ` +
+        `not served: ${noTransport}; no call could reach it, so its silence says nothing\n`,
+    );
   });
 
   it('count methods and endpoints per verdict, kept ones apart', () => {
