@@ -228,6 +228,11 @@ describe('an HTTP application that connects no microservice (nest11-cjs): its pa
       'itemCreated:untrackable',
       'sum:untrackable',
     ]);
+    // What only the controller injects is reached through its patterns alone: no verdict of its own either.
+    expect(ghosts.verdicts.find((v: { name: string }) => v.name === 'SumCalculator')).toMatchObject({
+      verdict: 'untrackable',
+      why: `only MessagesController injects it, and MessagesController's endpoints are not served: ${reason}; no call could reach it here, so its silence says nothing`,
+    });
     const judged = (kind: string) =>
       ghosts.endpoints
         .filter((e: { kind: string }) => e.kind === kind)

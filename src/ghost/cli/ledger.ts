@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseRedisUrl, connectIORedis, RedisUrlError } from '../../shared/redis';
 import { readLedger, LedgerReadError } from '../ledger/reader';
 import { ledgerIdentity } from '../ledger';
@@ -201,6 +203,24 @@ function memberFindingsWithContracts(answer: LedgerAnswer): MemberFinding[] {
   return withContracts(memberFindings(answer), called, contractReader());
 }
 
+/**
+ * A line for the text when the method findings' TypeScript files are not where the command runs: their contracts
+ * could not be read, and a line that says nothing of one must not read as "none".
+ */
+function sourcesMissing(findings: readonly Finding[]): string {
+  const files = [
+    ...new Set(
+      findings.flatMap((f) =>
+        f.member?.endpoint === undefined && f.member?.source !== undefined && /\.m?tsx?$/.test(f.member.source.file)
+          ? [f.member.source.file]
+          : [],
+      ),
+    ),
+  ];
+  if (files.length === 0 || files.some((file) => fs.existsSync(path.resolve(file)))) return '';
+  return `\n(The methods' TypeScript files, such as ${files[0]}, are not under ${process.cwd()}: run from the application's directory to see which of them an interface or abstract class declares.)\n`;
+}
+
 /** The members' contracts by `Bean#method`, for the text (membersText). */
 function contractsOf(findings: readonly Finding[]): Map<string, MemberContract> {
   const out = new Map<string, MemberContract>();
@@ -247,13 +267,19 @@ function ledgerSarif(findings: readonly Finding[], known: ReadonlySet<string>, v
  * library's class the application lists, a value, a factory), whose registration goes instead.
  */
 function actOn(fresh: readonly Finding[]): string {
-  // A method a contract declares goes from the contract too, or stays while another implementation is called.
-  const contracts = fresh.filter((f) => f.member?.contract !== undefined).length;
-  const contract =
-    contracts === 0
-      ? ''
-      : `; ${contracts === 1 ? 'the one' : `the ${contracts}`} a contract declares ${contracts === 1 ? 'goes' : 'go'} from it too, or ${contracts === 1 ? 'stays' : 'stay'}, as each line says`;
-  return `${deleteWords(fresh)}${contract}`;
+  // A method a contract declares goes with the contract's member, or stays while another implementation is called.
+  const contracts = fresh.flatMap((f) => (f.member?.contract !== undefined ? [f.member.contract] : []));
+  const stay = contracts.filter((c) => c.calledIn !== undefined && c.calledIn.length > 0).length;
+  const go = contracts.length - stay;
+  return [
+    deleteWords(fresh),
+    go > 0 ? 'where a line names a contract, remove its member there too' : '',
+    stay > 0
+      ? `${stay} ${stay === 1 ? 'stays while its contract requires it' : 'stay while their contracts require them'} (see ${stay === 1 ? 'its line' : 'their lines'})`
+      : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
 }
 
 /** Delete them, except the beans that are only a registration, whose registration goes instead. */
@@ -384,7 +410,7 @@ export async function runLedger(
     if (o.format === 'json') out(`${JSON.stringify(answer, null, 2)}\n`);
     else if (o.format === 'sarif') out(`${JSON.stringify(ledgerSarif(findings, known, o.version), null, 2)}\n`);
     else {
-      out(ledgerText(answer, o.all) + membersText(answer, contractsOf(findings)));
+      out(ledgerText(answer, o.all) + membersText(answer, contractsOf(findings)) + sourcesMissing(findings));
       if (fresh.length > 0) {
         // The same judgement, accepted: the thresholds given are repeated, or the baseline would hold other beans.
         const accept = [

@@ -7,6 +7,7 @@ import {
   unservedHandlers,
   withUnserved,
   type EndpointVerdict,
+  type UnservedHandlers,
   type MemberFacts,
   type MemberLookups,
   type MethodCalls,
@@ -183,6 +184,8 @@ export interface LedgerEvidence extends BeanEvidence {
   readonly methods?: MethodCalls;
   /** The ledger: each method's own evidence (the variants that had it), where the bean's would overstate. */
   readonly methodFacts?: ReadonlyMap<string, MemberFacts>;
+  /** Injected only by these beans, none of whose endpoints were served (InventoryBean's). */
+  readonly reachedOnlyThrough?: readonly string[];
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -245,7 +248,7 @@ export function ledgerAnswer(
     };
   });
   // An inherited method one bean never called but another did is live code, no finding (member-verdicts.ts).
-  const beans = sharedCode(judgedBeans);
+  const beans = sharedCode(reachedThroughUnserved(judgedBeans, byName, unserved, counts));
   const judgedEndpoints =
     members.endpoints !== undefined
       ? endpointVerdicts(
@@ -274,6 +277,50 @@ export function ledgerAnswer(
     ...(endpoints !== undefined ? { endpoints } : {}),
     ...(withMembers ? { memberCounts: memberCounts(beans, endpoints ?? []) } : {}),
   };
+}
+
+/**
+ * A bean injected only by beans judged untrackable because none of their endpoints was served (a `Logger` only the
+ * command-line controller of an HTTP application injects): no call could reach it through them, so its silence says
+ * nothing either; `untrackable`, with its uncalled methods, unless something called it. (Removing that `Logger` alone
+ * stops the application starting: the controller still needs it. A trial of domain-driven-hexagon did.)
+ */
+function reachedThroughUnserved(
+  beans: readonly LedgerBean[],
+  evidence: ReadonlyMap<string, LedgerEvidence>,
+  unserved: ReadonlyMap<string, UnservedHandlers>,
+  counts: Record<Verdict, number>,
+): LedgerBean[] {
+  const verdictOf = new Map(beans.map((b) => [b.name, b.verdict]));
+  const isUnserved = (name: string) => unserved.get(name)?.whole !== undefined && verdictOf.get(name) === 'untrackable';
+  return beans.map((b) => {
+    const through = evidence.get(b.name)?.reachedOnlyThrough;
+    if (through === undefined || through.length === 0 || !through.every(isUnserved)) return b;
+    if (b.verdict !== 'never-touched' && b.verdict !== 'insufficient-evidence') return b;
+    const reason = unserved.get(through[0]!)!.whole!;
+    const them = through.length === 1 ? through[0]! : through.join(', ');
+    const { needs: _needs, ...rest } = b;
+    counts[b.verdict]--;
+    counts.untrackable++;
+    const why =
+      through.length === 1
+        ? `only ${them} injects it, and ${them}'s endpoints are not served: ${reason}; no call could reach it here, so its silence says nothing`
+        : `only ${them} inject it, and their endpoints are not served: ${reason}; no call could reach it here, so its silence says nothing`;
+    return {
+      ...rest,
+      verdict: 'untrackable',
+      why,
+      ...(b.methods !== undefined
+        ? {
+            methods: b.methods.map((m) =>
+              m.verdict === 'never-touched' || m.verdict === 'insufficient-evidence'
+                ? { ...m, verdict: 'untrackable' as const, why }
+                : m,
+            ),
+          }
+        : {}),
+    };
+  });
 }
 
 /** A bean's methods judged; a lost touch record forbids `never-touched` for them as for beans. */
@@ -347,6 +394,7 @@ export function thisProcessLedger(
     ...(b.classFileUnknown ? { classFileUnknown: true as const } : {}),
     ghostCandidate: b.ghostCandidate,
     ...(b.neededOnlyBy !== undefined ? { neededOnlyBy: b.neededOnlyBy } : {}),
+    ...(b.reachedOnlyThrough !== undefined ? { reachedOnlyThrough: b.reachedOnlyThrough } : {}),
     tracked: b.tracked === true,
     ...(b.tracked !== true ? { untrackableReason: b.tracked } : {}),
     ...(touchedAt.has(b.name) ? { lastTouched: touchedAt.get(b.name)! } : {}),

@@ -29,6 +29,11 @@ export interface InventoryBean {
   readonly ghostCandidate: boolean;
   /** A candidate something injects, but only these candidates do. */
   readonly neededOnlyBy?: readonly string[];
+  /**
+   * Injected, but only by these beans, none of whose endpoints this process serves (a command-line controller in an
+   * HTTP application): no call could reach it through them here, so its silence says nothing either.
+   */
+  readonly reachedOnlyThrough?: readonly string[];
   /** `true` when Phase 2 tracks it, else why not. */
   readonly tracked: true | string;
   /**
@@ -77,6 +82,7 @@ export function applicationBeans(
 ): InventoryBean[] {
   const candidates = new Set(report.ghostCandidates.beans);
   const tracked = snapshot ? new Set([...snapshot.touched, ...snapshot.untouched]) : undefined;
+  const through = reachedOnlyThrough(report);
   return report.graph.nodes
     .filter((n) => !n.framework && n.role !== 'module')
     .map((n) => {
@@ -94,6 +100,7 @@ export function applicationBeans(
         ...(registration === 'class-file-unknown' ? { classFileUnknown: true as const } : {}),
         ghostCandidate: candidates.has(n.name),
         ...(n.neededOnlyBy !== undefined && candidates.has(n.name) ? { neededOnlyBy: n.neededOnlyBy } : {}),
+        ...(through.has(n.name) ? { reachedOnlyThrough: through.get(n.name)! } : {}),
         tracked:
           tracked === undefined
             ? 'Phase 2 is off in this process'
@@ -103,6 +110,29 @@ export function applicationBeans(
                 (n.verdict === 'not-instantiated' ? 'not created at start-up' : 'not tracked')),
       };
     });
+}
+
+/**
+ * The beans injected only by beans none of whose endpoints the process serves (each with at least one endpoint, all
+ * `unserved`), to those beans; a bean with a served endpoint of its own is reachable and left out.
+ */
+function reachedOnlyThrough(report: DiagReport): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const endpoints = report.endpoints;
+  if (endpoints === undefined || !endpoints.some((e) => e.unserved !== undefined)) return out;
+  const served = new Set(endpoints.filter((e) => e.unserved === undefined).map((e) => e.bean));
+  const unserved = new Set(endpoints.filter((e) => e.unserved !== undefined && !served.has(e.bean)).map((e) => e.bean));
+  const dependents = new Map<string, Set<string>>();
+  for (const e of report.graph.edges) {
+    const set = dependents.get(e.to);
+    if (set === undefined) dependents.set(e.to, new Set([e.from]));
+    else set.add(e.from);
+  }
+  for (const [bean, by] of dependents) {
+    if (served.has(bean) || unserved.has(bean) || by.size === 0) continue;
+    if ([...by].every((d) => unserved.has(d))) out.set(bean, [...by].sort());
+  }
+  return out;
 }
 
 /** What a process knows of its beans' members at ready (method depth), for its inventory. */
@@ -170,6 +200,8 @@ interface StoredBean {
   r?: 1 | 2;
   /** neededOnlyBy: the candidates that alone inject it */
   o?: string[];
+  /** reachedOnlyThrough: the unserved beans that alone inject it */
+  q?: string[];
   t?: string;
   x?: StoredMethod[];
 }
@@ -261,6 +293,7 @@ export function encodeInventory(inventory: Inventory): Buffer {
     ...(b.registered ? { r: b.classFileUnknown ? (2 as const) : (1 as const) } : {}),
     ...(b.ghostCandidate ? { g: 1 as const } : {}),
     ...(b.neededOnlyBy !== undefined ? { o: [...b.neededOnlyBy] } : {}),
+    ...(b.reachedOnlyThrough !== undefined ? { q: [...b.reachedOnlyThrough] } : {}),
     ...(b.tracked !== true ? { t: b.tracked } : {}),
     ...(b.methods !== undefined ? { x: storeMethods(b.methods) } : {}),
   }));
@@ -298,6 +331,7 @@ export function decodeInventory(bytes: Buffer): Inventory {
       ...(b.r === 2 ? { classFileUnknown: true as const } : {}),
       ghostCandidate: b.g === 1,
       ...(Array.isArray(b.o) ? { neededOnlyBy: b.o.map(String) } : {}),
+      ...(Array.isArray(b.q) ? { reachedOnlyThrough: b.q.map(String) } : {}),
       tracked: b.t === undefined ? true : b.t,
       ...(Array.isArray(b.x) ? { methods: loadMethods(b.x) } : {}),
     })),

@@ -129,10 +129,14 @@ export function mergeMembers(
     const servedBeans = new Set<string>();
     const unservedBeans = new Set<string>();
     for (const e of v.inventory.endpoints ?? []) (e.unserved === undefined ? servedBeans : unservedBeans).add(e.bean);
+    const wholeUnserved = (name: string) => unservedBeans.has(name) && !servedBeans.has(name);
     for (const bean of v.inventory.beans) {
       let entry = beanServed.get(bean.name);
       if (entry === undefined) beanServed.set(bean.name, (entry = { acc: acc(), unservedSomewhere: false }));
-      if (unservedBeans.has(bean.name) && !servedBeans.has(bean.name)) entry.unservedSomewhere = true;
+      // So is a bean only such beans inject there (InventoryBean's reachedOnlyThrough).
+      const through = bean.reachedOnlyThrough;
+      if (wholeUnserved(bean.name) || (through !== undefined && through.length > 0 && through.every(wholeUnserved)))
+        entry.unservedSomewhere = true;
       else add(entry.acc, v, v.inventory.tracking && bean.tracked === true);
     }
     for (const bean of v.inventory.beans) {

@@ -403,6 +403,7 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
       ...(b.classFileUnknown ? { classFileUnknown: true as const } : {}),
       ghostCandidate: b.ghostCandidate,
       ...(b.neededOnlyBy !== undefined ? { neededOnlyBy: b.neededOnlyBy } : {}),
+      ...(b.reachedOnlyThrough !== undefined ? { reachedOnlyThrough: b.reachedOnlyThrough } : {}),
       tracked: acc.trackedSomewhere && acc.untrackable === undefined,
       ...(untrackable !== undefined ? { untrackableReason: untrackable } : {}),
       ...(touch !== undefined ? { lastTouched: touch.lastTouched, lastTouchedVersion: lastVersion } : {}),

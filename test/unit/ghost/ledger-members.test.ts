@@ -390,6 +390,23 @@ describe("the reader's merge of members over variants", () => {
       processes: { total: 2, tracked: 2 },
       versions: ['v2'],
     });
+    // So is a bean only that controller injects, where the controller's endpoints were not served.
+    const formatter: InventoryBean = {
+      name: 'SumFormatter',
+      ghostCandidate: false,
+      tracked: true,
+      reachedOnlyThrough: ['MessagesController'],
+    };
+    const withFormatter = (v: VariantView): VariantView => ({
+      ...v,
+      inventory: { ...v.inventory, beans: [...v.inventory.beans, formatter] },
+    });
+    expect(decodeInventory(encodeInventory(withFormatter(apiOnly).inventory)).beans).toContainEqual(formatter);
+    expect(
+      mergeMembers([withFormatter(only(worker, pattern)), withFormatter(apiOnly)], lastUse, now).beanFacts(
+        'SumFormatter',
+      ),
+    ).toMatchObject({ processHours: 48, processes: { total: 2, tracked: 2 } });
   });
 
   it('a route a deploy added to an old method starts its evidence at that deploy', () => {

@@ -375,6 +375,38 @@ describe('endpoint verdicts', () => {
     expect(run.endpoints!.find((e) => e.route === '{"cmd":"total"}')!.why).toMatch(/^not served: its HTTP/);
     expect(run.counts).toMatchObject({ 'in-use': 1, untrackable: 1, 'never-touched': 0 });
     expect(run.memberCounts!.methods).toMatchObject({ untrackable: 4, 'never-touched': 2, 'in-use': 1 });
+    // A bean only the unserved controller injects is reached through it alone: its silence says nothing either.
+    const through = thisProcessLedger(
+      'svc',
+      [
+        { name: 'MessagesController', ghostCandidate: false, tracked: true },
+        { name: 'SumFormatter', ghostCandidate: false, tracked: true, reachedOnlyThrough: ['MessagesController'] },
+        { name: 'Audit', ghostCandidate: false, tracked: true, reachedOnlyThrough: ['ItemsController'] },
+      ],
+      new Map(),
+      true,
+      thresholds,
+      NOW,
+      NOW - 30 * DAY,
+      1000,
+      undefined,
+      {
+        endpoints: [
+          { kind: 'rpc', route: '{"cmd":"sum"}', bean: 'MessagesController', method: 'sum', unserved: noTransport },
+          { kind: 'http', route: 'GET /items', bean: 'ItemsController', method: 'list' },
+        ],
+        methodsOf: (name) =>
+          new Map<string, number | undefined>(name === 'SumFormatter' ? [['format', undefined]] : [['sum', undefined]]),
+      },
+    );
+    expect(through.beans.find((b) => b.name === 'SumFormatter')).toMatchObject({
+      verdict: 'untrackable',
+      why: `only MessagesController injects it, and MessagesController's endpoints are not served: ${noTransport}; no call could reach it here, so its silence says nothing`,
+      methods: [{ name: 'format', verdict: 'untrackable' }],
+    });
+    // Injected by a served bean: judged by its own calls.
+    expect(through.beans.find((b) => b.name === 'Audit')!.verdict).toBe('never-touched');
+    expect(through.counts).toMatchObject({ untrackable: 2, 'never-touched': 1 });
     // The ledger's text says where the endpoints not counted as never called went, with why.
     expect(membersText(run)).toContain(
       `never-called endpoints (2 of 7)\n  http DELETE /items/:id → ItemsController.remove\n  http GET /items/total → ItemsController.total\n` +
