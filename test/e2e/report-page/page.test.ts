@@ -303,6 +303,47 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     await page.close();
   }, 60_000);
 
+  it('draws a bean never called but judged untrackable (its endpoints not served) as untrackable, not untouched', async () => {
+    const name = diag.graph.nodes.find((n: any) => !n.framework && n.role === 'controller').name as string;
+    const data = {
+      live: false,
+      report: diag,
+      ghosts: {
+        touched: [],
+        untouched: [name],
+        untrackable: {},
+        trackedCount: 1,
+        touchedCount: 0,
+        untouchedCount: 1,
+        untrackableCount: 0,
+      },
+      verdicts: {
+        service: 'shop',
+        generatedAt: '2026-11-27T12:00:00.000Z',
+        thresholds: { minDays: 14, minProcessHours: 336 },
+        provenance: { source: 'this-process', since: '2026-11-27T11:00:00.000Z', processes: 1, liveProcesses: 1 },
+        counts: { untrackable: 1 },
+        beans: [
+          {
+            name,
+            verdict: 'untrackable',
+            ghostCandidate: false,
+            why: 'its endpoints are not served: …',
+            evidence: '',
+          },
+        ],
+      },
+    } as unknown as PageData;
+    const file = path.join(tempDir('page'), 'unserved.html');
+    fs.writeFileSync(file, reportPageHtml(data));
+    const { page, errors } = await open(`file://${file}`);
+    expect(errors).toEqual([]);
+    expect(await page.locator(`#modules button.bean[data-bean="${name}"]`).getAttribute('class')).toContain(
+      'c-untrackable',
+    );
+    await page.close();
+  }, 60_000);
+
   it('escapes every name: markup in tokens renders as text and runs nothing', async () => {
     const evil = '<img src=x onerror="window.__xss=1">';
     const module = '</script><script>window.__xss=2</script>';

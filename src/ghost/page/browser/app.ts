@@ -39,17 +39,19 @@ function main(): void {
   const untouched = new Set(ghosts?.untouched ?? []);
   const untrackable = ghosts?.untrackable ?? {};
   const candidates = new Set(report.ghostCandidates.beans);
+  const verdictOf = new Map((data.verdicts?.beans ?? []).map((v) => [v.name, v]));
   const categoryOf = (n: Node): Category => {
     if (n.framework) return 'framework';
     if (candidates.has(n.name) && untouched.has(n.name)) return 'dead';
     if (candidates.has(n.name) && !touched.has(n.name)) return 'candidate';
     if (touched.has(n.name)) return 'touched';
+    // Never called, but its verdict says no call could reach it (its endpoints not served): not drawn as untouched.
+    if (untouched.has(n.name) && verdictOf.get(n.name)?.verdict === 'untrackable') return 'untrackable';
     if (untouched.has(n.name)) return 'untouched';
     if (Object.prototype.hasOwnProperty.call(untrackable, n.name)) return 'untrackable';
     return 'application';
   };
   const byName = new Map(nodes.map((n) => [n.name, n]));
-  const verdictOf = new Map((data.verdicts?.beans ?? []).map((v) => [v.name, v]));
   const outgoing = new Map<string, string[]>();
   const incoming = new Map<string, string[]>();
   for (const e of report.graph.edges) {
