@@ -85,6 +85,11 @@ export interface BeanEvidence {
   readonly untrackedProcessHours?: number;
   /** The processes that had it, and how many of them tracked it. Absent: every one did. */
   readonly processes?: { readonly total: number; readonly tracked: number };
+  /**
+   * `served`: its evidence counts only the processes that served one of its endpoints (others had it, but no call
+   * could reach it there: ledger/members.ts `beanFacts`), and its words say so.
+   */
+  readonly countedWhere?: 'served';
   /** The versions that had it. */
   readonly versions?: readonly string[];
   /** Whether a process of the service's current code has it (a live one, or the last seen when all stopped). */
@@ -222,7 +227,7 @@ export function verdictOf(bean: BeanEvidence, thresholds: EvidenceThresholds, no
     ? `never called on the ${p.tracked} of ${p.total} processes that tracked it (${percent(share)})${unseen}`
     : bean.processes === undefined
       ? 'never called on any process that had it'
-      : `never called on ${p.total === 1 ? 'the one process' : `any of the ${p.total} processes`} that had it`;
+      : `never called on ${p.total === 1 ? 'the one process' : `any of the ${p.total} processes`} that ${bean.countedWhere === 'served' ? 'served it' : 'had it'}`;
   if (missingDays === 0 && missingHours === 0 && missingShare === 0) {
     return {
       ...base,

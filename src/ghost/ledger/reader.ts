@@ -472,5 +472,6 @@ function beanServedFacts(f: MemberFacts | undefined): Partial<LedgerEvidence> {
     untrackedProcessHours: f.untrackedProcessHours ?? 0,
     ...(f.processes !== undefined ? { processes: f.processes } : {}),
     ...(f.versions !== undefined ? { versions: f.versions } : {}),
+    countedWhere: 'served',
   };
 }

@@ -148,6 +148,11 @@ describe('a service partly tracked (issue #45)', () => {
     const v = verdictOf(bean({ processes: { total: 3, tracked: 3 } }), DEFAULT_THRESHOLDS, NOW);
     expect(v).toMatchObject({ verdict: 'never-touched', why: 'never called on any of the 3 processes that had it' });
   });
+
+  it('says "that served it" when only the processes serving its endpoints count (others could not call it)', () => {
+    const v = verdictOf(bean({ processes: { total: 1, tracked: 1 }, countedWhere: 'served' }), DEFAULT_THRESHOLDS, NOW);
+    expect(v.why).toBe('never called on the one process that served it');
+  });
 });
 
 describe('last use (issue #45)', () => {
