@@ -123,25 +123,42 @@ function lineOffset(lines: readonly string[], index: number): number {
 }
 
 /**
- * A declaration's text from `start` to the `{` that opens its body (type arguments may hold braces and arrows), and
- * where the body starts.
+ * Calls `visit` with each character of `text` from `start` (at most `limit` of them) and the depth of type arguments
+ * (`<…>`) it stands at, `=>` left out (an arrow's `>` closes nothing); stops when `visit` returns true.
  */
-function declarationHead(text: string, start: number): { text: string; body: number } | undefined {
+function scan(
+  text: string,
+  start: number,
+  limit: number,
+  visit: (i: number, c: string, angle: number) => boolean | void,
+): void {
   let angle = 0;
-  let paren = 0;
-  for (let i = start; i < text.length && i < start + 4000; i++) {
-    const c = text[i];
+  for (let i = start; i < text.length && i < start + limit; i++) {
+    const c = text[i]!;
     if (c === '=' && text[i + 1] === '>') {
       i++;
       continue;
     }
     if (c === '<') angle++;
     else if (c === '>') angle = Math.max(0, angle - 1);
-    else if (c === '(') paren++;
-    else if (c === ')') paren = Math.max(0, paren - 1);
-    else if (c === '{' && angle === 0 && paren === 0) return { text: text.slice(start, i), body: i + 1 };
+    else if (visit(i, c, angle) === true) return;
   }
-  return undefined;
+}
+
+/**
+ * A declaration's text from `start` to the `{` that opens its body (type arguments may hold braces and arrows), and
+ * where the body starts.
+ */
+function declarationHead(text: string, start: number): { text: string; body: number } | undefined {
+  let paren = 0;
+  let head: { text: string; body: number } | undefined;
+  scan(text, start, 4000, (i, c, angle) => {
+    if (c === '(') paren++;
+    else if (c === ')') paren = Math.max(0, paren - 1);
+    else if (c === '{' && angle === 0 && paren === 0) head = { text: text.slice(start, i), body: i + 1 };
+    return head !== undefined;
+  });
+  return head;
 }
 
 /** The names an `extends` and an `implements` clause list, without their type arguments. */
@@ -161,17 +178,9 @@ function heritageOf(head: string): Heritage {
 /** `A<B<C>, () => D>` is `A`: type arguments removed, at any depth. */
 function stripTypeArguments(text: string): string {
   let out = '';
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '=' && text[i + 1] === '>') {
-      i++;
-      continue;
-    }
-    if (c === '<') depth++;
-    else if (c === '>') depth = Math.max(0, depth - 1);
-    else if (depth === 0) out += c;
-  }
+  scan(text, 0, text.length, (_i, c, angle) => {
+    if (angle === 0) out += c;
+  });
   return out.replace(/\s+/g, ' ').trim();
 }
 
@@ -236,21 +245,28 @@ function declarationIn(text: string, name: string): { start: number; kind: Contr
   return { start: m.index + m[0].lastIndexOf(m[2]!), kind: m[2] === 'interface' ? 'interface' : 'abstract class' };
 }
 
-/** The import specifiers that bring `name` into a file, with the name it has there (`import { A as name }`). */
-function importsOf(text: string, name: string): Array<{ spec: string; imported: string }> {
-  const out: Array<{ spec: string; imported: string }> = [];
-  const re = /\bimport\s+(?:type\s+)?\{([^}]*)\}\s*from\s*['"]([^'"]+)['"]/g;
+/**
+ * The `{ … } from '…'` lists of `keyword` (`import`, `export`) in `text` that name `name`: each with its specifier
+ * and the name it has on the other side (`import { A as name }`: A).
+ */
+function namedIn(keyword: string, text: string, name: string): Array<{ spec: string; other: string }> {
+  const out: Array<{ spec: string; other: string }> = [];
+  const re = new RegExp(`\\b${keyword}\\s+(?:type\\s+)?\\{([^}]*)\\}\\s*from\\s*['"]([^'"]+)['"]`, 'g');
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     for (const part of m[1]!.split(',')) {
-      const [imported, local] = part
+      const [other, here] = part
         .replace(/^\s*type\s+/, '')
         .split(/\s+as\s+/)
         .map((s) => s.trim());
-      if ((local ?? imported) === name && imported !== undefined && imported !== '')
-        out.push({ spec: m[2]!, imported });
+      if ((here ?? other) === name && other !== undefined && other !== '') out.push({ spec: m[2]!, other });
     }
   }
   return out;
+}
+
+/** The import specifiers that bring `name` into a file, with the name it has there (`import { A as name }`). */
+function importsOf(text: string, name: string): Array<{ spec: string; imported: string }> {
+  return namedIn('import', text, name).map(({ spec, other }) => ({ spec, imported: other }));
 }
 
 /** `name` as `file` exports it: declared there, or re-exported from another file (`export * from`, `export {}`). */
@@ -260,18 +276,10 @@ function exported(sources: Sources, file: string, name: string, depth: number): 
   if (text === undefined) return undefined;
   const own = declarationIn(text, name);
   if (own !== undefined) return { name, file, text, ...own };
-  const named = /\bexport\s+(?:type\s+)?\{([^}]*)\}\s*from\s*['"]([^'"]+)['"]/g;
-  for (let m = named.exec(text); m !== null; m = named.exec(text)) {
-    for (const part of m[1]!.split(',')) {
-      const [original, alias] = part
-        .replace(/^\s*type\s+/, '')
-        .split(/\s+as\s+/)
-        .map((s) => s.trim());
-      if ((alias ?? original) !== name || original === undefined) continue;
-      const target = resolveSpecifier(sources, file, m[2]!);
-      const found = target === undefined ? undefined : exported(sources, target, original, depth + 1);
-      if (found !== undefined) return found;
-    }
+  for (const { spec, other } of namedIn('export', text, name)) {
+    const target = resolveSpecifier(sources, file, spec);
+    const found = target === undefined ? undefined : exported(sources, target, other, depth + 1);
+    if (found !== undefined) return found;
   }
   const star = /\bexport\s+\*\s+from\s*['"]([^'"]+)['"]/g;
   for (let m = star.exec(text); m !== null; m = star.exec(text)) {

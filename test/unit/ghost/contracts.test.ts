@@ -186,6 +186,18 @@ describe('the contract a never-called method fulfils', () => {
     });
   });
 
+  it('follows a named re-export under another name', () => {
+    write('src/libs/ports/index.ts', "export { type RepositoryPort as StorePort } from '../ddd/repository.port';\n");
+    write(
+      'src/modules/store/store.repository.ts',
+      `import { StorePort } from '@libs/ports';\n\nexport class StoreRepository implements StorePort<Item> {\n  async findAll(): Promise<Item[]> {\n    return [];\n  }\n}\n`,
+    );
+    expect(contractOf(at('src/modules/store/store.repository.ts', 'findAll('), 'findAll', root)).toMatchObject({
+      name: 'RepositoryPort',
+      file: 'src/libs/ddd/repository.port.ts',
+    });
+  });
+
   it("says nothing of a method that is the class's own, nor where the source cannot be read", () => {
     const repo = 'src/modules/user/database/user.repository.ts';
     expect(contractOf(at(repo, 'updateAddress('), 'updateAddress', root)).toBeUndefined();
