@@ -266,16 +266,19 @@ function ledgerSarif(findings: readonly Finding[], known: ReadonlySet<string>, v
  * What to do with new findings, in a person's words: delete them, except the beans that are only a registration (a
  * library's class the application lists, a value, a factory), whose registration goes instead.
  */
-function actOn(fresh: readonly Finding[]): string {
+export function actOn(fresh: readonly Finding[]): string {
   // A method a contract declares goes with the contract's member, or stays while another implementation is called.
-  const contracts = fresh.flatMap((f) => (f.member?.contract !== undefined ? [f.member.contract] : []));
-  const stay = contracts.filter((c) => c.calledIn !== undefined && c.calledIn.length > 0).length;
-  const go = contracts.length - stay;
+  const stays = (f: Finding) => (f.member?.contract?.calledIn?.length ?? 0) > 0;
+  const stay = fresh.filter(stays).length;
+  const go = fresh.filter((f) => f.member?.contract !== undefined && !stays(f)).length;
+  const rest = fresh.filter((f) => !stays(f));
   return [
-    deleteWords(fresh),
-    go > 0 ? 'where a line names a contract, remove its member there too' : '',
+    rest.length > 0 ? deleteWords(rest) : '',
+    go > 0
+      ? `for ${go === 1 ? 'the method' : `the ${go} methods`} a contract declares, remove ${go === 1 ? 'its' : 'their'} member there too`
+      : '',
     stay > 0
-      ? `${stay} ${stay === 1 ? 'stays while its contract requires it' : 'stay while their contracts require them'} (see ${stay === 1 ? 'its line' : 'their lines'})`
+      ? `${stay === 1 ? '1 method stays while its contract requires it (see its line)' : `${stay} methods stay while their contracts require them (see their lines)`}`
       : '',
   ]
     .filter(Boolean)
@@ -408,8 +411,12 @@ export async function runLedger(
     const known = readBaseline(o.baseline, KIND);
     const fresh = findings.filter((f) => !inBaseline(known, f));
     if (o.format === 'json') out(`${JSON.stringify(answer, null, 2)}\n`);
-    else if (o.format === 'sarif') out(`${JSON.stringify(ledgerSarif(findings, known, o.version), null, 2)}\n`);
-    else {
+    else if (o.format === 'sarif') {
+      // Without the sources, no method says it stays: a code-scanning reader must know that was not looked at.
+      const missing = sourcesMissing(findings).trim();
+      const sarif = ledgerSarif(findings, known, o.version);
+      out(`${JSON.stringify(missing === '' ? sarif : withNotes(sarif, [missing.replace(/^\(|\)$/g, '')]), null, 2)}\n`);
+    } else {
       out(ledgerText(answer, o.all) + membersText(answer, contractsOf(findings)) + sourcesMissing(findings));
       if (fresh.length > 0) {
         // The same judgement, accepted: the thresholds given are repeated, or the baseline would hold other beans.
@@ -428,7 +435,7 @@ export async function runLedger(
         ];
         out(
           `\n${o.baseline ? `${countFindings(fresh, KIND, 'new ')} not in ${o.baseline}` : `No baseline given: ${countFindings(fresh, KIND)}`}. ` +
-            `${actOn(fresh)}, or accept ${fresh.length === 1 ? 'it' : 'them'} into the baseline ` +
+            `${actOn(fresh)}.\nOr accept ${fresh.length === 1 ? 'it' : 'them'} into the baseline ` +
             `(with the same --url or DIAG_GHOST_TRACKING_LEDGER_URL):\n    ${accept.map(shellQuote).join(' ')}\n`,
         );
       }

@@ -194,6 +194,14 @@ describeWithService('redis', 'methods and endpoints in the ghost ledger (issue #
     )!;
     expect(cancel.locations[0]!.physicalLocation!.artifactLocation.uri).toMatch(/beans\.(js|ts)$/);
     expect(cancel.locations[0]!.physicalLocation!.region.startLine).toBeGreaterThan(0);
+    // Run outside the application's folder, the contracts of TypeScript methods could not be read: the run says so.
+    const notes = (
+      (sarif.runs[0] as { invocations?: { toolExecutionNotifications: { message: { text: string } }[] }[] })
+        .invocations?.[0]?.toolExecutionNotifications ?? []
+    ).map((n) => n.message.text);
+    if (/\.ts$/.test(cancel.locations[0]!.physicalLocation!.artifactLocation.uri))
+      expect(notes).toEqual([expect.stringMatching(/^The methods' TypeScript files, such as \S+\.ts, are not under /)]);
+    else expect(notes).toEqual([]);
 
     // The gate: the new never-touched members fail it until accepted into the baseline.
     const cwd = tempDir('ledger-members-gate');

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { contractWords, memberWords, withContracts, type MemberFinding } from '../../../src/ghost/cli/members';
+import { actOn } from '../../../src/ghost/cli/ledger';
 import { contractOf, contractReader } from '../../../src/ghost/contracts';
 
 let root: string;
@@ -257,6 +258,13 @@ export class WalletMapper implements Mapper<WalletEntity, WalletModel> {
     );
     expect(address!.contract).toBeUndefined();
     expect(memberWords(address!)).not.toContain('declared by');
+    // The closing advice: what goes, what goes with its contract's member, what stays.
+    const members = [byEmail!, address!, userResponse!].map((member) => ({ bean: member.key, member }));
+    expect(actOn([{ bean: 'Logger', registration: 'only' }, ...members])).toBe(
+      'Delete them; for Logger, only its registration; for the method a contract declares, remove its member there ' +
+        'too; 1 method stays while its contract requires it (see its line)',
+    );
+    expect(actOn([members[1]!])).toBe('Delete it');
     expect(contractWords(userResponse!.contract)).toBe(
       `; declared by interface Mapper (src/libs/ddd/mapper.interface.ts:${lineOf('src/libs/ddd/mapper.interface.ts', 'toResponse(')}), ` +
         'which WalletMapper also implements, called there: it stays while Mapper requires it',
