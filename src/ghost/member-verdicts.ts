@@ -187,37 +187,54 @@ export function unservedHandlers(endpoints: readonly EndpointRecord[]): Readonly
   return out;
 }
 
+/** A bean as the rules below rewrite it: its verdict, why, what it still needs, its methods. */
+type Silenceable = { verdict: Verdict; why: string; needs?: unknown; methods?: readonly MethodVerdict[] };
+
+/**
+ * `bean` where no call could reach it, or some of its methods: `beanWhy` makes the bean `untrackable` (its `needs`
+ * dropped), `methodWhy` each method it names, where the verdict would have read its silence (`never-touched`,
+ * `insufficient-evidence`); a method called, kept on purpose, or a bean in use keeps its verdict. The one rewrite
+ * behind both rules that know the silence says nothing (`withUnserved`, the ledger answer's `reachedThroughUnserved`).
+ */
+export function silenceSaysNothing<B extends Silenceable>(
+  bean: B,
+  beanWhy: string | undefined,
+  methodWhy: (method: string) => string | undefined,
+): B {
+  let changed = false;
+  const methods = bean.methods?.map((m) => {
+    const why = methodWhy(m.name);
+    if (why === undefined || !SILENT.has(m.verdict) || m.kept !== undefined) return m;
+    changed = true;
+    return { ...m, verdict: 'untrackable' as const, why };
+  });
+  const whole = beanWhy !== undefined && SILENT.has(bean.verdict);
+  if (!changed && !whole) return bean;
+  const { needs: _needs, ...rest } = bean;
+  return {
+    ...(whole ? { ...rest, verdict: 'untrackable' as const, why: beanWhy } : bean),
+    ...(methods !== undefined ? { methods: methods.sort(byVerdictThenName((m) => m.name)) } : {}),
+  } as B;
+}
+
 /**
  * A bean's verdicts where its endpoints were not served: a method that only handles unserved endpoints, and every
  * method of a bean none of whose endpoints was served (its helpers are reached through them), is `untrackable`
  * instead of `never-touched` or `insufficient-evidence`; so is the bean itself in the second case. A method that
  * was called keeps its verdict: something else reached it.
  */
-export function withUnserved<
-  B extends { verdict: Verdict; why: string; needs?: unknown; methods?: readonly MethodVerdict[] },
->(bean: B, unserved: UnservedHandlers | undefined): B {
+export function withUnserved<B extends Silenceable>(bean: B, unserved: UnservedHandlers | undefined): B {
   if (unserved === undefined) return bean;
-  const reasonOf = (method: string) => unserved.methods.get(method) ?? unserved.whole;
-  let changed = false;
-  const methods = bean.methods?.map((m) => {
-    const reason = reasonOf(m.name);
-    if (reason === undefined || !SILENT.has(m.verdict) || m.kept !== undefined) return m;
-    changed = true;
-    return { ...m, verdict: 'untrackable' as const, why: unservedWhy(reason) };
-  });
-  const whole = unserved.whole !== undefined && SILENT.has(bean.verdict);
-  if (!changed && !whole) return bean;
-  const { needs: _needs, ...rest } = bean;
-  return {
-    ...(whole ? rest : bean),
-    ...(whole
-      ? {
-          verdict: 'untrackable' as const,
-          why: `its endpoints are not served: ${unserved.whole}; no call could reach them, so its silence says nothing`,
-        }
-      : {}),
-    ...(methods !== undefined ? { methods: methods.sort(byVerdictThenName((m) => m.name)) } : {}),
-  } as B;
+  return silenceSaysNothing(
+    bean,
+    unserved.whole === undefined
+      ? undefined
+      : `its endpoints are not served: ${unserved.whole}; no call could reach them, so its silence says nothing`,
+    (method) => {
+      const reason = unserved.methods.get(method) ?? unserved.whole;
+      return reason === undefined ? undefined : unservedWhy(reason);
+    },
+  );
 }
 
 /** A bean as the endpoints' join needs it: its verdict and its methods'. */

@@ -4,6 +4,7 @@ import {
   endpointVerdicts,
   methodVerdicts,
   sharedCode,
+  silenceSaysNothing,
   unservedHandlers,
   withUnserved,
   type EndpointVerdict,
@@ -221,7 +222,6 @@ export function ledgerAnswer(
       judgedMembers !== undefined ? { ...lostSaid, methods: judgedMembers } : lostSaid,
       unserved.get(lostSaid.name),
     );
-    counts[v.verdict]++;
     return {
       ...v,
       ...(methods !== undefined ? { methods } : {}),
@@ -248,7 +248,8 @@ export function ledgerAnswer(
     };
   });
   // An inherited method one bean never called but another did is live code, no finding (member-verdicts.ts).
-  const beans = sharedCode(reachedThroughUnserved(judgedBeans, byName, unserved, counts));
+  const beans = sharedCode(reachedThroughUnserved(judgedBeans, byName, unserved));
+  for (const b of beans) counts[b.verdict]++;
   const judgedEndpoints =
     members.endpoints !== undefined
       ? endpointVerdicts(
@@ -289,37 +290,19 @@ function reachedThroughUnserved(
   beans: readonly LedgerBean[],
   evidence: ReadonlyMap<string, LedgerEvidence>,
   unserved: ReadonlyMap<string, UnservedHandlers>,
-  counts: Record<Verdict, number>,
 ): LedgerBean[] {
   const verdictOf = new Map(beans.map((b) => [b.name, b.verdict]));
   const isUnserved = (name: string) => unserved.get(name)?.whole !== undefined && verdictOf.get(name) === 'untrackable';
   return beans.map((b) => {
     const through = evidence.get(b.name)?.reachedOnlyThrough;
     if (through === undefined || through.length === 0 || !through.every(isUnserved)) return b;
-    if (b.verdict !== 'never-touched' && b.verdict !== 'insufficient-evidence') return b;
     const reason = unserved.get(through[0]!)!.whole!;
-    const them = through.length === 1 ? through[0]! : through.join(', ');
-    const { needs: _needs, ...rest } = b;
-    counts[b.verdict]--;
-    counts.untrackable++;
+    const them = through.join(', ');
     const why =
       through.length === 1
         ? `only ${them} injects it, and ${them}'s endpoints are not served: ${reason}; no call could reach it here, so its silence says nothing`
         : `only ${them} inject it, and their endpoints are not served: ${reason}; no call could reach it here, so its silence says nothing`;
-    return {
-      ...rest,
-      verdict: 'untrackable',
-      why,
-      ...(b.methods !== undefined
-        ? {
-            methods: b.methods.map((m) =>
-              m.verdict === 'never-touched' || m.verdict === 'insufficient-evidence'
-                ? { ...m, verdict: 'untrackable' as const, why }
-                : m,
-            ),
-          }
-        : {}),
-    };
+    return silenceSaysNothing(b, why, () => why);
   });
 }
 

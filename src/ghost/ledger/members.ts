@@ -116,26 +116,22 @@ export function mergeMembers(
   let anyEndpoints = false;
   for (const v of variants) {
     const listed = new Map<string, ReadonlySet<string>>();
-    // The handlers this variant serves no endpoint of: its processes' hours are no evidence of their silence.
-    const unservedHere = new Set<string>();
-    const servedHere = new Set<string>();
+    // The handlers (bean and method) and the beans this variant served no endpoint of, though it had some: its
+    // processes' hours are no evidence of their silence.
+    const served = new Set<string>();
+    const unserved = new Set<string>();
     for (const e of v.inventory.endpoints ?? []) {
-      const handler = `${e.bean}#${e.method}`;
-      if (e.unserved === undefined) servedHere.add(handler);
-      else unservedHere.add(handler);
+      const into = e.unserved === undefined ? served : unserved;
+      into.add(`${e.bean}\u0000${e.method}`);
+      into.add(e.bean);
     }
-    for (const handler of servedHere) unservedHere.delete(handler);
-    // The beans this variant served no endpoint of, though it had some.
-    const servedBeans = new Set<string>();
-    const unservedBeans = new Set<string>();
-    for (const e of v.inventory.endpoints ?? []) (e.unserved === undefined ? servedBeans : unservedBeans).add(e.bean);
-    const wholeUnserved = (name: string) => unservedBeans.has(name) && !servedBeans.has(name);
+    const unservedHere = (key: string) => unserved.has(key) && !served.has(key);
     for (const bean of v.inventory.beans) {
       let entry = beanServed.get(bean.name);
       if (entry === undefined) beanServed.set(bean.name, (entry = { acc: acc(), unservedSomewhere: false }));
       // So is a bean only such beans inject there (InventoryBean's reachedOnlyThrough).
       const through = bean.reachedOnlyThrough;
-      if (wholeUnserved(bean.name) || (through !== undefined && through.length > 0 && through.every(wholeUnserved)))
+      if (unservedHere(bean.name) || (through !== undefined && through.length > 0 && through.every(unservedHere)))
         entry.unservedSomewhere = true;
       else add(entry.acc, v, v.inventory.tracking && bean.tracked === true);
     }
@@ -159,7 +155,7 @@ export function mergeMembers(
           let a = b.methods.get(m.name);
           if (a === undefined) b.methods.set(m.name, (a = acc()));
           // (Listed all the same: a method only unserved handlers have is still the bean's code.)
-          if (!unservedHere.has(`${bean.name}#${m.name}`)) add(a, v, true);
+          if (!unservedHere(`${bean.name}\u0000${m.name}`)) add(a, v, true);
           if (!b.info.has(m.name)) b.info.set(m.name, m);
         }
       } else {
