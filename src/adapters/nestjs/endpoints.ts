@@ -555,11 +555,10 @@ function commandWords(spec: unknown): string | undefined {
 /** Command-line handlers: nestjs-console's `@Command()` methods, nest-commander's commands' `run`. */
 function commandEndpoints(ctx: InventoryContext, h: HandlerClass, add: Add): void {
   const console = ctx.meta.getMetadata(CONSOLE, h.cls);
-  if (console !== undefined) {
+  const proto = console !== undefined ? dataProperty(h.cls, 'prototype') : undefined;
+  if (proto !== null && typeof proto === 'object') {
     const group = commandWords((console as { command?: unknown } | null)?.command);
-    const proto = dataProperty(h.cls, 'prototype');
     for (const method of h.methods.keys()) {
-      if (proto === null || typeof proto !== 'object') break;
       const command = commandWords(
         (ctx.meta.getMetadata(CONSOLE_COMMAND, proto, method) as { command?: unknown } | undefined)?.command,
       );

@@ -57,13 +57,23 @@ function phase(file: string, className: string, method: string, name: string): F
   return { file, className, method, wrapper: () => (original: Method) => timed(name, original) };
 }
 
-/** A `call…Hook` method of the application context: its phase timed, and each bean's hook within it. */
-function hookPhase(method: string, hook: LifecycleHook): FilePatch {
+/**
+ * A `call…Hook` method of the application context: its phase timed, and each bean's hook within it; `seen`, when
+ * given, is told of the application first.
+ */
+function hookPhase(method: string, hook: LifecycleHook, seen?: (p: NestPatcher, app: unknown) => void): FilePatch {
   return {
     file: 'nest-application-context.js',
     className: 'NestApplicationContext',
     method,
-    wrapper: () => (original: Method) => timedHookPhase(hook, original),
+    wrapper: (p) => (original: Method) => {
+      const timed = timedHookPhase(hook, original);
+      if (seen === undefined) return timed;
+      return function hookPhase(this: unknown, ...args: unknown[]) {
+        seen(p, this);
+        return timed.apply(this, args);
+      };
+    },
   };
 }
 
@@ -157,20 +167,9 @@ const FILE_PATCHES: readonly FilePatch[] = [
     wrapper: (_p, ready) => (original: Method) => ready.init(original),
   },
   phase('nest-application-context.js', 'NestApplicationContext', 'close', NEST_PHASES.close),
-  {
-    // Also where each application built on a container is seen, whatever its kind (HTTP, microservice, context):
-    // the inventory after ready reads what it serves.
-    file: 'nest-application-context.js',
-    className: 'NestApplicationContext',
-    method: 'callInitHook',
-    wrapper: (p) => (original: Method) => {
-      const hooks = timedHookPhase('onModuleInit', original);
-      return function callInitHook(this: unknown, ...args: unknown[]) {
-        p.observer.applicationInitialising(this);
-        return hooks.apply(this, args);
-      };
-    },
-  },
+  // Also where each application built on a container is seen, whatever its kind (HTTP, microservice, context): the
+  // inventory after ready reads what it serves.
+  hookPhase('callInitHook', 'onModuleInit', (p, app) => p.observer.applicationInitialising(app)),
   hookPhase('callBootstrapHook', 'onApplicationBootstrap'),
   hookPhase('callDestroyHook', 'onModuleDestroy'),
   hookPhase('callBeforeShutdownHook', 'beforeApplicationShutdown'),

@@ -16,6 +16,7 @@ import {
   beanLine,
   memberWords,
   runMemberFindings,
+  sourceOf,
   withContracts,
   type CalledMethod,
   type MemberFinding,
@@ -205,10 +206,10 @@ function calledInRun(report: Record<string, unknown>): CalledMethod[] {
   for (const b of asRecords(report.verdicts)) {
     if (typeof b.name !== 'string') continue;
     for (const m of asRecords(b.methods)) {
-      const source = m.source as { file?: unknown; line?: unknown } | undefined;
-      if (typeof m.name !== 'string' || typeof source?.file !== 'string' || typeof source.line !== 'number') continue;
+      const source = sourceOf(m.source);
+      if (typeof m.name !== 'string' || source === undefined) continue;
       if (m.lastTouched === undefined && m.verdict !== 'in-use') continue;
-      out.push({ bean: b.name, method: m.name, source: { file: source.file, line: source.line } });
+      out.push({ bean: b.name, method: m.name, source });
     }
   }
   return out;

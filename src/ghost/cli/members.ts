@@ -227,7 +227,8 @@ function asList<T>(value: unknown): T[] {
   return Array.isArray(value) ? value.filter((v): v is T => v !== null && typeof v === 'object') : [];
 }
 
-function sourceOf(value: unknown): MemberSource | undefined {
+/** A member's `source` as a report file has it, when it is one (the file is parsed, not trusted). */
+export function sourceOf(value: unknown): MemberSource | undefined {
   const s = value as Partial<MemberSource> | undefined;
   return typeof s?.file === 'string' && typeof s.line === 'number' ? { file: s.file, line: s.line } : undefined;
 }
