@@ -5,7 +5,9 @@
  * start-up time that no call of ours shows (docs/benchmarks.md).
  */
 import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as ts from 'typescript';
 import { quietOtelEnv, tempDir } from './support/app-process';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -54,6 +56,25 @@ function loadedAtReady(tracking: boolean, container?: 'inversify' | 'tsyringe' |
   return JSON.parse(line[1]!) as string[];
 }
 
+/**
+ * The regular expression literals with a Unicode property escape (`\p{L}`) in the modules `loaded`: V8 checks
+ * a literal when it parses the module, and such a class makes it build ICU's set of every character it names,
+ * on every start (2-3 M instructions for one `\p{L}` literal, docs/benchmarks.md). Built with `new RegExp` at
+ * their first use instead, they cost a start nothing.
+ */
+function propertyEscapeLiterals(loaded: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const file of loaded) {
+    const source = ts.createSourceFile(file, fs.readFileSync(path.join(dist, file), 'utf8'), ts.ScriptTarget.Latest);
+    const visit = (node: ts.Node): void => {
+      if (ts.isRegularExpressionLiteral(node) && /\\[pP]\{/.test(node.text)) found.push(`${file}: ${node.text}`);
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return found;
+}
+
 describe("the package's modules loaded by start-up", () => {
   it('Phase 1 runs the NestJS adapter without the first-touch machinery', () => {
     const loaded = loadedAtReady(false);
@@ -81,6 +102,7 @@ describe("the package's modules loaded by start-up", () => {
     // nor the lazy containers' ready (diagReady loads it when called), nor Phase 2's questions of whose bean
     expect(loaded).not.toContain('adapters/lazy/ready.js');
     expect(loaded).not.toContain('adapters/nestjs/framework-beans.js');
+    expect(propertyEscapeLiterals(loaded)).toEqual([]);
     // An adapter's definitions are built when its container loads: a NestJS app never loads the others'.
     for (const container of ['inversify', 'tsyringe', 'awilix'])
       expect(loaded).not.toContain(`adapters/lazy/${container}/module-definitions.js`);
@@ -93,6 +115,7 @@ describe("the package's modules loaded by start-up", () => {
     expect(loaded).toContain('adapters/nestjs/framework-beans.js');
     expect(loaded).not.toContain('adapters/nestjs/container-reader.js');
     expect(loaded).not.toContain('ghost/analysis/bean-graph.js');
+    expect(propertyEscapeLiterals(loaded)).toEqual([]);
   });
 
   it.each(['inversify', 'tsyringe', 'awilix'] as const)(
@@ -105,6 +128,7 @@ describe("the package's modules loaded by start-up", () => {
       expect(loaded).not.toContain('ghost/analysis/bean-graph.js');
       expect(loaded).not.toContain('adapters/nestjs/container-observer.js');
       expect(loaded).not.toContain('ghost/tracking/tracker.js');
+      expect(propertyEscapeLiterals(loaded)).toEqual([]);
     },
   );
 });
