@@ -661,6 +661,7 @@ export class GhostDetector implements GhostSnapshotSource {
     const find = (this.memberSources ??= parts.memberSourceFinder());
     const endpoints = reportEndpoints(report);
     const handlers = handlersOf(report);
+    const schema = parts.schemaKeeps(endpoints);
     return {
       methodsOf: (name) => {
         const merged = methods?.[name];
@@ -681,8 +682,10 @@ export class GhostDetector implements GhostSnapshotSource {
           return find(node.source, node.className ?? node.token, method);
         },
         kept: (bean, method) =>
-          parts.keptReason(tracker.prototypeOf(bean), method) ?? parts.keptBy(patterns, `${bean}#${method}`),
-        keptEndpoint: (e) => parts.keptBy(patterns, ...parts.keptNames(e)),
+          parts.keptReason(tracker.prototypeOf(bean), method) ??
+          parts.keptBy(patterns, `${bean}#${method}`) ??
+          schema.method(bean, method),
+        keptEndpoint: (e) => parts.keptBy(patterns, ...parts.keptNames(e)) ?? schema.endpoint(e),
       },
     };
   }

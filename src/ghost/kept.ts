@@ -98,3 +98,53 @@ export function keptBy(patterns: readonly KeptPattern[], ...names: string[]): st
   for (const p of patterns) if (names.some((n) => p.test.test(n))) return p.reason;
   return undefined;
 }
+
+/** A GraphQL field as the endpoint inventory names it (EndpointRecord's `kind`, `route`, `path`, handler). */
+interface GraphqlEndpoint {
+  readonly kind: string;
+  readonly route: string;
+  readonly path?: string;
+  readonly bean: string;
+  readonly method: string;
+}
+
+/**
+ * What a GraphQL schema cannot lose, kept whatever its calls: an API whose resolvers declare a single `Query` field
+ * does not build without it, since a schema needs a query type with at least one field (`Query root type must be
+ * provided` in code first, `Type Query must define one or more fields` schema first). An API used only for its
+ * mutations often has one placeholder query nobody calls; deleting it as never called stops the application at
+ * its next start. Counted over every resolver of `endpoints`, the framework's included, per API path.
+ */
+export function schemaKeeps(endpoints: readonly GraphqlEndpoint[] | undefined): {
+  readonly endpoint: (e: Pick<GraphqlEndpoint, 'kind' | 'route' | 'path'>) => string | undefined;
+  readonly method: (bean: string, method: string) => string | undefined;
+} {
+  const queries = new Map<string, Set<string>>();
+  for (const e of endpoints ?? []) {
+    if (e.kind !== 'graphql' || !e.route.startsWith('Query.')) continue;
+    const api = e.path ?? '';
+    const routes = queries.get(api);
+    if (routes === undefined) queries.set(api, new Set([e.route]));
+    else routes.add(e.route);
+  }
+  const sole = new Map<string, string>();
+  for (const [api, routes] of queries) {
+    if (routes.size !== 1) continue;
+    const [route] = routes;
+    const where = api === '' ? 'the GraphQL API' : api;
+    sole.set(
+      `${api}\0${route}`,
+      `the only Query field of ${where}: a GraphQL schema needs one, so without it the schema does not build and the application does not start`,
+    );
+  }
+  const byHandler = new Map<string, string>();
+  if (sole.size > 0)
+    for (const e of endpoints ?? []) {
+      const reason = e.kind === 'graphql' ? sole.get(`${e.path ?? ''}\0${e.route}`) : undefined;
+      if (reason !== undefined) byHandler.set(`${e.bean}\0${e.method}`, reason);
+    }
+  return {
+    endpoint: (e) => (e.kind === 'graphql' && sole.size > 0 ? sole.get(`${e.path ?? ''}\0${e.route}`) : undefined),
+    method: (bean, method) => (byHandler.size > 0 ? byHandler.get(`${bean}\0${method}`) : undefined),
+  };
+}

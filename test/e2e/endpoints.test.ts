@@ -241,6 +241,17 @@ describe('an HTTP application that connects no microservice (nest11-cjs): its pa
     expect(judged('rpc')).toEqual([`item.created: untrackable: ${why}`, `{"cmd":"sum","v":1}: untrackable: ${why}`]);
     // A served route nobody called is still a finding.
     expect(ghosts.endpoints.find((e: { route: string }) => e.route === 'GET /health').verdict).toBe('never-touched');
+    // The API's one Query field, never called here, is what its schema cannot build without: kept, with that reason,
+    // on the endpoint and on its handler method; the mutation beside it is a finding as any route.
+    const schemaReason =
+      'the only Query field of /graphql: a GraphQL schema needs one, so without it the schema does not build and the application does not start';
+    expect(ghosts.endpoints.find((e: { route: string }) => e.route === 'Query.items')).toMatchObject({
+      verdict: 'never-touched',
+      kept: schemaReason,
+    });
+    const items = ghosts.verdicts.find((v: { name: string }) => v.name === 'ItemResolver');
+    expect(items.methods.find((m: { name: string }) => m.name === 'items')).toMatchObject({ kept: schemaReason });
+    expect(ghosts.endpoints.find((e: { route: string }) => e.route === 'Mutation.importItems')).not.toHaveProperty('kept');
     // The check gate on this run follows the verdicts: neither the controller nor its patterns are a finding.
     const cli = path.resolve(__dirname, '..', '..', 'dist', 'ghost', 'cli', 'index.js');
     const gate = spawnSync(
@@ -251,6 +262,9 @@ describe('an HTTP application that connects no microservice (nest11-cjs): its pa
     const results = (JSON.parse(gate.stdout) as { runs: Array<{ results: unknown[] }> }).runs[0]!.results;
     expect(results.length).toBeGreaterThan(0);
     expect(results.map((r) => JSON.stringify(r)).filter((r) => r.includes('MessagesController'))).toEqual([]);
+    const findings = results.map((r) => JSON.stringify(r));
+    expect(findings.filter((r) => r.includes('Query.items'))).toEqual([]);
+    expect(findings.filter((r) => r.includes('Mutation.importItems'))).not.toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { EndpointRecord } from '../../../src/ghost/analysis/bean-graph';
-import { Kept, keptBy, keptNames, keptPatterns, keptReason } from '../../../src/ghost/kept';
+import { Kept, keptBy, keptNames, keptPatterns, keptReason, schemaKeeps } from '../../../src/ghost/kept';
 import {
   addMemberResults,
   beanLine,
@@ -515,6 +515,46 @@ describe('kept on purpose', () => {
       'kept by diag.ghost-tracking.kept',
     );
     expect(keptBy(keptPatterns(['Query.product']), ...keptNames(shop), ...keptNames(admin))).toBeDefined();
+  });
+
+  it("keeps an API's only Query field, which its schema cannot build without, and no field of an API with two", () => {
+    const graphql = (route: string, path: string | undefined, bean: string, method: string): EndpointRecord => ({
+      kind: 'graphql',
+      route,
+      ...(path !== undefined ? { path } : {}),
+      bean,
+      method,
+    });
+    const endpoints: EndpointRecord[] = [
+      // /ops: one placeholder query beside its mutations
+      graphql('Query.health', '/ops', 'OpsResolver', 'health'),
+      graphql('Mutation.restart', '/ops', 'OpsResolver', 'restart'),
+      // /graphql: two queries, the framework's included
+      graphql('Query.me', '/graphql', 'UserResolver', 'me'),
+      graphql('Query.version', '/graphql', 'FrameworkResolver', 'version'),
+      // the same field declared twice is still one field
+      graphql('Query.ping', undefined, 'PingResolver', 'ping'),
+      graphql('Query.ping', undefined, 'PingResolverV2', 'ping'),
+      { kind: 'http', route: 'GET /health', bean: 'OpsResolver', method: 'health' },
+    ];
+    const keeps = schemaKeeps(endpoints);
+    const reason = keeps.endpoint({ kind: 'graphql', route: 'Query.health', path: '/ops' });
+    expect(reason).toBe(
+      'the only Query field of /ops: a GraphQL schema needs one, so without it the schema does not build and the application does not start',
+    );
+    expect(keeps.method('OpsResolver', 'health')).toBe(reason);
+    expect(keeps.endpoint({ kind: 'graphql', route: 'Mutation.restart', path: '/ops' })).toBeUndefined();
+    expect(keeps.method('OpsResolver', 'restart')).toBeUndefined();
+    // the same route on another API, or not GraphQL at all, is not that field
+    expect(keeps.endpoint({ kind: 'graphql', route: 'Query.health', path: '/graphql' })).toBeUndefined();
+    expect(keeps.endpoint({ kind: 'http', route: 'Query.health' })).toBeUndefined();
+    expect(keeps.endpoint({ kind: 'graphql', route: 'Query.me', path: '/graphql' })).toBeUndefined();
+    expect(keeps.method('UserResolver', 'me')).toBeUndefined();
+    expect(keeps.endpoint({ kind: 'graphql', route: 'Query.ping' })).toMatch(/^the only Query field of the GraphQL API:/);
+    expect(keeps.method('PingResolverV2', 'ping')).toBeDefined();
+    // no inventory, or an API of mutations only: nothing kept
+    expect(schemaKeeps(undefined).endpoint({ kind: 'graphql', route: 'Query.x' })).toBeUndefined();
+    expect(schemaKeeps([graphql('Mutation.a', '/m', 'M', 'a')]).method('M', 'a')).toBeUndefined();
   });
 });
 
