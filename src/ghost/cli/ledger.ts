@@ -229,6 +229,28 @@ function contractsOf(findings: readonly Finding[]): Map<string, MemberContract> 
   return out;
 }
 
+/**
+ * The answer with each never-called method's contract (`methods[].contract`), as the text and SARIF say it: a
+ * script deleting what the JSON lists must know that `toResponse` goes with `Mapper`'s member, or stays while another
+ * mapper's is called. Only what the sources where the command runs told; the answer's own fields are unchanged.
+ */
+export function withMethodContracts(answer: LedgerAnswer, contracts: ReadonlyMap<string, MemberContract>): LedgerAnswer {
+  if (contracts.size === 0) return answer;
+  return {
+    ...answer,
+    beans: answer.beans.map((b) => {
+      if (b.methods === undefined || !b.methods.some((m) => contracts.has(`${b.name}#${m.name}`))) return b;
+      return {
+        ...b,
+        methods: b.methods.map((m) => {
+          const contract = contracts.get(`${b.name}#${m.name}`);
+          return contract === undefined ? m : { ...m, contract };
+        }),
+      };
+    }),
+  };
+}
+
 /** The never-touched beans, methods and endpoints of `answer`: what the gate and SARIF judge. */
 function ledgerFindings(answer: LedgerAnswer): Finding[] {
   const findings: Finding[] = answer.beans
@@ -410,7 +432,7 @@ export async function runLedger(
     }
     const known = readBaseline(o.baseline, KIND);
     const fresh = findings.filter((f) => !inBaseline(known, f));
-    if (o.format === 'json') out(`${JSON.stringify(answer, null, 2)}\n`);
+    if (o.format === 'json') out(`${JSON.stringify(withMethodContracts(answer, contractsOf(findings)), null, 2)}\n`);
     else if (o.format === 'sarif') {
       // Without the sources, no method says it stays: a code-scanning reader must know that was not looked at.
       const missing = sourcesMissing(findings).trim();

@@ -8,7 +8,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { contractWords, memberWords, withContracts, type MemberFinding } from '../../../src/ghost/cli/members';
-import { actOn } from '../../../src/ghost/cli/ledger';
+import { actOn, withMethodContracts } from '../../../src/ghost/cli/ledger';
+import type { LedgerAnswer } from '../../../src/ghost/ledger/answer';
 import { contractOf, contractReader } from '../../../src/ghost/contracts';
 
 let root: string;
@@ -269,5 +270,42 @@ export class WalletMapper implements Mapper<WalletEntity, WalletModel> {
       `; declared by interface Mapper (src/libs/ddd/mapper.interface.ts:${lineOf('src/libs/ddd/mapper.interface.ts', 'toResponse(')}), ` +
         'which WalletMapper also implements, called there: it stays while Mapper requires it',
     );
+
+    // --format json: the same contracts on the answer's methods, the rest of the answer as it was
+    const answer = {
+      service: 'ddh',
+      beans: [
+        {
+          name: 'UserRepository',
+          verdict: 'in-use',
+          methods: [
+            { name: 'findOneByEmail', verdict: 'never-touched' },
+            { name: 'updateAddress', verdict: 'never-touched' },
+          ],
+        },
+        { name: 'UserMapper', verdict: 'in-use', methods: [{ name: 'toResponse', verdict: 'never-touched' }] },
+        { name: 'Logger', verdict: 'never-touched' },
+      ],
+    } as unknown as LedgerAnswer;
+    const contracts = new Map([byEmail!, userResponse!].map((f) => [f.key, f.contract!]));
+    const json = JSON.parse(JSON.stringify(withMethodContracts(answer, contracts))) as LedgerAnswer;
+    const methods = json.beans.flatMap((b) => (b.methods ?? []).map((m) => ({ bean: b.name, ...m })));
+    expect(methods).toEqual([
+      {
+        bean: 'UserRepository',
+        name: 'findOneByEmail',
+        verdict: 'never-touched',
+        contract: { kind: 'interface', name: 'UserRepositoryPort', file: port.split(':')[0], line: Number(port.split(':')[1]) },
+      },
+      { bean: 'UserRepository', name: 'updateAddress', verdict: 'never-touched' },
+      {
+        bean: 'UserMapper',
+        name: 'toResponse',
+        verdict: 'never-touched',
+        contract: expect.objectContaining({ name: 'Mapper', calledIn: ['WalletMapper'] }),
+      },
+    ]);
+    expect(json.beans[2]).toEqual({ name: 'Logger', verdict: 'never-touched' });
+    expect(withMethodContracts(answer, new Map())).toBe(answer);
   });
 });
