@@ -341,6 +341,9 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     expect(await page.locator(`#modules button.bean[data-bean="${name}"]`).getAttribute('class')).toContain(
       'c-untrackable',
     );
+    // and counted where it is drawn
+    expect(await countOf(page, 'untouched')).toBe(0);
+    expect(await countOf(page, 'untrackable')).toBe(1);
     await page.close();
   }, 60_000);
 

@@ -83,8 +83,10 @@ function main(): void {
   if (ghosts) {
     count('tracked', ghosts.trackedCount, 'tracked');
     count('touched', ghosts.touchedCount, 'touched');
-    count('untouched', ghosts.untouchedCount, 'untouched');
-    count('untrackable', ghosts.untrackableCount, 'untrackable');
+    // Counted where they are drawn: a bean never called whose verdict says no call could reach it is untrackable.
+    const unreachable = ghosts.untouched.filter((name) => verdictOf.get(name)?.verdict === 'untrackable').length;
+    count('untouched', ghosts.untouchedCount - unreachable, 'untouched');
+    count('untrackable', ghosts.untrackableCount + unreachable, 'untrackable');
   }
   header.append(counts);
   const legend = el('div', { class: 'legend', role: 'list', 'aria-label': 'legend' });
