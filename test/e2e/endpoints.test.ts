@@ -251,7 +251,9 @@ describe('an HTTP application that connects no microservice (nest11-cjs): its pa
     });
     const items = ghosts.verdicts.find((v: { name: string }) => v.name === 'ItemResolver');
     expect(items.methods.find((m: { name: string }) => m.name === 'items')).toMatchObject({ kept: schemaReason });
-    expect(ghosts.endpoints.find((e: { route: string }) => e.route === 'Mutation.importItems')).not.toHaveProperty('kept');
+    expect(ghosts.endpoints.find((e: { route: string }) => e.route === 'Mutation.importItems')).not.toHaveProperty(
+      'kept',
+    );
     // The check gate on this run follows the verdicts: neither the controller nor its patterns are a finding.
     const cli = path.resolve(__dirname, '..', '..', 'dist', 'ghost', 'cli', 'index.js');
     const gate = spawnSync(

@@ -234,7 +234,10 @@ function contractsOf(findings: readonly Finding[]): Map<string, MemberContract> 
  * script deleting what the JSON lists must know that `toResponse` goes with `Mapper`'s member, or stays while another
  * mapper's is called. Only what the sources where the command runs told; the answer's own fields are unchanged.
  */
-export function withMethodContracts(answer: LedgerAnswer, contracts: ReadonlyMap<string, MemberContract>): LedgerAnswer {
+export function withMethodContracts(
+  answer: LedgerAnswer,
+  contracts: ReadonlyMap<string, MemberContract>,
+): LedgerAnswer {
   if (contracts.size === 0) return answer;
   return {
     ...answer,

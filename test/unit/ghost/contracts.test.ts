@@ -295,7 +295,12 @@ export class WalletMapper implements Mapper<WalletEntity, WalletModel> {
         bean: 'UserRepository',
         name: 'findOneByEmail',
         verdict: 'never-touched',
-        contract: { kind: 'interface', name: 'UserRepositoryPort', file: port.split(':')[0], line: Number(port.split(':')[1]) },
+        contract: {
+          kind: 'interface',
+          name: 'UserRepositoryPort',
+          file: port.split(':')[0],
+          line: Number(port.split(':')[1]),
+        },
       },
       { bean: 'UserRepository', name: 'updateAddress', verdict: 'never-touched' },
       {

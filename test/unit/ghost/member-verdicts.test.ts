@@ -550,7 +550,9 @@ describe('kept on purpose', () => {
     expect(keeps.endpoint({ kind: 'http', route: 'Query.health' })).toBeUndefined();
     expect(keeps.endpoint({ kind: 'graphql', route: 'Query.me', path: '/graphql' })).toBeUndefined();
     expect(keeps.method('UserResolver', 'me')).toBeUndefined();
-    expect(keeps.endpoint({ kind: 'graphql', route: 'Query.ping' })).toMatch(/^the only Query field of the GraphQL API:/);
+    expect(keeps.endpoint({ kind: 'graphql', route: 'Query.ping' })).toMatch(
+      /^the only Query field of the GraphQL API:/,
+    );
     expect(keeps.method('PingResolverV2', 'ping')).toBeDefined();
     // no inventory, or an API of mutations only: nothing kept
     expect(schemaKeeps(undefined).endpoint({ kind: 'graphql', route: 'Query.x' })).toBeUndefined();
