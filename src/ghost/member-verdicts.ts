@@ -157,6 +157,32 @@ export function sharedCode<B extends { readonly name: string; readonly methods?:
 /** The verdicts an unserved handler's silence would wrongly support: what it turns into `untrackable`. */
 const SILENT: ReadonlySet<Verdict> = new Set(['never-touched', 'insufficient-evidence']);
 
+/**
+ * `beans` with each silent one (never called, or not judged yet) that holds a kept member marked `kept`: the first
+ * kept method by name, or the first kept endpoint it handles, and why. A trial of domain-driven-hexagon found its
+ * GraphQL resolver, whose only method is the API's only `Query` field (kept: the schema needs it), listed as a
+ * never-touched bean with "Delete it": removing it stops the application starting, as removing the field does.
+ */
+export function withKeptMembers<
+  B extends {
+    readonly name: string;
+    readonly verdict: Verdict;
+    readonly kept?: string;
+    readonly methods?: readonly MethodVerdict[];
+  },
+>(beans: readonly B[], endpoints: readonly EndpointVerdict[] | undefined): B[] {
+  const byEndpoint = new Map<string, string>();
+  for (const e of endpoints ?? [])
+    if (e.kept !== undefined && !byEndpoint.has(e.bean))
+      byEndpoint.set(e.bean, `${endpointName(e)} is kept: ${e.kept}`);
+  return beans.map((b) => {
+    if (!SILENT.has(b.verdict) || b.kept !== undefined) return b;
+    const method = b.methods?.filter((m) => m.kept !== undefined).sort((x, y) => (x.name < y.name ? -1 : 1))[0];
+    const kept = method !== undefined ? `its method ${method.name} is kept: ${method.kept}` : byEndpoint.get(b.name);
+    return kept === undefined ? b : { ...b, kept };
+  });
+}
+
 /** What an endpoint that was not served says of its silence. */
 const unservedWhy = (reason: string) => `not served: ${reason}; no call could reach it, so its silence says nothing`;
 

@@ -115,6 +115,11 @@ export interface BeanVerdict {
   readonly needs?: { readonly days: number; readonly processHours: number; readonly trackedShare?: number };
   /** Method depth: the verdict of each of its methods, most likely dead first (member-verdicts.ts). */
   readonly methods?: readonly MethodVerdict[];
+  /**
+   * A bean never called that holds a kept member (`@Kept`, `diag.ghost-tracking.kept`, a GraphQL API's only `Query`
+   * field): which one and why. It keeps its verdict, but is never a finding: deleting it deletes what is kept.
+   */
+  readonly kept?: string;
 }
 
 const DAY_MS = 86_400_000;

@@ -251,6 +251,9 @@ describe('an HTTP application that connects no microservice (nest11-cjs): its pa
     });
     const items = ghosts.verdicts.find((v: { name: string }) => v.name === 'ItemResolver');
     expect(items.methods.find((m: { name: string }) => m.name === 'items')).toMatchObject({ kept: schemaReason });
+    // Its resolver, never called as a whole, stays with it: deleting the class deletes the field (a trial of
+    // domain-driven-hexagon removed such a resolver and the application stopped starting).
+    expect(items).toMatchObject({ verdict: 'never-touched', kept: `its method items is kept: ${schemaReason}` });
     expect(ghosts.endpoints.find((e: { route: string }) => e.route === 'Mutation.importItems')).not.toHaveProperty(
       'kept',
     );
@@ -266,6 +269,7 @@ describe('an HTTP application that connects no microservice (nest11-cjs): its pa
     expect(results.map((r) => JSON.stringify(r)).filter((r) => r.includes('MessagesController'))).toEqual([]);
     const findings = results.map((r) => JSON.stringify(r));
     expect(findings.filter((r) => r.includes('Query.items'))).toEqual([]);
+    expect(findings.filter((r) => r.includes('untouched-bean') && r.includes('ItemResolver'))).toEqual([]);
     expect(findings.filter((r) => r.includes('Mutation.importItems'))).not.toEqual([]);
   });
 });

@@ -250,8 +250,11 @@ export function readFindings(file: string): {
         .filter((v): v is Record<string, unknown> => typeof v?.name === 'string')
         .map((v) => [v.name as string, v]),
     );
-    // Untouched, but judged untrackable: no call could reach it here (its endpoints were not served), no finding.
-    const judged = (untouched as string[]).filter((bean) => verdicts.get(bean)?.verdict !== 'untrackable');
+    // Untouched, but judged untrackable (no call could reach it here: its endpoints were not served), or holding a
+    // kept member (deleting it deletes that): no finding.
+    const judged = (untouched as string[]).filter(
+      (bean) => verdicts.get(bean)?.verdict !== 'untrackable' && verdicts.get(bean)?.kept === undefined,
+    );
     const beans = judged.map((bean) => withLine(finding(bean, nodes), verdicts.get(bean)));
     const members = withContracts(
       runMemberFindings(report, new Set(untouched as string[])),

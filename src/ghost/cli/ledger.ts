@@ -178,6 +178,8 @@ function describeBean(b: LedgerBean): string {
   const touched = b.touchedIn && b.touchedIn.length > 0 ? `; used in ${b.touchedIn.join(', ')}` : '';
   // `why` already says what a ghost candidate adds (nothing injects it, or only the candidates that go with it).
   // (What only candidates inject goes with them: the verdict's own words say so, not repeated here.)
+  // A bean holding a kept member is not to be removed: no advice how, and what is kept, why.
+  if (b.kept !== undefined) return `${b.name}${where ? ` (${where})` : ''}: ${b.why}; kept: ${b.kept}`;
   const registration =
     b.verdict === 'never-touched'
       ? registrationWords({
@@ -224,8 +226,13 @@ function sourcesMissing(findings: readonly Finding[]): string {
 /** The members' contracts by `Bean#method`, for the text (membersText). */
 function contractsOf(findings: readonly Finding[]): Map<string, MemberContract> {
   const out = new Map<string, MemberContract>();
-  for (const f of findings)
-    if (f.member?.contract !== undefined) out.set(`${f.member.bean}#${f.member.method}`, f.member.contract);
+  for (const f of findings) {
+    const m = f.member;
+    if (m?.contract === undefined) continue;
+    out.set(`${m.bean}#${m.method}`, m.contract);
+    // The same code under other beans (one finding, sameCodeOnce): the same contract on each of their rows.
+    for (const other of m.alsoThrough ?? []) out.set(`${other}#${m.method}`, m.contract);
+  }
   return out;
 }
 
@@ -254,10 +261,10 @@ export function withMethodContracts(
   };
 }
 
-/** The never-touched beans, methods and endpoints of `answer`: what the gate and SARIF judge. */
+/** The never-touched beans, methods and endpoints of `answer` not kept: what the gate and SARIF judge. */
 function ledgerFindings(answer: LedgerAnswer): Finding[] {
   const findings: Finding[] = answer.beans
-    .filter((b) => b.verdict === ('never-touched' satisfies Verdict))
+    .filter((b) => b.verdict === ('never-touched' satisfies Verdict) && b.kept === undefined)
     .map((b) => {
       const line = b.source !== undefined ? beanLine(b, b.source) : undefined;
       return {

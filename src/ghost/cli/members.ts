@@ -100,7 +100,8 @@ export function memberFindings(answer: LedgerAnswer): MemberFinding[] {
   const handler = handlerOf(answer);
   const methods: MemberFinding[] = [];
   for (const b of answer.beans) {
-    if (b.verdict === 'never-touched') continue;
+    // (a bean kept for one of its members is no finding: its other never-called methods are, each)
+    if (b.verdict === 'never-touched' && b.kept === undefined) continue;
     for (const m of b.methods ?? []) {
       if (m.verdict !== 'never-touched' || m.kept !== undefined || handler(b.name, m.name)) continue;
       if (m.calledThrough !== undefined) continue; // its shared code ran on another bean: nothing to delete
@@ -206,8 +207,9 @@ export function runMemberFindings(
     );
   }
   const methods: MemberFinding[] = [];
-  for (const b of asList<{ name?: unknown; methods?: unknown }>(report.verdicts)) {
-    if (typeof b.name !== 'string' || untouchedBeans.has(b.name)) continue;
+  for (const b of asList<{ name?: unknown; methods?: unknown; kept?: unknown }>(report.verdicts)) {
+    // An untouched bean is the finding, not its methods, unless a kept member keeps it: then each of its others is.
+    if (typeof b.name !== 'string' || (untouchedBeans.has(b.name) && b.kept === undefined)) continue;
     for (const m of asList<ReportMember>(b.methods)) {
       if (typeof m.name !== 'string' || handlers.has(`${b.name}#${m.name}`)) continue;
       if (unjudged(m) || calledInRun(b.name, m.name, m)) continue;
@@ -318,7 +320,7 @@ export function membersText(answer: LedgerAnswer, contracts?: ReadonlyMap<string
   // A bean never touched as a whole is its own finding: its methods would repeat it, as the gates leave them.
   const handler = handlerOf(answer);
   const beans = answer.beans
-    .filter((b) => b.verdict !== 'never-touched')
+    .filter((b) => b.verdict !== 'never-touched' || b.kept !== undefined)
     .map((b) => ({ ...b, methods: (b.methods ?? []).filter((m) => !handler(b.name, m.name)) }))
     .filter((b) => b.methods.some((m) => m.verdict === 'never-touched' || m.kept));
   // Code several beans share, never called through any: said once, under the first bean (sameCodeOnce).

@@ -6,6 +6,7 @@ import {
   sharedCode,
   silenceSaysNothing,
   unservedHandlers,
+  withKeptMembers,
   withUnserved,
   type EndpointVerdict,
   type UnservedHandlers,
@@ -274,7 +275,7 @@ export function ledgerAnswer(
     thresholds,
     provenance,
     counts,
-    beans,
+    beans: withKeptMembers(beans, endpoints),
     ...(endpoints !== undefined ? { endpoints } : {}),
     ...(withMembers ? { memberCounts: memberCounts(beans, endpoints ?? []) } : {}),
   };

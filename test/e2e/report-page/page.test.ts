@@ -206,6 +206,8 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
         ]),
         // a library's class the application registers: its file is the module's, where the registration goes
         { ...bean('Logger', 'never-touched', []), source: 'src/users.module.ts', line: 14, registered: true },
+        // never called, but holding a kept member: it stays, and says why
+        { ...bean('OpsResolver', 'never-touched', []), kept: 'its method health is kept: the only Query field' },
       ].map((b) => (b.name === 'REPORTS_SERVICE' ? { ...b, className: 'ReportsService' } : b)),
       endpoints: [
         endpoint('http', 'GET /users', 'UsersController', 'list', 'in-use'),
@@ -239,7 +241,14 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     expect(await rows()).toEqual([
       ['never touched', 'http', 'GET /users/export', 'UsersController.exportAll()', 'src/UsersController.ts:10', ''],
       ['never touched', 'event', evil, 'REPORTS_SERVICE.legacyCsv()', 'src/REPORTS_SERVICE.ts:10', ''],
-      ['kept', 'http', 'POST /webhooks/partner', 'UsersController.webhook()', 'src/UsersController.ts:10', ''],
+      [
+        'kept',
+        'http',
+        'POST /webhooks/partnerkept: partner calls quarterly',
+        'UsersController.webhook()',
+        'src/UsersController.ts:10',
+        '',
+      ],
       [
         'not enough evidence yet',
         'cron',
@@ -253,7 +262,7 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     expect((await rows()).map((r) => r[2])).toEqual([
       'GET /users/export',
       evil,
-      'POST /webhooks/partner',
+      'POST /webhooks/partnerkept: partner calls quarterly',
       'yearly-report',
       'GET /users',
     ]);
@@ -298,7 +307,14 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
       await page
         .locator('#verdicts tr[data-verdict="never-touched"]')
         .evaluateAll((trs) => trs.map((tr) => tr.querySelector('td.file')?.textContent)),
-    ).toEqual(['src/GhostExportService.ts', 'src/users.module.ts:14registered here: the registration goes']);
+    ).toEqual([
+      'src/GhostExportService.ts',
+      'src/users.module.ts:14registered here: the registration goes',
+      'src/OpsResolver.ts',
+    ]);
+    expect(await page.locator('#verdicts tr.v-kept .kept-reason').allTextContents()).toEqual([
+      'kept: its method health is kept: the only Query field',
+    ]);
     expect(await page.locator('img').count()).toBe(0);
     await page.close();
   }, 60_000);

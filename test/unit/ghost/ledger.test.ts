@@ -5,6 +5,9 @@
  */
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { ledgerText } from '../../../src/ghost/cli/ledger';
+import { memberFindings } from '../../../src/ghost/cli/members';
+import type { EndpointRecord } from '../../../src/ghost/analysis/bean-graph';
+import { schemaKeeps } from '../../../src/ghost/kept';
 import { judgedBy, ledgerAnswer, thisProcessLedger, type LedgerProvenance } from '../../../src/ghost/ledger/answer';
 import { ledgerIdentity } from '../../../src/ghost/ledger/identity';
 import {
@@ -189,6 +192,47 @@ describe('the answer and its table', () => {
     expect(text).toContain(
       "  Hidden (M, registered at src/m.module.ts:10): never called on any process that had it; remove Hidden from M's providers (the line shown) (its class's file was not found: a class no module exports, or a library's); if the class is the application's, delete it too",
     );
+  });
+
+  it('keeps a never-called bean holding a kept member, says why, and leaves its other never-called methods findings', () => {
+    const dead = { ghostCandidate: false, tracked: true, firstSeen: now - 20 * DAY, processHours: 500, live: true };
+    const endpoints: EndpointRecord[] = [
+      { kind: 'graphql', route: 'Query.health', path: '/ops', bean: 'OpsResolver', method: 'health' },
+      { kind: 'graphql', route: 'Mutation.restart', path: '/ops', bean: 'OpsResolver', method: 'restart' },
+    ];
+    const schema = schemaKeeps(endpoints);
+    const never = (...names: string[]) => new Map(names.map((n): [string, number | undefined] => [n, undefined]));
+    const a = ledgerAnswer(
+      'shop',
+      [
+        {
+          ...dead,
+          name: 'OpsResolver',
+          module: 'OpsModule',
+          source: 'src/ops.resolver.ts',
+          methods: never('health', 'restart', 'stale'),
+        },
+        { ...dead, name: 'Dead', module: 'M', source: 'src/dead.ts', methods: never('run') },
+      ],
+      judgedBy({ minDays: 14, minProcessHours: 168 }, 'service'),
+      provenance(),
+      now,
+      { endpoints, lookups: { kept: schema.method, keptEndpoint: schema.endpoint } },
+    );
+    const reason =
+      'its method health is kept: the only Query field of /ops: a GraphQL schema needs one, so without it the schema does not build and the application does not start';
+    expect(a.beans.map((b) => [b.name, b.verdict, b.kept])).toEqual([
+      ['Dead', 'never-touched', undefined],
+      ['OpsResolver', 'never-touched', reason],
+    ]);
+    // The bean is no finding; its mutation and its other never-called method are, each; the kept field is not.
+    expect(memberFindings(a).map((f) => f.key)).toEqual(['graphql /ops Mutation.restart', 'OpsResolver#stale']);
+    const text = ledgerText(a, false);
+    expect(text).toContain(
+      `  OpsResolver (OpsModule, src/ops.resolver.ts): never called on any process that had it; kept: ${reason}`,
+    );
+    expect(text).not.toContain('remove OpsResolver');
+    expect(text).toContain('  Dead (M, src/dead.ts): never called on any process that had it');
   });
 
   it('judges each bean, counts the verdicts, and carries only the thresholds, and whose they are', () => {

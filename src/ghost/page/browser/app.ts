@@ -443,6 +443,11 @@ function verdictTable(answer: NonNullable<PageData['verdicts']>, select: (name: 
       );
     tr.append(name, el('td', {}, b.module ?? ''), file);
     const why = el('td', { class: 'why' }, b.why);
+    // Never called, but holding a kept member: it stays, and the page says why (the gates leave it out).
+    if (b.kept !== undefined) {
+      tr.classList.add('v-kept');
+      why.append(el('div', { class: 'kept-reason' }, `kept: ${b.kept}`));
+    }
     // Each verdict carries its own evidence (older answers had none).
     if (b.evidence) why.append(el('div', { class: 'bean-evidence' }, b.evidence));
     tr.append(why);

@@ -141,11 +141,11 @@ export function endpointsView(data: PageData, select: Select): HTMLElement | und
       if (kept !== undefined) tr.setAttribute('data-kept', kept);
       tr.append(cell);
     }
-    tr.append(
-      el('td', { class: 'kind' }, e.kind),
-      el('td', { class: 'route' }, e.path !== undefined ? `${e.path} ${e.route}` : e.route),
-      handlerCell(e, select),
-    );
+    const route = el('td', { class: 'route' }, e.path !== undefined ? `${e.path} ${e.route}` : e.route);
+    // Why it is kept, on the page and not only on hover: a reader must see why a route nobody calls stays.
+    const keptWhy = verdict !== undefined ? (e as Partial<JudgedEndpoint>).kept : undefined;
+    if (keptWhy !== undefined) route.append(el('div', { class: 'kept-reason' }, `kept: ${keptWhy}`));
+    tr.append(el('td', { class: 'kind' }, e.kind), route, handlerCell(e, select));
     if (verdict !== undefined) tr.append(el('td', { class: 'file' }, where((e as JudgedEndpoint).source)));
     tr.append(el('td', { class: 'schedule' }, scheduleText(e)));
     // Folded: the endpoints in use, or, with no verdicts, the inventory past its first rows (Vendure has hundreds).
