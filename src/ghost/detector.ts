@@ -26,6 +26,8 @@ import type * as LedgerIdentityModule from './ledger/identity';
 import type * as KeptModule from './kept';
 import type * as MemberSourceModule from './member-source';
 import type * as LibraryMethodsModule from './library-methods';
+import type * as MemberFindingsModule from './cli/members';
+import type * as ContractsModule from './contracts';
 import type { MemberCounts, MemberEvidence } from './ledger/answer';
 import type { MethodCalls } from './member-verdicts';
 import type { EndpointRecord } from './analysis/bean-graph';
@@ -80,6 +82,12 @@ const verdictParts = once(() => ({
   ...(require('./library-methods') as typeof LibraryMethodsModule),
 }));
 const bootReport = once(() => require('./reports/boot-report') as typeof BootReportModule);
+// For the page: which interface declares each never-called method, read from the application's TypeScript where it
+// runs (when its sources are there), as the CLI reads it.
+const pageContracts = once(() => ({
+  ...(require('./cli/members') as typeof MemberFindingsModule),
+  ...(require('./contracts') as typeof ContractsModule),
+}));
 // Phase 2's tracker and the watch of the process's end, loaded only when they are built: a Phase 1 start loads
 // neither (40 KB of modules; every module loaded before ready is start-up cost, issue #46).
 const tracking = once(() => require('./tracking/tracker') as typeof TrackerModule);
@@ -189,6 +197,8 @@ export class GhostDetector implements GhostSnapshotSource {
   private localMembers: { at: number; counts: MemberCounts | undefined } | undefined;
   /** Where each method is (its `.ts` line through the build's maps), found once per process when first asked. */
   private memberSources: MemberSourceModule.MemberSourceFinder | undefined;
+  /** The page's contract reader: each file read once, each method's answer kept (contracts.ts). */
+  private contractFinder: ReturnType<typeof ContractsModule.contractReader> | undefined;
   /** The adapters' tests for classes a library made at run time (ContainerReady's `libraryClass`). */
   private readonly libraryClasses: Array<(cls: Function) => boolean> = [];
   /** Which methods a library defined, made at the first question (after ready). */
@@ -247,11 +257,23 @@ export class GhostDetector implements GhostSnapshotSource {
 
   /** The fleet's last answer when a ledger is configured and has answered, else this run's (never waits). */
   private pageVerdicts(report: DiagReport): LedgerAnswer | undefined {
+    let answer: LedgerAnswer | undefined;
     try {
-      return this.cachedLedgerAnswer(LEDGER_READ_TTL_MS) ?? this.thisRun(report, Date.now());
+      answer = this.cachedLedgerAnswer(LEDGER_READ_TTL_MS) ?? this.thisRun(report, Date.now());
     } catch (err) {
       safeLog('debug', `verdicts left off the page: ${(err as Error)?.message ?? String(err)}`);
       return undefined;
+    }
+    if (answer === undefined) return undefined;
+    // A never-called method an interface declares goes with the interface's member, or stays while another bean's
+    // implementation of it is called: the page says so as the CLI does (a trial's reader would have broken Mapper).
+    try {
+      const parts = pageContracts();
+      const find = (this.contractFinder ??= parts.contractReader());
+      return parts.withMethodContracts(answer, parts.memberContracts(parts.memberFindingsWithContracts(answer, find)));
+    } catch (err) {
+      safeLog('debug', `contracts left off the page: ${(err as Error)?.message ?? String(err)}`);
+      return answer;
     }
   }
 

@@ -30,6 +30,20 @@ export interface MethodVerdict {
   readonly calledThrough?: readonly string[];
   /** Why, when it is not the plain verdict of its calls (a handler of endpoints that were not served). */
   readonly why?: string;
+  /** Never called, and declared by an interface or abstract class its class implements (set where sources are read). */
+  readonly contract?: MethodContract;
+}
+
+/**
+ * The interface or abstract class that declares a never-called method, as src/ghost/contracts.ts reads it from the
+ * application's TypeScript, and the beans whose own implementation of that member was called (it stays then).
+ */
+export interface MethodContract {
+  readonly kind: 'interface' | 'abstract class';
+  readonly name: string;
+  readonly file: string;
+  readonly line: number;
+  readonly calledIn?: readonly string[];
 }
 
 /** One entry point with its handler's verdict (the contract's `endpoints: [{ kind, route, bean, method, verdict, source? }]`). */

@@ -186,6 +186,24 @@ describe('findings at the TypeScript line', () => {
       `  Logger (TrackingModule, registered at ${TS_FILE}:${tsLine(project, 'Logger,', tsLine(project, '@Module({'))})\n`,
     );
     expect(text.stdout).not.toMatch(/WavingGreeter\.greet/);
+    // The page, written by the application where its sources are, says which interface declares a dead method,
+    // as the CLI does: read from the data the page embeds.
+    const html = fs.readFileSync(path.join(result.reportDir, 'diag-report.html'), 'utf8');
+    const data = JSON.parse(/<script[^>]*id="diag-data"[^>]*>([\s\S]*?)<\/script>/.exec(html)![1]!);
+    const archiveRow = data.verdicts.beans
+      .find((b: any) => b.name === 'AsyncService')
+      .methods.find((m: any) => m.name === 'archive');
+    expect(archiveRow.contract).toEqual({
+      kind: 'interface',
+      name: 'Archiver',
+      file: TS_FILE,
+      line: tsLine(project, 'archive(): number;'),
+    });
+    // the same words from the gate run where the sources are
+    const inProject = spawnSync(process.execPath, [cli, 'check', report], { encoding: 'utf8', cwd: project });
+    expect(inProject.stdout).toContain(
+      `declared by interface Archiver (${TS_FILE}:${tsLine(project, 'archive(): number;')}): remove it there too`,
+    );
   }, 60_000);
 
   it('a bundle minified with its map (esbuild over the tsc build): the same file and lines', async () => {

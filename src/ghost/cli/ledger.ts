@@ -10,12 +10,11 @@ import { contractReader } from '../contracts';
 import {
   addMemberResults,
   beanLine,
-  memberFindings,
+  memberContracts,
+  memberFindingsWithContracts,
   membersText,
-  withContracts,
-  type CalledMethod,
+  withMethodContracts,
   type MemberContract,
-  type MemberFinding,
 } from './members';
 import {
   CheckInputError,
@@ -160,7 +159,9 @@ export function ledgerText(answer: LedgerAnswer, all: boolean): string {
   for (const verdict of VERDICT_ORDER) {
     const beans = answer.beans.filter((b) => b.verdict === verdict);
     if (beans.length === 0) continue;
-    lines.push('', `${verdict} (${beans.length})`);
+    // A bean kept for a member keeps its verdict but is no finding: the heading counts it apart.
+    const kept = beans.filter((b) => b.kept !== undefined).length;
+    lines.push('', `${verdict} (${beans.length}${kept > 0 ? `, ${kept} kept` : ''})`);
     if (verdict === 'in-use' && !all) {
       lines.push(`  ${plural(beans.length, 'bean')} used within the window (--all lists them)`);
       continue;
@@ -193,19 +194,6 @@ function describeBean(b: LedgerBean): string {
 }
 
 /**
- * The never-touched methods of `answer` with their contracts (an interface the class implements), read from the
- * sources where the command runs; each bean's called methods tell whether a contract is still needed.
- */
-function memberFindingsWithContracts(answer: LedgerAnswer): MemberFinding[] {
-  const called: CalledMethod[] = [];
-  for (const b of answer.beans)
-    for (const m of b.methods ?? [])
-      if ((m.verdict === 'in-use' || m.verdict === 'dormant') && m.source !== undefined)
-        called.push({ bean: b.name, method: m.name, source: m.source });
-  return withContracts(memberFindings(answer), called, contractReader());
-}
-
-/**
  * A line for the text when the method findings' TypeScript files are not where the command runs: their contracts
  * could not be read, and a line that says nothing of one must not read as "none".
  */
@@ -223,42 +211,9 @@ function sourcesMissing(findings: readonly Finding[]): string {
   return `\n(The methods' TypeScript files, such as ${files[0]}, are not under ${process.cwd()}: run from the application's directory to see which of them an interface or abstract class declares.)\n`;
 }
 
-/** The members' contracts by `Bean#method`, for the text (membersText). */
+/** The members' contracts by `Bean#method`, for the text (membersText) and the JSON. */
 function contractsOf(findings: readonly Finding[]): Map<string, MemberContract> {
-  const out = new Map<string, MemberContract>();
-  for (const f of findings) {
-    const m = f.member;
-    if (m?.contract === undefined) continue;
-    out.set(`${m.bean}#${m.method}`, m.contract);
-    // The same code under other beans (one finding, sameCodeOnce): the same contract on each of their rows.
-    for (const other of m.alsoThrough ?? []) out.set(`${other}#${m.method}`, m.contract);
-  }
-  return out;
-}
-
-/**
- * The answer with each never-called method's contract (`methods[].contract`), as the text and SARIF say it: a
- * script deleting what the JSON lists must know that `toResponse` goes with `Mapper`'s member, or stays while another
- * mapper's is called. Only what the sources where the command runs told; the answer's own fields are unchanged.
- */
-export function withMethodContracts(
-  answer: LedgerAnswer,
-  contracts: ReadonlyMap<string, MemberContract>,
-): LedgerAnswer {
-  if (contracts.size === 0) return answer;
-  return {
-    ...answer,
-    beans: answer.beans.map((b) => {
-      if (b.methods === undefined || !b.methods.some((m) => contracts.has(`${b.name}#${m.name}`))) return b;
-      return {
-        ...b,
-        methods: b.methods.map((m) => {
-          const contract = contracts.get(`${b.name}#${m.name}`);
-          return contract === undefined ? m : { ...m, contract };
-        }),
-      };
-    }),
-  };
+  return memberContracts(findings.flatMap((f) => (f.member !== undefined ? [f.member] : [])));
 }
 
 /** The never-touched beans, methods and endpoints of `answer` not kept: what the gate and SARIF judge. */
@@ -278,7 +233,7 @@ function ledgerFindings(answer: LedgerAnswer): Finding[] {
       };
     });
   // Never-touched methods and endpoints gate beside the beans, under their own keys (`Bean#method`, `http GET /x`).
-  for (const f of memberFindingsWithContracts(answer)) findings.push({ bean: f.key, member: f });
+  for (const f of memberFindingsWithContracts(answer, contractReader())) findings.push({ bean: f.key, member: f });
   return findings;
 }
 

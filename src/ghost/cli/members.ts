@@ -76,6 +76,64 @@ export function withContracts(
   });
 }
 
+/** The methods `answer` saw called, where they are: what tells a contract still needed from one nobody needs. */
+function calledMethodsOf(answer: LedgerAnswer): CalledMethod[] {
+  const called: CalledMethod[] = [];
+  for (const b of answer.beans)
+    for (const m of b.methods ?? [])
+      if ((m.verdict === 'in-use' || m.verdict === 'dormant') && m.source !== undefined)
+        called.push({ bean: b.name, method: m.name, source: m.source });
+  return called;
+}
+
+/**
+ * The never-touched methods and endpoints of `answer` (memberFindings), each method with its contract (`find`, an
+ * interface the class implements, read from the sources where it is asked) and whether another bean's
+ * implementation of it was called.
+ */
+export function memberFindingsWithContracts(
+  answer: LedgerAnswer,
+  find: (source: MemberSource, method: string) => Contract | undefined,
+): MemberFinding[] {
+  return withContracts(memberFindings(answer), calledMethodsOf(answer), find);
+}
+
+/** The findings' contracts by `Bean#method`, on every bean whose row shares the method's code (sameCodeOnce). */
+export function memberContracts(findings: readonly MemberFinding[]): Map<string, MemberContract> {
+  const out = new Map<string, MemberContract>();
+  for (const f of findings) {
+    if (f.contract === undefined) continue;
+    out.set(`${f.bean}#${f.method}`, f.contract);
+    for (const other of f.alsoThrough ?? []) out.set(`${other}#${f.method}`, f.contract);
+  }
+  return out;
+}
+
+/**
+ * The answer with each never-called method's contract (`methods[].contract`), as the CLI's text and SARIF say it:
+ * a script deleting what the JSON lists, or a reader of the page, must know that `toResponse` goes with `Mapper`'s
+ * member, or stays while another mapper's is called. The answer's own fields are unchanged.
+ */
+export function withMethodContracts(
+  answer: LedgerAnswer,
+  contracts: ReadonlyMap<string, MemberContract>,
+): LedgerAnswer {
+  if (contracts.size === 0) return answer;
+  return {
+    ...answer,
+    beans: answer.beans.map((b) => {
+      if (b.methods === undefined || !b.methods.some((m) => contracts.has(`${b.name}#${m.name}`))) return b;
+      return {
+        ...b,
+        methods: b.methods.map((m) => {
+          const contract = contracts.get(`${b.name}#${m.name}`);
+          return contract === undefined ? m : { ...m, contract };
+        }),
+      };
+    }),
+  };
+}
+
 /** What a contract means for a method finding, in a person's words (empty without one). */
 export function contractWords(c: MemberContract | undefined): string {
   if (c === undefined) return '';

@@ -36,6 +36,14 @@ export interface JudgedMethod {
   readonly kept?: string;
   /** Not called on this bean, but its shared (inherited) code ran on these beans (never a finding). */
   readonly calledThrough?: readonly string[];
+  /** Never called, and an interface or abstract class declares it (read where the application's sources are). */
+  readonly contract?: {
+    readonly kind: string;
+    readonly name: string;
+    readonly file: string;
+    readonly line: number;
+    readonly calledIn?: readonly string[];
+  };
 }
 
 /** An entry point and the verdict of its handler method (`endpoints[]` beside the beans' verdicts). */

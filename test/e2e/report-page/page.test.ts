@@ -190,7 +190,21 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
         bean('REPORTS_SERVICE', 'in-use', [
           ['daily', 'in-use', 5],
           ['legacyCsv', 'never-touched', 40],
-          [evil, 'never-touched', 50],
+          [
+            evil,
+            'never-touched',
+            50,
+            // an interface declares it, and another bean's implementation was called: it stays
+            {
+              contract: {
+                kind: 'interface',
+                name: 'Exporter',
+                file: 'src/exporter.ts',
+                line: 3,
+                calledIn: ['CsvExport'],
+              },
+            },
+          ],
           ['yearly', 'insufficient-evidence', 60],
           ['rebuild', 'insufficient-evidence', 70],
           ['partnerSync', 'never-touched', 80, { kept: 'partner calls quarterly' }],
@@ -289,7 +303,7 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
         // named by its DI token, it says its class
         title: 'REPORTS_SERVICE class ReportsService · ShopModule · src/REPORTS_SERVICE.ts · 1 in use',
         methods: [
-          `${evil}() never touched src/REPORTS_SERVICE.ts:50`,
+          `${evil}() never touched src/REPORTS_SERVICE.ts:50 · declared by interface Exporter (src/exporter.ts:3), which CsvExport also implements, called there: it stays while Exporter requires it`,
           'findAll() never touched src/base.ts:7 · shared code, never called through HealthService either',
           'rebuild() not enough evidence yet src/REPORTS_SERVICE.ts:70',
           'partnerSync() kept: partner calls quarterly src/REPORTS_SERVICE.ts:80',
@@ -312,6 +326,7 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
       'src/users.module.ts:14registered here: the registration goes',
       'src/OpsResolver.ts',
     ]);
+    expect(await page.locator('#verdicts tr.v-kept td.verdict').allTextContents()).toEqual(['never touched · kept']);
     expect(await page.locator('#verdicts tr.v-kept .kept-reason').allTextContents()).toEqual([
       'kept: its method health is kept: the only Query field',
     ]);

@@ -7,8 +7,14 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { contractWords, memberWords, withContracts, type MemberFinding } from '../../../src/ghost/cli/members';
-import { actOn, withMethodContracts } from '../../../src/ghost/cli/ledger';
+import {
+  contractWords,
+  memberWords,
+  withContracts,
+  withMethodContracts,
+  type MemberFinding,
+} from '../../../src/ghost/cli/members';
+import { actOn } from '../../../src/ghost/cli/ledger';
 import type { LedgerAnswer } from '../../../src/ghost/ledger/answer';
 import { contractOf, contractReader } from '../../../src/ghost/contracts';
 

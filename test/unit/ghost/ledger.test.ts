@@ -232,6 +232,7 @@ describe('the answer and its table', () => {
       `  OpsResolver (OpsModule, src/ops.resolver.ts): never called on any process that had it; kept: ${reason}`,
     );
     expect(text).not.toContain('remove OpsResolver');
+    expect(text).toContain('\nnever-touched (2, 1 kept)\n');
     expect(text).toContain('  Dead (M, src/dead.ts): never called on any process that had it');
   });
 

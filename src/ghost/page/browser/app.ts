@@ -296,7 +296,14 @@ function main(): void {
       dl.append(el('dt', {}, k), el('dd', { 'data-field': k }, v));
     };
     const v = verdictOf.get(n.name);
-    row('verdict', v ? `${v.verdict}: ${v.why}` : n.framework ? 'framework bean (not judged)' : undefined);
+    row(
+      'verdict',
+      v
+        ? `${v.verdict}: ${v.why}${v.kept !== undefined ? `; kept: ${v.kept}` : ''}`
+        : n.framework
+          ? 'framework bean (not judged)'
+          : undefined,
+    );
     row('state', CATEGORIES[cat].label);
     row('Phase 1', n.verdict ?? (n.framework ? 'framework bean (not analysed)' : 'injected somewhere'));
     row(
@@ -424,7 +431,8 @@ function verdictTable(answer: NonNullable<PageData['verdicts']>, select: (name: 
   for (const b of answer.beans) {
     const tr = el('tr', { class: `v-${b.verdict}`, 'data-verdict': b.verdict });
     const star = b.verdict === 'never-touched' && b.ghostCandidate ? ' ★' : '';
-    tr.append(el('td', { class: 'verdict' }, `${VERDICT_LABELS[b.verdict] ?? b.verdict}${star}`));
+    const keptMark = b.kept !== undefined ? ' · kept' : '';
+    tr.append(el('td', { class: 'verdict' }, `${VERDICT_LABELS[b.verdict] ?? b.verdict}${star}${keptMark}`));
     const name = el('td');
     const button = el('button', { class: 'bean', type: 'button', 'data-verdict-bean': b.name }, b.name);
     button.addEventListener('click', () => select(b.name));

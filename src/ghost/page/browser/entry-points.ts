@@ -269,6 +269,8 @@ export function deadMethodsView(data: PageData, select: Select): HTMLElement | u
       const also = m.verdict === 'never-touched' && !spokenFor(m) ? sharedWith(bean.name, m) : [];
       if (also.length > 0)
         li.append(document.createTextNode(` · shared code, never called through ${also.join(', ')} either`));
+      if (m.contract !== undefined && !spokenFor(m))
+        li.append(el('span', { class: 'contract' }, contractText(m.contract)));
       ul.append(li);
     }
     box.append(ul);
@@ -276,4 +278,13 @@ export function deadMethodsView(data: PageData, select: Select): HTMLElement | u
   }
   section.append(list);
   return section;
+}
+
+/** What a method's contract means for deleting it, in the CLI's words (src/ghost/cli/members.ts, contractWords). */
+function contractText(c: NonNullable<JudgedMethod['contract']>): string {
+  const what = `${c.kind} ${c.name} (${c.file}:${c.line})`;
+  const calledIn = c.calledIn ?? [];
+  if (calledIn.length === 0) return ` · declared by ${what}: remove it there too`;
+  const implement = calledIn.length === 1 ? 'implements' : 'implement';
+  return ` · declared by ${what}, which ${calledIn.join(', ')} also ${implement}, called there: it stays while ${c.name} requires it`;
 }
