@@ -270,6 +270,11 @@ describe('an HTTP application that connects no microservice (nest11-cjs): its pa
     const findings = results.map((r) => JSON.stringify(r));
     expect(findings.filter((r) => r.includes('Query.items'))).toEqual([]);
     expect(findings.filter((r) => r.includes('untouched-bean') && r.includes('ItemResolver'))).toEqual([]);
+    // and the text says why the resolver nobody called is not listed
+    const text = spawnSync(process.execPath, [cli, 'check', path.join(app.reportDir, 'diag-ghost-report.json')], {
+      encoding: 'utf8',
+    });
+    expect(text.stdout).toContain(`\nkept, no finding: ItemResolver (its method items is kept: ${schemaReason})\n`);
     expect(findings.filter((r) => r.includes('Mutation.importItems'))).not.toEqual([]);
   });
 });

@@ -223,6 +223,8 @@ export function readFindings(file: string): {
   unseen?: string[];
   /** A ghost report that tracked no bean, and saw none it could not track. */
   trackedNothing?: boolean;
+  /** Untouched beans left out because they hold a kept member, each with why (said, so none is silently absent). */
+  kept?: Array<{ bean: string; reason: string }>;
 } {
   const report = readJson(file, 'report') as Record<string, unknown> | null;
   const candidates = (report?.ghostCandidates as { beans?: unknown } | undefined)?.beans;
@@ -272,10 +274,15 @@ export function readFindings(file: string): {
         return `${String(u.package)}${version} is outside the versions diag-instrumentation supports (${supported.join(', ')}): the run left it unpatched, so this report shows none of its beans`;
       });
     const trackedNothing = report.trackedCount === 0 && Number(report.untrackableCount ?? 0) === 0;
+    const kept = (untouched as string[]).flatMap((bean) => {
+      const reason = verdicts.get(bean)?.kept;
+      return typeof reason === 'string' ? [{ bean, reason }] : [];
+    });
     return {
       kind: 'untouched-bean',
       findings: [...beans, ...members],
       ...(unseen.length > 0 ? { unseen, trackedNothing } : {}),
+      ...(kept.length > 0 ? { kept } : {}),
     };
   }
   throw new CheckInputError(
@@ -507,7 +514,7 @@ export function shellQuote(arg: string): string {
 /** Runs the check; returns the exit code and writes to the given streams. Never throws. */
 export function runCheck(o: CheckOptions, out: (text: string) => void, err: (text: string) => void): number {
   try {
-    const { kind, findings, unseen, trackedNothing } = readFindings(o.report);
+    const { kind, findings, unseen, trackedNothing, kept } = readFindings(o.report);
     // On stderr, so that SARIF on stdout stays whole (which carries them as notifications): a clean result over a
     // container never seen is no clean bill.
     for (const line of unseen ?? []) err(`diag-instrumentation check: note: ${line}\n`);
@@ -603,6 +610,8 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
           : `Remove ${them}, or accept ${them} into the baseline`;
       out(`${act}:\n    ${accept.map(shellQuote).join(' ')}\n`);
     }
+    // Never called, yet no finding: what each keeps, so that a bean nobody called is never silently absent.
+    if (o.format === 'text') for (const k of kept ?? []) out(`kept, no finding: ${k.bean} (${k.reason})\n`);
     return fresh.length === 0 ? EXIT.clean : EXIT.findings;
   } catch (error) {
     if (error instanceof CheckInputError) {
