@@ -425,6 +425,13 @@ export async function runLedger(
             `${actOn(fresh)}.\nOr accept ${fresh.length === 1 ? 'it' : 'them'} into the baseline ` +
             `(with the same --url or DIAG_GHOST_TRACKING_LEDGER_URL):\n    ${accept.map(shellQuote).join(' ')}\n`,
         );
+      } else {
+        // Said, as check says it: an exit 0 under findings listed above must not read as an oversight.
+        out(
+          findings.length === 0
+            ? '\nNothing never-touched to act on.\n'
+            : `\nNo new findings: ${countFindings(findings, KIND)}, all in ${o.baseline}.\n`,
+        );
       }
     }
     return fresh.length === 0 ? EXIT.clean : EXIT.findings;
