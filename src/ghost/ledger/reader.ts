@@ -290,10 +290,13 @@ export async function readLedger(options: ReadLedgerOptions): Promise<LedgerAnsw
   // Judged when the evidence ends: a silent service's time since its last write observed nothing.
   const judgedAt = liveProcesses > 0 || newest === 0 ? now : Math.min(now, newest);
 
-  // Newest variant first: a bean's module, file and Phase 1 state are those of the newest variant that has it. No
-  // evidence is older than the ledger's `since` (a reset starts it over).
+  // The current code's variants first, then the newest: a bean's module, file and Phase 1 state are those of the
+  // code that runs now. A variant first seen later is not the current one when its processes have stopped: a trial
+  // started a build without its TypeScript once (files `dist/…js`, no contracts readable), then the sources again,
+  // and every later answer named the compiled files of the stopped run. No evidence is older than the ledger's
+  // `since` (a reset starts it over).
   const firstSeenOf = (v: string) => Math.max(Number(variantFirst.get(v) ?? now), since ?? 0);
-  variants.sort((a, b) => firstSeenOf(b) - firstSeenOf(a));
+  variants.sort((a, b) => Number(current(b)) - Number(current(a)) || firstSeenOf(b) - firstSeenOf(a));
   interface Acc {
     bean: InventoryBean;
     firstSeen: number;

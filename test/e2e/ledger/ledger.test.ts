@@ -313,6 +313,25 @@ describeWithService('redis', 'the ghost ledger on a real Redis', (bin) => {
     expect(bean(after, 'AuditTrailService')!.verdict).not.toBe('retired');
   }, 60_000);
 
+  it("a bean's module and file are the running code's, not those of a later variant whose processes stopped", async () => {
+    const redis = await redisOn();
+    const moduleOf = (name: string) => async () => {
+      const now = answerSoon(redis.url);
+      return now?.provenance.liveProcesses === 1 && bean(now, 'OrderService')?.module === name ? now : undefined;
+    };
+    // The code as usual, then the same version another way (a build started without its sources, say), then the
+    // usual again: the answer must name what runs now, not what was first seen last.
+    const first = await app(appEnv(redis.url, 'v1'));
+    await until('the first variant written', 10_000, moduleOf('LedgerAppModule'));
+    await stop(first);
+    const other = await app(appEnv(redis.url, 'v1', { LEDGER_APP_MODULE: 'ElsewhereModule' }));
+    await until('the other variant written', 10_000, moduleOf('ElsewhereModule'));
+    await stop(other);
+    await app(appEnv(redis.url, 'v1'));
+    const now = await until('the running variant named', 15_000, moduleOf('LedgerAppModule'));
+    expect(now.provenance.versions).toBe(1);
+  }, 60_000);
+
   it('touch records lost from Redis (evicted): counted missing, and no bean is called never-touched meanwhile', async () => {
     const redis = await redisOn();
     const a = await app(appEnv(redis.url, 'v1'));
