@@ -187,12 +187,11 @@ export function withKeptMembers<
 >(beans: readonly B[], endpoints: readonly EndpointVerdict[] | undefined): B[] {
   const byEndpoint = new Map<string, string>();
   for (const e of endpoints ?? [])
-    if (e.kept !== undefined && !byEndpoint.has(e.bean))
-      byEndpoint.set(e.bean, `${endpointName(e)} is kept: ${e.kept}`);
+    if (e.kept !== undefined && !byEndpoint.has(e.bean)) byEndpoint.set(e.bean, `with ${endpointName(e)}: ${e.kept}`);
   return beans.map((b) => {
     if (!SILENT.has(b.verdict) || b.kept !== undefined) return b;
     const method = b.methods?.filter((m) => m.kept !== undefined).sort((x, y) => (x.name < y.name ? -1 : 1))[0];
-    const kept = method !== undefined ? `its method ${method.name} is kept: ${method.kept}` : byEndpoint.get(b.name);
+    const kept = method !== undefined ? `with its method ${method.name}: ${method.kept}` : byEndpoint.get(b.name);
     return kept === undefined ? b : { ...b, kept };
   });
 }

@@ -253,7 +253,7 @@ describe('an HTTP application that connects no microservice (nest11-cjs): its pa
     expect(items.methods.find((m: { name: string }) => m.name === 'items')).toMatchObject({ kept: schemaReason });
     // Its resolver, never called as a whole, stays with it: deleting the class deletes the field (a trial of
     // domain-driven-hexagon removed such a resolver and the application stopped starting).
-    expect(items).toMatchObject({ verdict: 'never-touched', kept: `its method items is kept: ${schemaReason}` });
+    expect(items).toMatchObject({ verdict: 'never-touched', kept: `with its method items: ${schemaReason}` });
     expect(ghosts.endpoints.find((e: { route: string }) => e.route === 'Mutation.importItems')).not.toHaveProperty(
       'kept',
     );
@@ -274,7 +274,7 @@ describe('an HTTP application that connects no microservice (nest11-cjs): its pa
     const text = spawnSync(process.execPath, [cli, 'check', path.join(app.reportDir, 'diag-ghost-report.json')], {
       encoding: 'utf8',
     });
-    expect(text.stdout).toContain(`\nkept, no finding: ItemResolver (its method items is kept: ${schemaReason})\n`);
+    expect(text.stdout).toContain(`\nkept, no finding: ItemResolver (with its method items: ${schemaReason})\n`);
     expect(findings.filter((r) => r.includes('Mutation.importItems'))).not.toEqual([]);
   });
 });

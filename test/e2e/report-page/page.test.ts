@@ -117,7 +117,8 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     await page.fill('#search', 'FEATURE_FLAGS');
     await page.locator('button.bean[data-bean="FEATURE_FLAGS"]').click();
     expect(await page.locator('#bean-details [data-field="registered at"]').textContent()).toBe(
-      `${flags.registeredIn.file}:${flags.registeredIn.line} (the registration is all there is to delete)`,
+      // not judged dead in one run: where it stands, without a word of deleting it
+      `${flags.registeredIn.file}:${flags.registeredIn.line} (no class file of its own: its registration is all of it)`,
     );
     // The waterfall has a bar per bean created at start-up: the ones that took no time behind the box.
     const shown = await page.locator('#waterfall .boot-row:not(.hidden)').count();
@@ -221,7 +222,7 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
         // a library's class the application registers: its file is the module's, where the registration goes
         { ...bean('Logger', 'never-touched', []), source: 'src/users.module.ts', line: 14, registered: true },
         // never called, but holding a kept member: it stays, and says why
-        { ...bean('OpsResolver', 'never-touched', []), kept: 'its method health is kept: the only Query field' },
+        { ...bean('OpsResolver', 'never-touched', []), kept: 'with its method health: the only Query field' },
       ].map((b) => (b.name === 'REPORTS_SERVICE' ? { ...b, className: 'ReportsService' } : b)),
       endpoints: [
         endpoint('http', 'GET /users', 'UsersController', 'list', 'in-use'),
@@ -328,7 +329,7 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     ]);
     expect(await page.locator('#verdicts tr.v-kept td.verdict').allTextContents()).toEqual(['never touched · kept']);
     expect(await page.locator('#verdicts tr.v-kept .kept-reason').allTextContents()).toEqual([
-      'kept: its method health is kept: the only Query field',
+      'kept: with its method health: the only Query field',
     ]);
     expect(await page.locator('img').count()).toBe(0);
     await page.close();
@@ -361,6 +362,10 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
             ghostCandidate: false,
             why: 'its endpoints are not served: …',
             evidence: '',
+            // standing at its registration, yet not judged dead: no "the registration goes"
+            source: 'src/app.module.ts',
+            line: 3,
+            registered: true,
           },
         ],
       },
@@ -372,6 +377,9 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     expect(await page.locator(`#modules button.bean[data-bean="${name}"]`).getAttribute('class')).toContain(
       'c-untrackable',
     );
+    expect(await page.locator(`#verdicts tr[data-verdict="untrackable"] td.file`).allTextContents()).toEqual([
+      'src/app.module.ts:3registered here',
+    ]);
     // and counted where it is drawn
     expect(await countOf(page, 'untouched')).toBe(0);
     expect(await countOf(page, 'untrackable')).toBe(1);

@@ -220,7 +220,7 @@ describe('the answer and its table', () => {
       { endpoints, lookups: { kept: schema.method, keptEndpoint: schema.endpoint } },
     );
     const reason =
-      'its method health is kept: the only Query field of /ops: a GraphQL schema needs one, so without it the schema does not build and the application does not start';
+      'with its method health: the only Query field of /ops: a GraphQL schema needs one, so without it the schema does not build and the application does not start';
     expect(a.beans.map((b) => [b.name, b.verdict, b.kept])).toEqual([
       ['Dead', 'never-touched', undefined],
       ['OpsResolver', 'never-touched', reason],

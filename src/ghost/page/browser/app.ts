@@ -335,7 +335,10 @@ function main(): void {
               ? ''
               : n.kind === 'class' && n.libraryClass !== true
                 ? ' (its class file was not found)'
-                : ' (the registration is all there is to delete)'),
+                : // what would go, said only of a bean judged dead: an untrackable one is no invitation
+                  v?.verdict === 'never-touched' && v.kept === undefined
+                  ? ' (the registration is all there is to delete)'
+                  : ' (no class file of its own: its registration is all of it)'),
     );
     row('kind', n.kind);
     row('scope', n.scope);
@@ -446,7 +449,9 @@ function verdictTable(answer: NonNullable<PageData['verdicts']>, select: (name: 
           { class: 'registered' },
           b.classFileUnknown
             ? 'registered here; its class file was not found'
-            : 'registered here: the registration goes',
+            : b.verdict === 'never-touched' && b.kept === undefined
+              ? 'registered here: the registration goes'
+              : 'registered here',
         ),
       );
     tr.append(name, el('td', {}, b.module ?? ''), file);
