@@ -199,8 +199,14 @@ describe('findings at the TypeScript line', () => {
       file: TS_FILE,
       line: tsLine(project, 'archive(): number;'),
     });
+    // run away from the sources, the gate says it could not read the contracts rather than saying nothing of them
+    expect(text.stdout).toContain(
+      `(The methods' TypeScript files, such as ${TS_FILE}, are not under ${process.cwd()}: run from the application's directory`,
+    );
+    expect(text.stdout).not.toContain('declared by interface');
     // the same words from the gate run where the sources are
     const inProject = spawnSync(process.execPath, [cli, 'check', report], { encoding: 'utf8', cwd: project });
+    expect(inProject.stdout).not.toContain('TypeScript files, such as');
     expect(inProject.stdout).toContain(
       `declared by interface Archiver (${TS_FILE}:${tsLine(project, 'archive(): number;')}): remove it there too`,
     );

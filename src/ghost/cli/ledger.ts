@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { parseRedisUrl, connectIORedis, RedisUrlError } from '../../shared/redis';
 import { readLedger, LedgerReadError } from '../ledger/reader';
 import { ledgerIdentity } from '../ledger';
@@ -13,6 +11,7 @@ import {
   memberContracts,
   memberFindingsWithContracts,
   membersText,
+  sourcesMissingNote,
   withMethodContracts,
   type MemberContract,
 } from './members';
@@ -193,22 +192,9 @@ function describeBean(b: LedgerBean): string {
   return `${b.name}${where ? ` (${where})` : ''}: ${b.why}${registration}${b.verdict === 'in-use' || b.verdict === 'dormant' ? touched : ''}`;
 }
 
-/**
- * A line for the text when the method findings' TypeScript files are not where the command runs: their contracts
- * could not be read, and a line that says nothing of one must not read as "none".
- */
+/** The note when the method findings' TypeScript files are not where the command runs (members.ts). */
 function sourcesMissing(findings: readonly Finding[]): string {
-  const files = [
-    ...new Set(
-      findings.flatMap((f) =>
-        f.member?.endpoint === undefined && f.member?.source !== undefined && /\.m?tsx?$/.test(f.member.source.file)
-          ? [f.member.source.file]
-          : [],
-      ),
-    ),
-  ];
-  if (files.length === 0 || files.some((file) => fs.existsSync(path.resolve(file)))) return '';
-  return `\n(The methods' TypeScript files, such as ${files[0]}, are not under ${process.cwd()}: run from the application's directory to see which of them an interface or abstract class declares.)\n`;
+  return sourcesMissingNote(findings.flatMap((f) => (f.member !== undefined ? [f.member] : [])));
 }
 
 /** The members' contracts by `Bean#method`, for the text (membersText) and the JSON. */

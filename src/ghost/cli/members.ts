@@ -3,6 +3,8 @@
  * never-called methods for people, one SARIF result per never-touched method and endpoint, and the keys that put
  * them in the gate's baseline beside the beans. A member kept on purpose is shown with its reason, never a finding.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { endpointName, type EndpointRecord } from '../analysis/bean-graph';
 import type { Contract } from '../contracts';
 import type { LedgerAnswer } from '../ledger/answer';
@@ -132,6 +134,22 @@ export function withMethodContracts(
       };
     }),
   };
+}
+
+/**
+ * A line for the text when the method findings' TypeScript files are not where the command runs: their contracts
+ * could not be read, and a line that says nothing of one must not read as "none" (`check` and `ledger` alike).
+ */
+export function sourcesMissingNote(findings: readonly MemberFinding[]): string {
+  const files = [
+    ...new Set(
+      findings.flatMap((f) =>
+        f.endpoint === undefined && f.source !== undefined && /\.m?tsx?$/.test(f.source.file) ? [f.source.file] : [],
+      ),
+    ),
+  ];
+  if (files.length === 0 || files.some((file) => fs.existsSync(path.resolve(file)))) return '';
+  return `\n(The methods' TypeScript files, such as ${files[0]}, are not under ${process.cwd()}: run from the application's directory to see which of them an interface or abstract class declares.)\n`;
 }
 
 /** What a contract means for a method finding, in a person's words (empty without one). */
