@@ -244,19 +244,21 @@ export class GhostDetector implements GhostSnapshotSource {
     const report = this.latest;
     if (!report) return undefined;
     const ghosts = this.tracker?.snapshot();
-    const verdicts = this.pageVerdicts(report);
+    const judged = this.pageVerdicts(report);
+    const verdicts = judged?.answer;
     const startup = this.startupTimeline();
     return {
       report,
       ...(ghosts ? { ghosts } : {}),
       ...(verdicts ? { verdicts } : {}),
+      ...(judged?.contractsNote ? { contractsNote: judged.contractsNote } : {}),
       ...(startup ? { startup } : {}),
       live,
     };
   }
 
   /** The fleet's last answer when a ledger is configured and has answered, else this run's (never waits). */
-  private pageVerdicts(report: DiagReport): LedgerAnswer | undefined {
+  private pageVerdicts(report: DiagReport): { answer: LedgerAnswer; contractsNote?: string } | undefined {
     let answer: LedgerAnswer | undefined;
     try {
       answer = this.cachedLedgerAnswer(LEDGER_READ_TTL_MS) ?? this.thisRun(report, Date.now());
@@ -270,10 +272,19 @@ export class GhostDetector implements GhostSnapshotSource {
     try {
       const parts = pageContracts();
       const find = (this.contractFinder ??= parts.contractReader());
-      return parts.withMethodContracts(answer, parts.memberContracts(parts.memberFindingsWithContracts(answer, find)));
+      const findings = parts.memberFindingsWithContracts(answer, find);
+      // No contract words where none could be read must not read as "none": the page says why (as the CLI does).
+      const note = parts
+        .sourcesMissingNote(findings)
+        .trim()
+        .replace(/^\(|\)$/g, '');
+      return {
+        answer: parts.withMethodContracts(answer, parts.memberContracts(findings)),
+        ...(note !== '' ? { contractsNote: note } : {}),
+      };
     } catch (err) {
       safeLog('debug', `contracts left off the page: ${(err as Error)?.message ?? String(err)}`);
-      return answer;
+      return { answer };
     }
   }
 

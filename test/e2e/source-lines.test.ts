@@ -193,6 +193,7 @@ describe('findings at the TypeScript line', () => {
     const archiveRow = data.verdicts.beans
       .find((b: any) => b.name === 'AsyncService')
       .methods.find((m: any) => m.name === 'archive');
+    expect(data.contractsNote).toBeUndefined();
     expect(archiveRow.contract).toEqual({
       kind: 'interface',
       name: 'Archiver',
@@ -235,8 +236,14 @@ describe('findings at the TypeScript line', () => {
   it('falls back to the compiled file and its line when there is no map', async () => {
     for (const map of fs.readdirSync(path.join(project, 'dist', 'tracking-app')).filter((f) => f.endsWith('.map')))
       fs.rmSync(path.join(project, 'dist', 'tracking-app', map));
-    const { ghosts } = await run(project, path.join('dist', 'tracking-app', 'main.js'));
+    const { ghosts, reportDir } = await run(project, path.join('dist', 'tracking-app', 'main.js'));
     const compiled = fs.readFileSync(path.join(project, 'dist/tracking-app/tracking.module.js'), 'utf8').split('\n');
+    // The page cannot read an interface from compiled files, and says so rather than saying nothing of contracts.
+    const html = fs.readFileSync(path.join(reportDir, 'diag-report.html'), 'utf8');
+    const page = JSON.parse(/<script[^>]*id="diag-data"[^>]*>([\s\S]*?)<\/script>/.exec(html)![1]!);
+    expect(page.contractsNote).toMatch(
+      /^The methods are named in their compiled files, such as dist\/tracking-app\/tracking\.module\.js: the application ran without its TypeScript or its source maps/,
+    );
     const bean = ghosts.verdicts.find((v: any) => v.name === 'AsyncService');
     expect(bean.methods.find((m: any) => m.name === 'archive').source).toEqual({
       file: 'dist/tracking-app/tracking.module.js',

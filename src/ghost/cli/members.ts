@@ -148,8 +148,13 @@ export function sourcesMissingNote(findings: readonly MemberFinding[]): string {
       ),
     ),
   ];
-  if (files.length === 0 || files.some((file) => fs.existsSync(path.resolve(file)))) return '';
-  return `\n(The methods' TypeScript files, such as ${files[0]}, are not under ${process.cwd()}: run from the application's directory to see which of them an interface or abstract class declares.)\n`;
+  if (files.length > 0 && !files.some((file) => fs.existsSync(path.resolve(file))))
+    return `\n(The methods' TypeScript files, such as ${files[0]}, are not under ${process.cwd()}: run from the application's directory to see which of them an interface or abstract class declares.)\n`;
+  // Named in compiled files only: the application ran without its TypeScript (or its maps), read nowhere then.
+  const located = findings.filter((f) => f.endpoint === undefined && f.source !== undefined);
+  if (files.length === 0 && located.length > 0 && located.every((f) => /\.[cm]?js$/.test(f.source!.file)))
+    return `\n(The methods are named in their compiled files, such as ${located[0]!.source!.file}: the application ran without its TypeScript or its source maps, so which interface or abstract class declares each was not read.)\n`;
+  return '';
 }
 
 /** What a contract means for a method finding, in a person's words (empty without one). */

@@ -17,6 +17,8 @@ export interface PageData {
    * has answered, else this process's run. The page's first view.
    */
   readonly verdicts?: LedgerAnswer;
+  /** Why the dead methods carry no contract: their TypeScript was not where the application runs (members.ts). */
+  readonly contractsNote?: string;
   /** Served live by the actuator (true) or written beside the report (false). */
   readonly live: boolean;
 }

@@ -236,7 +236,8 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
         }),
       ],
     };
-    const data = { live: false, report: diag, verdicts } as unknown as PageData;
+    const contractsNote = 'The methods are named in their compiled files, such as dist/x.js: …';
+    const data = { live: false, report: diag, verdicts, contractsNote } as unknown as PageData;
     const file = path.join(tempDir('page'), 'judged.html');
     fs.writeFileSync(file, reportPageHtml(data));
     const { page, errors, dialogs } = await open(`file://${file}`);
@@ -288,7 +289,7 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     expect(await page.locator('#dead-methods h2').textContent()).toBe(
       'Dead methods: 2 never called, in 2 beans; 1 not judged yet',
     );
-    expect(await page.locator('#dead-methods p.evidence').textContent()).toBe(
+    expect(await page.locator('#dead-methods p.evidence:not(.contracts-note)').textContent()).toBe(
       '3 endpoint handlers are listed with the endpoints above.',
     );
     const dead = await page.locator('#dead-methods .dead-bean').evaluateAll((boxes) =>
@@ -331,6 +332,7 @@ describeWithService('chromium', 'the report page in Chromium', (chromiumBin) => 
     expect(await page.locator('#verdicts tr.v-kept .kept-reason').allTextContents()).toEqual([
       'kept: with its method health: the only Query field',
     ]);
+    expect(await page.locator('#dead-methods .contracts-note').textContent()).toBe(contractsNote);
     expect(await page.locator('img').count()).toBe(0);
     await page.close();
   }, 60_000);

@@ -185,8 +185,9 @@ export function deadMethodsView(data: PageData, select: Select): HTMLElement | u
   const section = el('section', { class: 'verdicts dead-methods', id: 'dead-methods', 'aria-label': 'dead methods' });
   let handled = 0;
   // A bean never touched as a whole is in the verdicts below: its methods would repeat it, as the gates leave them.
+  // (one kept for a member is no finding: its other methods are listed, as the gates list them)
   const dead = beans
-    .filter((b) => b.verdict !== 'never-touched')
+    .filter((b) => b.verdict !== 'never-touched' || b.kept !== undefined)
     .map((b) => ({
       bean: b,
       methods: (b.methods ?? []).filter((m) => {
@@ -238,6 +239,8 @@ export function deadMethodsView(data: PageData, select: Select): HTMLElement | u
     section.append(el('p', { class: 'evidence' }, 'Every tracked method has been called.'));
     return section;
   }
+  if (data.contractsNote !== undefined)
+    section.append(el('p', { class: 'evidence contracts-note' }, data.contractsNote));
   const list = el('div', { class: 'dead-beans' });
   for (const { bean, methods } of dead) {
     const box = el('div', { class: 'dead-bean', 'data-dead-bean': bean.name });
