@@ -21,6 +21,15 @@ import { GhostTracker } from '../../../src/ghost/tracking/tracker';
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-27T12:00:00Z');
 const thresholds = { minDays: 14, minProcessHours: 168 };
+/**
+ * One process's answer, thirty days and a thousand process-hours of tracking in: `beans` with `touched` (first call
+ * each) and what the process knows of their members.
+ */
+const oneRun = (
+  beans: Parameters<typeof thisProcessLedger>[1],
+  touched: Parameters<typeof thisProcessLedger>[2],
+  members?: Parameters<typeof thisProcessLedger>[9],
+) => thisProcessLedger('svc', beans, touched, true, thresholds, NOW, NOW - 30 * DAY, 1000, undefined, members);
 const bean = (over: Partial<BeanEvidence> = {}): BeanEvidence => ({
   name: 'Orders',
   ghostCandidate: false,
@@ -62,20 +71,13 @@ describe('inherited code shared by beans', () => {
     methodsOf: (bean: string) => Map<string, number | undefined>,
     source?: (bean: string, method: string) => { file: string; line: number },
   ) =>
-    thisProcessLedger(
-      'svc',
+    oneRun(
       beans.map((b) => ({
         ...(typeof b === 'string' ? { name: b } : b),
         ghostCandidate: false,
         tracked: true as const,
       })),
       new Map(touched.map((name) => [name, NOW - DAY])),
-      true,
-      thresholds,
-      NOW,
-      NOW - 30 * DAY,
-      1000,
-      undefined,
       { methodsOf, ...(source !== undefined ? { lookups: { source } } : {}) },
     );
 
@@ -242,8 +244,7 @@ describe('endpoint verdicts', () => {
     { kind: 'graphql', route: 'Query.products', bean: 'ProductResolver', method: 'products' },
   ];
   const answer = () =>
-    thisProcessLedger(
-      'svc',
+    oneRun(
       [
         { name: 'OrdersController', ghostCandidate: false, tracked: true },
         { name: 'OrdersResolver', ghostCandidate: false, tracked: 'already-proxied' },
@@ -253,12 +254,6 @@ describe('endpoint verdicts', () => {
         ['OrdersController', NOW - DAY],
         ['Jobs', NOW - DAY],
       ]),
-      true,
-      thresholds,
-      NOW,
-      NOW - 30 * DAY,
-      1000,
-      undefined,
       {
         endpoints,
         methodsOf: (name) =>
@@ -300,19 +295,12 @@ describe('endpoint verdicts', () => {
 
   it('never read silence where the endpoint was not served: its handler, and a bean with nothing served, untrackable', () => {
     const noTransport = 'its HTTP application connects no microservice (app.connectMicroservice)';
-    const run = thisProcessLedger(
-      'svc',
+    const run = oneRun(
       [
         { name: 'ItemsController', ghostCandidate: false, tracked: true },
         { name: 'MessagesController', ghostCandidate: false, tracked: true },
       ],
       new Map([['ItemsController', NOW - DAY]]),
-      true,
-      thresholds,
-      NOW,
-      NOW - 30 * DAY,
-      1000,
-      undefined,
       {
         endpoints: [
           { kind: 'http', route: 'GET /items', bean: 'ItemsController', method: 'list' },
@@ -376,20 +364,13 @@ describe('endpoint verdicts', () => {
     expect(run.counts).toMatchObject({ 'in-use': 1, untrackable: 1, 'never-touched': 0 });
     expect(run.memberCounts!.methods).toMatchObject({ untrackable: 4, 'never-touched': 2, 'in-use': 1 });
     // A bean only the unserved controller injects is reached through it alone: its silence says nothing either.
-    const through = thisProcessLedger(
-      'svc',
+    const through = oneRun(
       [
         { name: 'MessagesController', ghostCandidate: false, tracked: true },
         { name: 'SumFormatter', ghostCandidate: false, tracked: true, reachedOnlyThrough: ['MessagesController'] },
         { name: 'Audit', ghostCandidate: false, tracked: true, reachedOnlyThrough: ['ItemsController'] },
       ],
       new Map(),
-      true,
-      thresholds,
-      NOW,
-      NOW - 30 * DAY,
-      1000,
-      undefined,
       {
         endpoints: [
           { kind: 'rpc', route: '{"cmd":"sum"}', bean: 'MessagesController', method: 'sum', unserved: noTransport },
@@ -645,16 +626,9 @@ describe('method source', () => {
 });
 
 describe('the ledger command, below the beans', () => {
-  const answer = thisProcessLedger(
-    'svc',
+  const answer = oneRun(
     [{ name: 'OrdersController', ghostCandidate: false, tracked: true }],
     new Map([['OrdersController', NOW - DAY]]),
-    true,
-    thresholds,
-    NOW,
-    NOW - 30 * DAY,
-    1000,
-    undefined,
     {
       endpoints: [
         { kind: 'http', route: 'GET /orders', bean: 'OrdersController', method: 'list' },
