@@ -274,13 +274,10 @@ export class GhostDetector implements GhostSnapshotSource {
       const find = (this.contractFinder ??= parts.contractReader());
       const findings = parts.memberFindingsWithContracts(answer, find);
       // No contract words where none could be read must not read as "none": the page says why (as the CLI does).
-      const note = parts
-        .sourcesMissingNote(findings)
-        .trim()
-        .replace(/^\(|\)$/g, '');
+      const unread = parts.contractsUnread(findings);
       return {
         answer: parts.withMethodContracts(answer, parts.memberContracts(findings)),
-        ...(note !== '' ? { contractsNote: note } : {}),
+        ...(unread !== undefined ? { contractsNote: unread } : {}),
       };
     } catch (err) {
       safeLog('debug', `contracts left off the page: ${(err as Error)?.message ?? String(err)}`);

@@ -17,7 +17,7 @@ import {
   memberWords,
   runMemberFindings,
   sourceOf,
-  sourcesMissingNote,
+  contractsUnread,
   withContracts,
   type CalledMethod,
   type MemberFinding,
@@ -553,10 +553,8 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
             )
           : beans;
       // Without the sources, no method says it stays: a code-scanning reader must know that was not looked at.
-      const missing = sourcesMissingNote(members.map((f) => f.member!))
-        .trim()
-        .replace(/^\(|\)$/g, '');
-      const notes = [...(unseen ?? []), ...(missing !== '' ? [missing] : [])];
+      const unread = contractsUnread(members.map((f) => f.member!));
+      const notes = [...(unseen ?? []), ...(unread !== undefined ? [unread] : [])];
       out(`${JSON.stringify(withNotes(sarif, notes.length > 0 ? notes : undefined), null, 2)}\n`);
     } else if (fresh.length === 0) {
       const also = members.length > 0 ? `, methods or endpoints ${NEVER_CALLED[kind]}` : '';
@@ -617,7 +615,8 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
       out(`${act}:\n    ${accept.map(shellQuote).join(' ')}\n`);
     }
     // A method finding's contract could not be read here: said, so that no contract words read as "none".
-    if (o.format === 'text' && fresh.length > 0) out(sourcesMissingNote(members.map((f) => f.member!)).trimStart());
+    const unread = o.format === 'text' && fresh.length > 0 ? contractsUnread(members.map((f) => f.member!)) : undefined;
+    if (unread !== undefined) out(`(${unread})\n`);
     // Never called, yet no finding: what each keeps, so that a bean nobody called is never silently absent.
     if (o.format === 'text') for (const k of kept ?? []) out(`kept, no finding: ${k.bean} (${k.reason})\n`);
     return fresh.length === 0 ? EXIT.clean : EXIT.findings;

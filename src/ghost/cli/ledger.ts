@@ -11,7 +11,7 @@ import {
   memberContracts,
   memberFindingsWithContracts,
   membersText,
-  sourcesMissingNote,
+  contractsUnread,
   withMethodContracts,
   type MemberContract,
 } from './members';
@@ -192,9 +192,9 @@ function describeBean(b: LedgerBean): string {
   return `${b.name}${where ? ` (${where})` : ''}: ${b.why}${registration}${b.verdict === 'in-use' || b.verdict === 'dormant' ? touched : ''}`;
 }
 
-/** The note when the method findings' TypeScript files are not where the command runs (members.ts). */
-function sourcesMissing(findings: readonly Finding[]): string {
-  return sourcesMissingNote(findings.flatMap((f) => (f.member !== undefined ? [f.member] : [])));
+/** Why the method findings carry no contract, when none could be read here (members.ts). */
+function contractsUnreadOf(findings: readonly Finding[]): string | undefined {
+  return contractsUnread(findings.flatMap((f) => (f.member !== undefined ? [f.member] : [])));
 }
 
 /** The members' contracts by `Bean#method`, for the text (membersText) and the JSON. */
@@ -386,11 +386,16 @@ export async function runLedger(
     if (o.format === 'json') out(`${JSON.stringify(withMethodContracts(answer, contractsOf(findings)), null, 2)}\n`);
     else if (o.format === 'sarif') {
       // Without the sources, no method says it stays: a code-scanning reader must know that was not looked at.
-      const missing = sourcesMissing(findings).trim();
+      const unread = contractsUnreadOf(findings);
       const sarif = ledgerSarif(findings, known, o.version);
-      out(`${JSON.stringify(missing === '' ? sarif : withNotes(sarif, [missing.replace(/^\(|\)$/g, '')]), null, 2)}\n`);
+      out(`${JSON.stringify(unread === undefined ? sarif : withNotes(sarif, [unread]), null, 2)}\n`);
     } else {
-      out(ledgerText(answer, o.all) + membersText(answer, contractsOf(findings)) + sourcesMissing(findings));
+      const unread = contractsUnreadOf(findings);
+      out(
+        ledgerText(answer, o.all) +
+          membersText(answer, contractsOf(findings)) +
+          (unread !== undefined ? `\n(${unread})\n` : ''),
+      );
       if (fresh.length > 0) {
         // The same judgement, accepted: the thresholds given are repeated, or the baseline would hold other beans.
         const accept = [

@@ -137,24 +137,19 @@ export function withMethodContracts(
 }
 
 /**
- * A line for the text when the method findings' TypeScript files are not where the command runs: their contracts
- * could not be read, and a line that says nothing of one must not read as "none" (`check` and `ledger` alike).
+ * Why the method findings carry no contract, when none could be read where this runs: their TypeScript files are not
+ * here, or they are named in compiled files only (an application run without its TypeScript or its maps). Said by
+ * `check`, `ledger` and the page alike, so that a method without contract words does not read as one without a
+ * contract. Undefined when the sources were there to read.
  */
-export function sourcesMissingNote(findings: readonly MemberFinding[]): string {
-  const files = [
-    ...new Set(
-      findings.flatMap((f) =>
-        f.endpoint === undefined && f.source !== undefined && /\.m?tsx?$/.test(f.source.file) ? [f.source.file] : [],
-      ),
-    ),
-  ];
-  if (files.length > 0 && !files.some((file) => fs.existsSync(path.resolve(file))))
-    return `\n(The methods' TypeScript files, such as ${files[0]}, are not under ${process.cwd()}: run from the application's directory to see which of them an interface or abstract class declares.)\n`;
-  // Named in compiled files only: the application ran without its TypeScript (or its maps), read nowhere then.
+export function contractsUnread(findings: readonly MemberFinding[]): string | undefined {
   const located = findings.filter((f) => f.endpoint === undefined && f.source !== undefined);
+  const files = [...new Set(located.map((f) => f.source!.file).filter((file) => /\.m?tsx?$/.test(file)))];
+  if (files.length > 0 && !files.some((file) => fs.existsSync(path.resolve(file))))
+    return `The methods' TypeScript files, such as ${files[0]}, are not under ${process.cwd()}: run from the application's directory to see which of them an interface or abstract class declares.`;
   if (files.length === 0 && located.length > 0 && located.every((f) => /\.[cm]?js$/.test(f.source!.file)))
-    return `\n(The methods are named in their compiled files, such as ${located[0]!.source!.file}: the application ran without its TypeScript or its source maps, so which interface or abstract class declares each was not read.)\n`;
-  return '';
+    return `The methods are named in their compiled files, such as ${located[0]!.source!.file}: the application ran without its TypeScript or its source maps, so which interface or abstract class declares each was not read.`;
+  return undefined;
 }
 
 /** What a contract means for a method finding, in a person's words (empty without one). */
