@@ -6,6 +6,7 @@
  * window, which silence cannot judge.
  */
 import { endpointName, type EndpointRecord } from './analysis/bean-graph';
+import type { Contract } from './contracts';
 import { span, verdictOf, VERDICT_ORDER, type BeanEvidence, type EvidenceThresholds, type Verdict } from './verdicts';
 
 /** Where a method is defined: the file (relative to the application's directory when inside it) and its line. */
@@ -38,11 +39,7 @@ export interface MethodVerdict {
  * The interface or abstract class that declares a never-called method, as src/ghost/contracts.ts reads it from the
  * application's TypeScript, and the beans whose own implementation of that member was called (it stays then).
  */
-export interface MethodContract {
-  readonly kind: 'interface' | 'abstract class';
-  readonly name: string;
-  readonly file: string;
-  readonly line: number;
+export interface MethodContract extends Contract {
   readonly calledIn?: readonly string[];
 }
 

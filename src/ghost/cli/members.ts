@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { endpointName, type EndpointRecord } from '../analysis/bean-graph';
 import type { Contract } from '../contracts';
 import type { LedgerAnswer } from '../ledger/answer';
-import { codeSite, type MemberSource, type MethodVerdict } from '../member-verdicts';
+import { codeSite, type MemberSource, type MethodContract, type MethodVerdict } from '../member-verdicts';
 
 /**
  * A method or endpoint that is a finding: never-touched in the ledger (never called on any process, observed long
@@ -36,9 +36,7 @@ export interface MemberFinding {
 }
 
 /** The contract a method finding fulfils, and the other beans whose implementation of the same member was called. */
-export interface MemberContract extends Contract {
-  readonly calledIn?: readonly string[];
-}
+export type MemberContract = MethodContract;
 
 /** A method that was called, where it is: what tells a contract still needed from one nobody needs. */
 export interface CalledMethod {

@@ -3,6 +3,7 @@ import type { DiagReport } from '../reports/diag-report';
 import type { GhostReport } from '../tracking/types';
 import type { StartupTimeline } from '../reports/startup-timeline';
 import type { LedgerAnswer } from '../ledger/answer';
+import type { MethodContract } from '../member-verdicts';
 
 /** What the report page shows: embedded in the HTML as JSON, read by the page's script. */
 export interface PageData {
@@ -39,13 +40,7 @@ export interface JudgedMethod {
   /** Not called on this bean, but its shared (inherited) code ran on these beans (never a finding). */
   readonly calledThrough?: readonly string[];
   /** Never called, and an interface or abstract class declares it (read where the application's sources are). */
-  readonly contract?: {
-    readonly kind: string;
-    readonly name: string;
-    readonly file: string;
-    readonly line: number;
-    readonly calledIn?: readonly string[];
-  };
+  readonly contract?: MethodContract;
 }
 
 /** An entry point and the verdict of its handler method (`endpoints[]` beside the beans' verdicts). */
