@@ -119,32 +119,31 @@ export function schemaKeeps(endpoints: readonly GraphqlEndpoint[] | undefined): 
   readonly endpoint: (e: Pick<GraphqlEndpoint, 'kind' | 'route' | 'path'>) => string | undefined;
   readonly method: (bean: string, method: string) => string | undefined;
 } {
+  // A field by its API's path and its route (`/shop-api\0Query.product`): the same route of two APIs is two fields.
+  const field = (e: Pick<GraphqlEndpoint, 'route' | 'path'>) => `${e.path ?? ''}\0${e.route}`;
+  const graphql = (endpoints ?? []).filter((e) => e.kind === 'graphql');
   const queries = new Map<string, Set<string>>();
-  for (const e of endpoints ?? []) {
-    if (e.kind !== 'graphql' || !e.route.startsWith('Query.')) continue;
+  for (const e of graphql) {
+    if (!e.route.startsWith('Query.')) continue;
     const api = e.path ?? '';
-    const routes = queries.get(api);
-    if (routes === undefined) queries.set(api, new Set([e.route]));
-    else routes.add(e.route);
+    queries.set(api, (queries.get(api) ?? new Set()).add(field(e)));
   }
   const sole = new Map<string, string>();
-  for (const [api, routes] of queries) {
-    if (routes.size !== 1) continue;
-    const [route] = routes;
+  for (const [api, fields] of queries) {
+    if (fields.size !== 1) continue;
     const where = api === '' ? 'the GraphQL API' : api;
     sole.set(
-      `${api}\0${route}`,
+      [...fields][0]!,
       `the only Query field of ${where}: a GraphQL schema needs one, so without it the schema does not build and the application does not start`,
     );
   }
   const byHandler = new Map<string, string>();
-  if (sole.size > 0)
-    for (const e of endpoints ?? []) {
-      const reason = e.kind === 'graphql' ? sole.get(`${e.path ?? ''}\0${e.route}`) : undefined;
-      if (reason !== undefined) byHandler.set(`${e.bean}\0${e.method}`, reason);
-    }
+  for (const e of graphql) {
+    const reason = sole.get(field(e));
+    if (reason !== undefined) byHandler.set(`${e.bean}\0${e.method}`, reason);
+  }
   return {
-    endpoint: (e) => (e.kind === 'graphql' && sole.size > 0 ? sole.get(`${e.path ?? ''}\0${e.route}`) : undefined),
-    method: (bean, method) => (byHandler.size > 0 ? byHandler.get(`${bean}\0${method}`) : undefined),
+    endpoint: (e) => (e.kind === 'graphql' ? sole.get(field(e)) : undefined),
+    method: (bean, method) => byHandler.get(`${bean}\0${method}`),
   };
 }
