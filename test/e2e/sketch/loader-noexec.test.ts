@@ -30,15 +30,23 @@ function load(options: LoaderOptions): { lines: string[]; error?: UnsatisfiedLin
   }
 }
 
-// A noexec tmpfs needs mount(2): root with CAP_SYS_ADMIN. Elsewhere the test is skipped, saying why.
+// A noexec tmpfs needs mount(2): root with CAP_SYS_ADMIN. Elsewhere the test is skipped, saying why. Whether it can
+// is tried when the file is read (mounted and unmounted at once); the mount the test uses is made in beforeAll, so
+// that a run filtering this test out (`jest -t …`, which skips both hooks) leaves no mount behind in the temp dir.
 const noexecDir = path.join(scratch, 'noexec');
+const mountNoexec = () =>
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'noexec,size=4m,mode=0700', 'tmpfs', noexecDir], { stdio: 'pipe' });
+// lazy: jest's own watchers can keep the mount point busy for a moment
+const unmount = () => execFileSync('umount', ['-l', noexecDir]);
+let canMount = false;
 let mounted = false;
 let mountSkip = '';
 if (process.platform === 'linux') {
   fs.mkdirSync(noexecDir);
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'noexec,size=4m,mode=0700', 'tmpfs', noexecDir], { stdio: 'pipe' });
-    mounted = true;
+    mountNoexec();
+    unmount();
+    canMount = true;
   } catch (err) {
     mountSkip = `cannot mount a noexec tmpfs here (${(err as Error).message.split('\n')[0]}); run as root with CAP_SYS_ADMIN`;
   }
@@ -47,11 +55,15 @@ if (process.platform === 'linux') {
 }
 
 describe('loading from a noexec temp directory', () => {
-  afterAll(() => {
-    // lazy: jest's own watchers can keep the mount point busy for a moment
-    if (mounted) execFileSync('umount', ['-l', noexecDir]);
+  beforeAll(() => {
+    if (!canMount) return;
+    mountNoexec();
+    mounted = true;
   });
-  if (!mounted) {
+  afterAll(() => {
+    if (mounted) unmount();
+  });
+  if (!canMount) {
     it.skip(`names the noexec mount — SKIPPED: ${mountSkip}`, () => undefined);
     return;
   }
