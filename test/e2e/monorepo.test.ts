@@ -25,7 +25,13 @@ describe.each(LOADING_CASES)('a monorepo application (%s)', (loading) => {
     const exited = new Promise((resolve) => proc.once('exit', resolve));
     try {
       const deadline = Date.now() + 30_000;
-      while (!/LISTENING \d+/.test(out) || !fs.existsSync(path.join(reportDir, 'diag-report.json'))) {
+      // The start-up line comes once the report is written (it names it): waited for, not raced (a loaded run read
+      // the output between the two).
+      while (
+        !/LISTENING \d+/.test(out) ||
+        !fs.existsSync(path.join(reportDir, 'diag-report.json')) ||
+        !/ghost candidates: \d+ of \d+ application beans/.test(out)
+      ) {
         if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`did not start:\n${out}\n${logs}`);
         await new Promise((r) => setTimeout(r, 50));
       }
