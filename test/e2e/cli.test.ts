@@ -122,6 +122,59 @@ describe('diag-instrumentation check', () => {
     expect(r.stdout).toMatch(/^ {2}DeadService \(ShopModule, src\/shop\.service\.ts\)$/m);
   });
 
+  it("gives a registration's compiled line as its source's line through the map, or keeps the compiled file and line", () => {
+    const project = tempDir('cli-map-lines');
+    fs.mkdirSync(path.join(project, 'src'));
+    fs.mkdirSync(path.join(project, 'dist'));
+    fs.writeFileSync(
+      path.join(project, 'src', 'shop.module.ts'),
+      "import { Logger } from '@nestjs/common';\n\n@Module({\n  providers: [\n    Logger,\n  ],\n})\n",
+    );
+    fs.writeFileSync(
+      path.join(project, 'dist', 'shop.module.js'),
+      "const common_1 = require('@nestjs/common');\n\n    common_1.Logger,\n//# sourceMappingURL=shop.module.js.map\n",
+    );
+    // Line 1 from the source's line 1; line 3 from line 5, its one segment at column 4 (the indentation before it).
+    fs.writeFileSync(
+      path.join(project, 'dist', 'shop.module.js.map'),
+      JSON.stringify({ version: 3, sources: ['../src/shop.module.ts'], names: [], mappings: 'AAAA;;IAIA' }),
+    );
+    const registered = (name: string, line: number, extra: object) => ({
+      name,
+      module: 'ShopModule',
+      registeredIn: { file: 'dist/shop.module.js', line },
+      ...extra,
+    });
+    const report = path.join(project, 'diag-report.json');
+    fs.writeFileSync(
+      report,
+      JSON.stringify({
+        ghostCandidates: { beans: ['ShopModule/Logger', 'CACHE'] },
+        graph: {
+          nodes: [
+            registered('ShopModule/Logger', 3, { className: 'Logger', kind: 'class', libraryClass: true }),
+            // Its line maps to one that does not name it (another build's map): the compiled file and line stand.
+            registered('CACHE', 1, { kind: 'value' }),
+          ],
+        },
+      }),
+    );
+    const r = spawnSync(process.execPath, [BIN, 'check', report], { encoding: 'utf8', cwd: project });
+    expect(r.stdout).toMatch(/^ {2}ShopModule\/Logger \(ShopModule, registered at src\/shop\.module\.ts:5\)/m);
+    expect(r.stdout).toMatch(/^ {2}CACHE \(ShopModule, registered at dist\/shop\.module\.js:1\)/m);
+    const sarif = spawnSync(process.execPath, [BIN, 'check', report, '--format', 'sarif'], {
+      encoding: 'utf8',
+      cwd: project,
+    });
+    const locations = (JSON.parse(sarif.stdout).runs[0].results as any[]).map((x) => x.locations[0].physicalLocation);
+    expect(locations).toEqual(
+      expect.arrayContaining([
+        { artifactLocation: { uri: 'src/shop.module.ts' }, region: { startLine: 5 } },
+        { artifactLocation: { uri: 'dist/shop.module.js' }, region: { startLine: 1 } },
+      ]),
+    );
+  });
+
   it('checks the untouched beans of a ghost report the same way', () => {
     const baseline = path.join(dir, 'untouched.json');
     const r = check(ghostReport, '--baseline', baseline);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeJsonAtomic } from '../../shared/atomic-file';
 import { applicationFile, applicationPath, singleOriginalOf } from '../origins/declared-class';
+import { sourceMapFor } from '../origins/source-map';
 import {
   DIAG_REPORT_FILE,
   registrationOf,
@@ -334,11 +335,12 @@ function finding(bean: string, nodes: ReadonlyMap<string, ReportNode>): Finding 
   // A bean with no class file of the application's (a library's class it registers) stands at its registration.
   const registered = node?.registeredIn as { file?: unknown; line?: unknown } | undefined;
   const at = pick('source') === undefined && typeof registered?.file === 'string' ? registered : undefined;
-  const source = pick('source') ?? (at?.file as string | undefined);
-  const original = source !== undefined ? originalSource(source) : undefined;
-  // The line is the named file's: a compiled file mapped here to its source has no line of its own to give.
+  const named = pick('source') ?? (at?.file as string | undefined);
   const given = at !== undefined ? at.line : node?.line;
-  const line = original === source && typeof given === 'number' ? given : undefined;
+  const { source: original, line } =
+    named !== undefined
+      ? originalLocation(named, typeof given === 'number' ? given : undefined, className ?? bean)
+      : { source: undefined, line: undefined };
   // (The file is parsed, not trusted: the rule compares its fields, and `at` says registeredIn is there.)
   const registration = at === undefined ? undefined : registrationOf(node as unknown as DiagReportNode);
   const neededOnlyBy = Array.isArray(node?.neededOnlyBy)
@@ -356,13 +358,34 @@ function finding(bean: string, nodes: ReadonlyMap<string, ReportNode>): Finding 
 }
 
 /**
- * The file the user edits: a report written before the reports named the TypeScript themselves (issue #43) names
- * where a class was loaded from (`dist/app.js`); when that file's map names its one source (what tsc, SWC and
- * esbuild write per file), that source (`src/app.ts`), named as the reports name files. Otherwise as given.
+ * The file and line the user edits. A report names a compiled file (`dist/app.js:28`) when the application ran
+ * without its TypeScript (a container holding `dist/` alone), or was written before the reports named the TypeScript
+ * themselves (issue #43). When that file's map here names its one source (what tsc, SWC and esbuild write per file),
+ * the source (`src/app.ts`), named as the reports name files, with the line the map gives, if the source's line
+ * names `name` (the class, or the token a module registers): a map of another build than the one that ran would
+ * point elsewhere. File and line go together: a source named without a line (`registered on the line shown`,
+ * SARIF's region) read as the file of a trial's run without sources while its line was the compiled file's.
  */
-export function originalSource(source: string): string {
-  const original = singleOriginalOf(applicationFile(source));
-  return original === undefined ? source : applicationPath(original);
+export function originalLocation(
+  source: string,
+  line: number | undefined,
+  name: string,
+): { source: string; line: number | undefined } {
+  const compiled = applicationFile(source);
+  const original = singleOriginalOf(compiled);
+  if (original === undefined) return { source, line };
+  if (line === undefined) return { source: applicationPath(original), line: undefined };
+  const at = sourceMapFor(compiled)?.originalLineStart(line);
+  if (at === undefined || path.resolve(path.dirname(compiled), at.source) !== original) return { source, line };
+  let text: string | undefined;
+  try {
+    text = fs.readFileSync(original, 'utf8').split('\n')[at.line - 1];
+  } catch {
+    text = undefined;
+  }
+  return text !== undefined && text.includes(name)
+    ? { source: applicationPath(original), line: at.line }
+    : { source, line };
 }
 
 /** The baseline's beans and members; a file that does not exist yet is an empty baseline. */

@@ -75,6 +75,15 @@ export class SourceMap {
     return { source, line: found[2] + 1, column: found[3], ...(name !== undefined ? { name } : {}) };
   }
 
+  /**
+   * Where generated `line` (1-based) starts in the original: its first segment that names a source. A line's
+   * statement begins there, where a column of 0 may lie before the line's first segment (its indentation).
+   */
+  originalLineStart(line: number): OriginalPosition | undefined {
+    const first = this.segments(line - 1)?.find((s) => s[1] >= 0);
+    return first === undefined ? undefined : this.originalPositionFor(line, first[0]);
+  }
+
   /** The original text of `source` (one of {@link sources}) when the map embeds it (`sourcesContent`). */
   sourcesContent(source: string): string | undefined {
     const content = this.contents[this.sources.indexOf(source)];

@@ -39,6 +39,10 @@ describe('source maps', () => {
     expect(map.originalPositionFor(2, 4)).toEqual({ source: '/src/b.ts', line: 10, column: 2, name: 'Big' });
     expect(map.originalPositionFor(2, 0)).toBeUndefined();
     expect(map.originalPositionFor(3, 0)).toBeUndefined();
+    // Where a line starts: its first segment, past the indentation a column of 0 finds nothing in.
+    expect(map.originalLineStart(2)).toEqual({ source: '/src/b.ts', line: 10, column: 2, name: 'Big' });
+    expect(map.originalLineStart(1)).toEqual({ source: '/src/a.ts', line: 1, column: 0 });
+    expect(map.originalLineStart(3)).toBeUndefined();
   });
 
   it("reads a bundler's map from the file's comment, a .map beside it, or a data: URL", () => {
