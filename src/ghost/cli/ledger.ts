@@ -239,14 +239,20 @@ function ledgerSarif(findings: readonly Finding[], known: ReadonlySet<string>, v
  * What to do with new findings, in a person's words: delete them, except the beans that are only a registration (a
  * library's class the application lists, a value, a factory), whose registration goes instead.
  */
-export function actOn(fresh: readonly Finding[]): string {
+export function actOn(fresh: readonly Finding[], contractsUnread = false): string {
   // A method a contract declares goes with the contract's member, or stays while another implementation is called.
   const stays = (f: Finding) => (f.member?.contract?.calledIn?.length ?? 0) > 0;
   const stay = fresh.filter(stays).length;
   const go = fresh.filter((f) => f.member?.contract !== undefined && !stays(f)).length;
   const rest = fresh.filter((f) => !stays(f));
+  // Contracts not read here (the note above says why): a method an interface declares may have to stay, which
+  // only its TypeScript tells; a trial's reader of the closing line alone would have deleted WalletMapper.toDomain.
+  const unchecked = contractsUnread && rest.some((f) => f.member !== undefined && f.member.endpoint === undefined);
   return [
     rest.length > 0 ? deleteWords(rest) : '',
+    unchecked
+      ? 'before deleting a method, look whether an interface or abstract class declares it (not read here)'
+      : '',
     go > 0
       ? `for ${go === 1 ? 'the method' : `the ${go} methods`} a contract declares, remove ${go === 1 ? 'its' : 'their'} member there too`
       : '',
@@ -383,8 +389,12 @@ export async function runLedger(
     }
     const known = readBaseline(o.baseline, KIND);
     const fresh = findings.filter((f) => !inBaseline(known, f));
-    if (o.format === 'json') out(`${JSON.stringify(withMethodContracts(answer, contractsOf(findings)), null, 2)}\n`);
-    else if (o.format === 'sarif') {
+    if (o.format === 'json') {
+      // Without the sources no method carries a `contract`: a reader of the JSON is told why, as the text's reader is.
+      const unread = contractsUnreadOf(findings);
+      const json = withMethodContracts(answer, contractsOf(findings));
+      out(`${JSON.stringify(unread === undefined ? json : { ...json, contractsUnread: unread }, null, 2)}\n`);
+    } else if (o.format === 'sarif') {
       // Without the sources, no method says it stays: a code-scanning reader must know that was not looked at.
       const unread = contractsUnreadOf(findings);
       const sarif = ledgerSarif(findings, known, o.version);
@@ -413,7 +423,7 @@ export async function runLedger(
         ];
         out(
           `\n${o.baseline ? `${countFindings(fresh, KIND, 'new ')} not in ${o.baseline}` : `No baseline given: ${countFindings(fresh, KIND)}`}. ` +
-            `${actOn(fresh)}.\nOr accept ${fresh.length === 1 ? 'it' : 'them'} into the baseline ` +
+            `${actOn(fresh, unread !== undefined)}.\nOr accept ${fresh.length === 1 ? 'it' : 'them'} into the baseline ` +
             `(with the same --url or DIAG_GHOST_TRACKING_LEDGER_URL):\n    ${accept.map(shellQuote).join(' ')}\n`,
         );
       } else {

@@ -206,6 +206,12 @@ describeWithService('redis', 'methods and endpoints in the ghost ledger (issue #
       expect(notes).toEqual([
         expect.stringMatching(/^The methods are named in their compiled files, such as \S+\.js: /),
       ]);
+    // The JSON says the same, and the text's closing advice asks for that look before a method is deleted.
+    const json = JSON.parse(ledgerCli(redis.url, ['--format', 'json']).stdout) as { contractsUnread?: string };
+    expect(json.contractsUnread).toBe(notes[0]);
+    expect(text.stdout).toMatch(
+      /^No baseline given: .*; before deleting a method, look whether an interface or abstract class declares it \(not read here\)\.$/m,
+    );
 
     // The gate: the new never-touched members fail it until accepted into the baseline.
     const cwd = tempDir('ledger-members-gate');

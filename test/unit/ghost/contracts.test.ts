@@ -272,6 +272,11 @@ export class WalletMapper implements Mapper<WalletEntity, WalletModel> {
         'too; 1 method stays while its contract requires it (see its line)',
     );
     expect(actOn([members[1]!])).toBe('Delete it');
+    // Where the contracts could not be read, no method is known not to have one: the advice says to look first.
+    expect(actOn([members[1]!], true)).toBe(
+      'Delete it; before deleting a method, look whether an interface or abstract class declares it (not read here)',
+    );
+    expect(actOn([{ bean: 'Logger', registration: 'only' }], true)).toBe('Remove its registration');
     expect(contractWords(userResponse!.contract)).toBe(
       `; declared by interface Mapper (src/libs/ddd/mapper.interface.ts:${lineOf('src/libs/ddd/mapper.interface.ts', 'toResponse(')}), ` +
         'which WalletMapper also implements, called there: it stays while Mapper requires it',
