@@ -428,7 +428,8 @@ export function writeBaseline(file: string, kind: FindingKind, findings: readonl
  */
 function atRegistration(kind: FindingKind, f: Finding): string {
   if (f.registration === undefined) return '';
-  return kind === 'untouched-bean' ? `; registered on the line shown${registrationNote(f)}` : registrationWords(f);
+  if (kind !== 'untouched-bean') return registrationWords(f);
+  return `; registered ${f.line !== undefined ? 'on the line' : 'in the file'} shown${registrationNote(f)}`;
 }
 
 /**

@@ -680,6 +680,21 @@ describe('the ledger command, below the beans', () => {
     ]);
   });
 
+  it("points a run's registration at its line, or at its file when no line is known", () => {
+    const sarif = toSarif(
+      'untouched-bean',
+      [
+        { bean: 'UserModule/Logger', source: 'src/user.module.ts', line: 46, registration: 'only' },
+        { bean: 'WalletModule/Logger', source: 'src/wallet.module.ts', registration: 'only' },
+      ],
+      new Set(),
+      '0.0.0',
+    ) as { runs: Array<{ results: Array<{ message: { text: string } }> }> };
+    const texts = sarif.runs[0]!.results.map((r) => r.message.text);
+    expect(texts[0]).toMatch(/; registered on the line shown/);
+    expect(texts[1]).toMatch(/; registered in the file shown/);
+  });
+
   it('gives SARIF one result per finding at its TypeScript line, new unless in the baseline', () => {
     const sarif = addMemberResults(
       toSarif('never-touched-bean', [], new Set(), '0.0.0'),
