@@ -57,6 +57,12 @@ export class InversifyObserver {
    */
   private readonly redirections: InversifyBinding[] = [];
   private readonly resolvedServices = new Set<unknown>();
+  /**
+   * Bindings first activated before ready with Phase 2 off, told to the ledger at ready (`collect`), which describes
+   * every binding then: describing each at its addition and again at its activation counted ~15 M instructions of
+   * the 1,000-binding app's start (docs/benchmarks.md), for a description only ready reads.
+   */
+  private readonly resolvedEarly: InversifyBinding[] = [];
   /** Bindings a library's code added (inversify-express-utils binds its HttpContext, say). */
   private readonly libraryBound = new WeakSet<InversifyBinding>();
   /** Who added a value or a factory binding, captured at its `bind` and read at ready ({@link settleBinders}). */
@@ -139,22 +145,26 @@ export class InversifyObserver {
     if (binding.type !== 'Instance') this.binders.set(binding, captureStack(captureStack, BINDER_DEPTH));
     this.version ??= this.inversifyVersion?.();
     const ledger = this.ensureLedger();
-    if (ledger.readyDone) this.settleBinders();
-    // what the binding is becomes known over the fluent calls that follow (`.to()`, `.inSingletonScope()`):
-    // recorded now, read again at ready
-    ledger.bind(binding, this.describe(binding));
+    // What the binding is becomes known over the fluent calls that follow (`.to()`, `.inSingletonScope()`): before
+    // ready it is described at ready (`collect`), after ready now.
+    if (ledger.readyDone) {
+      this.settleBinders();
+      ledger.bind(binding, this.describe(binding));
+    }
     if (binding.type === 'ServiceRedirection') {
       this.redirections.push(binding);
-      if (this.resolvedServices.has(binding.targetServiceIdentifier)) ledger.resolved(binding, undefined);
+      if (ledger.readyDone && this.resolvedServices.has(binding.targetServiceIdentifier))
+        ledger.resolved(binding, undefined);
       return;
     }
     this.watchActivation(binding, ledger);
   }
 
-  /** A binding of `serviceIdentifier` was first resolved: so were the redirections to it. */
+  /** A binding of `serviceIdentifier` was first resolved: so were the redirections to it (before ready: at `collect`). */
   private serviceResolved(serviceIdentifier: unknown, ledger: LazyContainerLedger<InversifyBinding>): void {
     if (this.resolvedServices.has(serviceIdentifier)) return;
     this.resolvedServices.add(serviceIdentifier);
+    if (!ledger.readyDone) return;
     for (const redirection of this.redirections) {
       if (redirection.targetServiceIdentifier === serviceIdentifier) ledger.resolved(redirection, undefined);
     }
@@ -186,9 +196,15 @@ export class InversifyObserver {
         first = false;
         pending.delete(binding);
         try {
-          // its fluent calls (`.inSingletonScope()`) are all made by now
-          ledger.bind(binding, observer.describe(binding));
-          ledger.resolved(binding, value);
+          // After ready, or with Phase 2 on before it (a singleton resolved while the application starts is tracked
+          // now, before the code that resolved it calls it), told now: its fluent calls (`.inSingletonScope()`)
+          // are all made by now. Otherwise at ready.
+          if (ledger.readyDone || observer.detector.tracker !== undefined) {
+            ledger.bind(binding, observer.describe(binding));
+            ledger.resolved(binding, value);
+          } else {
+            observer.resolvedEarly.push(binding);
+          }
           observer.serviceResolved(binding.serviceIdentifier, ledger);
         } catch (err) {
           bookkeepingFailed('inversify', err);
@@ -223,14 +239,22 @@ export class InversifyObserver {
     const byService = new Map<unknown, InversifyBinding[]>();
     const bindings = [...this.seen];
     for (const binding of bindings) {
-      ledger.bind(binding, this.describe(binding));
+      // One binding that cannot be described (a class whose `name` throws) is left out, not the container.
+      try {
+        ledger.bind(binding, this.describe(binding));
+      } catch (err) {
+        bookkeepingFailed('inversify', err);
+      }
       const list = byService.get(binding.serviceIdentifier);
       if (list === undefined) byService.set(binding.serviceIdentifier, [binding]);
       else list.push(binding);
     }
+    for (const binding of this.resolvedEarly) ledger.resolved(binding, undefined);
+    this.resolvedEarly.length = 0;
     for (const redirection of this.redirections) {
       for (const target of byService.get(redirection.targetServiceIdentifier) ?? [])
         ledger.dependsOn(redirection, target, 'alias');
+      if (this.resolvedServices.has(redirection.targetServiceIdentifier)) ledger.resolved(redirection, undefined);
     }
     const dependenciesOf = this.dependenciesOf;
     if (dependenciesOf === undefined) return;
