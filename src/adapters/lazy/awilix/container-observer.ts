@@ -219,7 +219,13 @@ export class AwilixObserver {
   private collectAliases(): void {
     const ledger = this.ledger!;
     for (const resolver of this.byName.values()) {
-      const tag = resolver[TAG];
+      // One resolver whose tag cannot be read is left out, not the container's analysis.
+      let tag: ResolverTag | undefined;
+      try {
+        tag = resolver[TAG];
+      } catch (err) {
+        bookkeepingFailed('awilix', err);
+      }
       if (tag?.kind !== 'alias') continue;
       const target = this.byName.get(tag.target as string | symbol);
       if (target !== undefined) ledger.dependsOn(resolver, target, 'alias');
