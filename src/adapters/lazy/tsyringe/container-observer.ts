@@ -52,8 +52,20 @@ export class TsyringeObserver {
   private version: string | undefined;
   /** Token → the class its registration constructs, for edges and entry points. */
   private readonly classBindings = new Map<Token, Function>();
+  /**
+   * With Phase 2 off, registrations before ready are described at ready (`collect`), and the tokens resolved before
+   * it told then: a description per registration and a ledger look-up per resolution on the way to ready, for what
+   * only ready reads (docs/benchmarks.md). With Phase 2 on, a singleton resolved while the application starts is
+   * tracked at once, which needs its binding then.
+   */
+  private readonly registrations: Array<[Token, BeanKind, BeanScope, Function | undefined]> = [];
+  private readonly resolvedEarly = new Set<Token>();
+  /** Until ready, with Phase 2 off: what happens is told to the ledger at ready (one field read per resolution). */
+  private describeAtReady: boolean;
 
-  constructor(private readonly detector: GhostDetector) {}
+  constructor(private readonly detector: GhostDetector) {
+    this.describeAtReady = detector.tracker === undefined;
+  }
 
   /** Patches the container's prototype (once per copy of tsyringe); returns the module unchanged. */
   patch(
@@ -102,7 +114,8 @@ export class TsyringeObserver {
           const result = Reflect.apply(original, this, arguments);
           // every resolution passes here: caught inline, no closure per call
           try {
-            if (!observer.ledger!.resolved(token, result)) observer.resolvedUnregistered(token, result);
+            if (observer.describeAtReady) observer.resolvedEarly.add(token);
+            else if (!observer.ledger!.resolved(token, result)) observer.resolvedUnregistered(token, result);
           } catch (err) {
             bookkeepingFailed('tsyringe', err);
           }
@@ -115,7 +128,9 @@ export class TsyringeObserver {
       (original: AnyFunction) =>
         function resolveAll(this: unknown, token: Token) {
           const result = Reflect.apply(original, this, arguments);
-          bookkeeping('tsyringe', () => observer.ledger!.resolved(token, result));
+          bookkeeping('tsyringe', () =>
+            observer.describeAtReady ? observer.resolvedEarly.add(token) : observer.ledger!.resolved(token, result),
+          );
           return result;
         },
     );
@@ -147,7 +162,9 @@ export class TsyringeObserver {
       kind === 'value' || lifecycle === LIFECYCLE_SINGLETON || lifecycle === LIFECYCLE_CONTAINER_SCOPED
         ? 'singleton'
         : 'transient';
-    this.ledger!.bind(token, this.binding(token, kind, scope, typeof cls === 'function' ? cls : undefined));
+    const constructs = typeof cls === 'function' ? cls : undefined;
+    if (this.describeAtReady) this.registrations.push([token, kind, scope, constructs]);
+    else this.ledger!.bind(token, this.binding(token, kind, scope, constructs));
   }
 
   /** A class resolved without registration (tsyringe constructs any `@injectable()` class): a transient binding. */
@@ -176,6 +193,24 @@ export class TsyringeObserver {
    */
   private collect(): void {
     const ledger = this.ledger!;
+    this.describeAtReady = false;
+    for (const [token, kind, scope, cls] of this.registrations) {
+      // One registration that cannot be described is left out, not the container.
+      try {
+        ledger.bind(token, this.binding(token, kind, scope, cls));
+      } catch (err) {
+        bookkeepingFailed('tsyringe', err);
+      }
+    }
+    this.registrations.length = 0;
+    for (const token of this.resolvedEarly) {
+      try {
+        if (!ledger.resolved(token, undefined)) this.resolvedUnregistered(token, undefined);
+      } catch (err) {
+        bookkeepingFailed('tsyringe', err);
+      }
+    }
+    this.resolvedEarly.clear();
     const typeInfo = this.typeInfo;
     if (typeInfo === undefined) return;
     // a class registered under another token (`register('Repo', { useClass: SqlRepo })`) is that binding
