@@ -7,7 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ClassOriginIndex } from './origins/class-origin';
-import { applicationFile, originalClassName } from './origins/declared-class';
+import { applicationFile, compiledFileNaming, originalClassName } from './origins/declared-class';
+import { sourceMapFor } from './origins/source-map';
 import { originalOf } from './tracking/originals';
 import type { MemberSource } from './member-verdicts';
 
@@ -121,22 +122,35 @@ export function memberSourceFinder(): MemberSourceFinder {
     const key = `${file}\0${className ?? ''}\0${method ?? ''}\0${registered ?? ''}`;
     let answer = answers.get(key);
     if (answer === undefined) {
-      const text = textOf(file);
-      const line =
-        text === null
-          ? undefined
-          : method !== undefined
-            ? methodLine(text, className, method)
-            : registered !== undefined && className !== undefined
-              ? (registrationLine(text, className, registered) ?? classLine(text, className))
-              : className !== undefined
-                ? classLine(text, className)
-                : undefined;
+      let text = textOf(file);
+      // A TypeScript file named through a map where it is not on disk (an image of dist/ alone): the line is found
+      // in the compiled file, and the map gives the TypeScript's.
+      const original = text === null ? applicationFile(file) : undefined;
+      const compiled = original !== undefined ? compiledFileNaming(original) : undefined;
+      if (compiled !== undefined) text = textOf(compiled);
+      let line = text === null ? undefined : lineIn(text, className, method, registered);
+      if (compiled !== undefined && line !== undefined) {
+        const at = sourceMapFor(compiled)?.originalLineStart(line);
+        line = at !== undefined && at.source === original ? at.line : undefined;
+      }
       answer = line === undefined ? null : { file, line };
       answers.set(key, answer);
     }
     return answer ?? undefined;
   };
+}
+
+/** The line in `text` a {@link MemberSourceFinder} asks for: a method's, a registration's, or a class's. */
+function lineIn(
+  text: string,
+  className: string | undefined,
+  method: string | undefined,
+  registered: string | undefined,
+): number | undefined {
+  if (method !== undefined) return methodLine(text, className, method);
+  if (className === undefined) return undefined;
+  if (registered !== undefined) return registrationLine(text, className, registered) ?? classLine(text, className);
+  return classLine(text, className);
 }
 
 /**

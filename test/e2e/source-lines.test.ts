@@ -202,7 +202,7 @@ describe('findings at the TypeScript line', () => {
     });
     // run away from the sources, the gate says it could not read the contracts rather than saying nothing of them
     expect(text.stdout).toContain(
-      `(The methods' TypeScript files, such as ${TS_FILE}, are not under ${process.cwd()}: run from the application's directory`,
+      `(The methods' TypeScript files, such as ${TS_FILE}, are not under ${process.cwd()}: run from the application's repository`,
     );
     expect(text.stdout).not.toContain('declared by interface');
     // the same words from the gate run where the sources are
@@ -231,6 +231,29 @@ describe('findings at the TypeScript line', () => {
 
   it('started from a folder inside its project (cd dist): still relative to the project, never absolute', async () => {
     expectTypeScriptLines(project, await run(path.join(project, 'dist'), path.join('tracking-app', 'main.js')));
+  }, 60_000);
+
+  it('run from an image of dist/ and its maps without src/: the same TypeScript files and lines, through the maps', async () => {
+    // What a container image holds: the build and its maps, the package.json, the dependencies; no TypeScript.
+    const image = tempDir('dist-image');
+    fs.cpSync(path.join(project, 'dist'), path.join(image, 'dist'), { recursive: true });
+    fs.copyFileSync(path.join(project, 'package.json'), path.join(image, 'package.json'));
+    fs.symlinkSync(path.join(root, 'node_modules'), path.join(image, 'node_modules'), 'dir');
+    const result = await run(image, path.join('dist', 'tracking-app', 'main.js'));
+    // the lines read here from the project's TypeScript, which the running image never had
+    expectTypeScriptLines(project, result);
+    const logger = result.ghosts.verdicts.find((v: any) => v.name === 'Logger');
+    expect(logger).toMatchObject({
+      registered: true,
+      source: TS_FILE,
+      line: tsLine(project, 'Logger,', tsLine(project, '@Module(')),
+    });
+    // The page, written in the image, cannot read the interfaces there, and says where they can be read.
+    const html = fs.readFileSync(path.join(result.reportDir, 'diag-report.html'), 'utf8');
+    const page = JSON.parse(/<script[^>]*id="diag-data"[^>]*>([\s\S]*?)<\/script>/.exec(html)![1]!);
+    expect(page.contractsNote).toMatch(
+      /^The methods' TypeScript files, such as src\/tracking-app\/tracking\.module\.ts, are not under \S+: run from the application's repository/,
+    );
   }, 60_000);
 
   it('falls back to the compiled file and its line when there is no map', async () => {

@@ -182,7 +182,7 @@ export class ClassOriginIndex {
       if (found !== undefined) file = found.source;
     }
     if (file === undefined) return undefined;
-    return classes.singleOriginalOf(file) ?? file;
+    return classes.reportedFileOf(file);
   }
 
   /**

@@ -213,6 +213,37 @@ export function singleOriginalOf(compiled: string): string | undefined {
   return real?.length === 1 ? real[0] : undefined;
 }
 
+/** TypeScript files a map names where they are not on disk, each with the compiled file whose map names it. */
+const namedWithoutSources = new Map<string, string>();
+
+/**
+ * The file the reports name for a class defined in `compiled`: its one original on disk ({@link singleOriginalOf});
+ * or, when the application runs without its sources (an image holding `dist/` and its maps, not `src/`), the one
+ * TypeScript file the map names, outside node_modules, though it is not there: the file the team edits, in its
+ * repository. A line in it is then found through the compiled file and its map ({@link compiledFileNaming}).
+ * Otherwise `compiled` itself.
+ */
+export function reportedFileOf(compiled: string): string {
+  const real = singleOriginalOf(compiled);
+  if (real !== undefined || !COMPILED.test(compiled)) return real ?? compiled;
+  let sources: readonly string[] | undefined;
+  try {
+    sources = mapSources(compiled);
+  } catch {
+    sources = undefined;
+  }
+  const only = sources?.length === 1 ? sources[0]! : undefined;
+  if (only === undefined || !path.isAbsolute(only) || !/\.[cm]?tsx?$/.test(only)) return compiled;
+  if (only.split(path.sep).includes('node_modules') || fs.existsSync(only)) return compiled;
+  namedWithoutSources.set(only, compiled);
+  return only;
+}
+
+/** The compiled file whose map named `original` (absolute) where it is not on disk ({@link reportedFileOf}). */
+export function compiledFileNaming(original: string): string | undefined {
+  return namedWithoutSources.get(original);
+}
+
 function realSources(compiled: string): string[] | undefined {
   try {
     return mapSources(compiled)?.filter(
