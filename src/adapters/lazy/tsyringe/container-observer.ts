@@ -53,18 +53,19 @@ export class TsyringeObserver {
   /** Token → the class its registration constructs, for edges and entry points. */
   private readonly classBindings = new Map<Token, Function>();
   /**
-   * Registrations before ready, by token, described at ready (`collect`), and the tokens resolved before it, told
-   * then: a description per registration and a ledger look-up per resolution on the way to ready, for what only
-   * ready reads, counted ~10 M instructions of the 1,000-binding app's start (docs/benchmarks.md). With Phase 2 on,
-   * a singleton resolved while the application starts is described and tracked at its first resolution, before the
-   * code that resolved it calls it.
+   * With Phase 2 off, registrations before ready are described at ready (`collect`), and the tokens resolved before
+   * it told then: a description per registration and a ledger look-up per resolution on the way to ready, for what
+   * only ready reads (docs/benchmarks.md). With Phase 2 on, a singleton resolved while the application starts is
+   * tracked at once, which needs its binding then.
    */
-  private readonly registrations = new Map<Token, Registration>();
+  private readonly registrations: Array<[Token, BeanKind, BeanScope, Function | undefined]> = [];
   private readonly resolvedEarly = new Set<Token>();
-  /** Until ready (one field read per resolution). */
-  private describeAtReady = true;
+  /** Until ready, with Phase 2 off: what happens is told to the ledger at ready (one field read per resolution). */
+  private describeAtReady: boolean;
 
-  constructor(private readonly detector: GhostDetector) {}
+  constructor(private readonly detector: GhostDetector) {
+    this.describeAtReady = detector.tracker === undefined;
+  }
 
   /** Patches the container's prototype (once per copy of tsyringe); returns the module unchanged. */
   patch(
@@ -113,7 +114,7 @@ export class TsyringeObserver {
           const result = Reflect.apply(original, this, arguments);
           // every resolution passes here: caught inline, no closure per call
           try {
-            if (observer.describeAtReady) observer.resolvedBeforeReady(token, result);
+            if (observer.describeAtReady) observer.resolvedEarly.add(token);
             else if (!observer.ledger!.resolved(token, result)) observer.resolvedUnregistered(token, result);
           } catch (err) {
             bookkeepingFailed('tsyringe', err);
@@ -128,9 +129,7 @@ export class TsyringeObserver {
         function resolveAll(this: unknown, token: Token) {
           const result = Reflect.apply(original, this, arguments);
           bookkeeping('tsyringe', () =>
-            observer.describeAtReady
-              ? observer.resolvedBeforeReady(token, result)
-              : observer.ledger!.resolved(token, result),
+            observer.describeAtReady ? observer.resolvedEarly.add(token) : observer.ledger!.resolved(token, result),
           );
           return result;
         },
@@ -164,28 +163,8 @@ export class TsyringeObserver {
         ? 'singleton'
         : 'transient';
     const constructs = typeof cls === 'function' ? cls : undefined;
-    if (this.describeAtReady) this.registrations.set(token, { kind, scope, cls: constructs });
+    if (this.describeAtReady) this.registrations.push([token, kind, scope, constructs]);
     else this.ledger!.bind(token, this.binding(token, kind, scope, constructs));
-  }
-
-  /**
-   * A resolution before ready: noted, and told at ready; with Phase 2 on, a registered singleton's first one is
-   * told now (described, and its instance tracked).
-   */
-  private resolvedBeforeReady(token: Token, value: unknown): void {
-    const early = this.resolvedEarly;
-    if (this.detector.tracker === undefined) {
-      early.add(token);
-      return;
-    }
-    if (early.has(token)) return;
-    early.add(token);
-    const registration = this.registrations.get(token);
-    if (registration?.scope !== 'singleton') return;
-    this.registrations.delete(token);
-    const ledger = this.ledger!;
-    ledger.bind(token, this.binding(token, registration.kind, registration.scope, registration.cls));
-    ledger.resolved(token, value);
   }
 
   /** A class resolved without registration (tsyringe constructs any `@injectable()` class): a transient binding. */
@@ -215,7 +194,7 @@ export class TsyringeObserver {
   private collect(): void {
     const ledger = this.ledger!;
     this.describeAtReady = false;
-    for (const [token, { kind, scope, cls }] of this.registrations) {
+    for (const [token, kind, scope, cls] of this.registrations) {
       // One registration that cannot be described is left out, not the container.
       try {
         ledger.bind(token, this.binding(token, kind, scope, cls));
@@ -223,7 +202,7 @@ export class TsyringeObserver {
         bookkeepingFailed('tsyringe', err);
       }
     }
-    this.registrations.clear();
+    this.registrations.length = 0;
     for (const token of this.resolvedEarly) {
       try {
         if (!ledger.resolved(token, undefined)) this.resolvedUnregistered(token, undefined);
@@ -260,14 +239,6 @@ export class TsyringeObserver {
     }
     return out;
   }
-}
-
-/** A registration as `register` saw it, described at ready. */
-interface Registration {
-  readonly kind: BeanKind;
-  readonly scope: BeanScope;
-  /** The class it constructs (`useClass`). */
-  readonly cls: Function | undefined;
 }
 
 function isProvider(x: unknown): x is Provider {
