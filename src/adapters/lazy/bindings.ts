@@ -96,6 +96,13 @@ export interface LazyLedgerOptions<K> {
   readonly entryPoints: LazyEntryPoints<K>;
   /** Runs first at ready: the adapter adds what it only finds by looking (classes decorated but never registered). */
   readonly collect?: () => void;
+  /**
+   * The order the bindings take in the graph (the rest after, as bound), when the adapter binds them in another:
+   * an adapter describing bindings at ready binds some earlier (a singleton tracked at its first resolution), and a
+   * binding's name among others of the same token (`Plugin#2`) follows the graph's order, so that it must not
+   * depend on what resolved before ready.
+   */
+  readonly order?: () => Iterable<K>;
 }
 
 interface Entry {
@@ -213,7 +220,7 @@ export class LazyContainerLedger<K> {
     const graph = new BeanGraph();
     const ids = new Map<K, number>();
     const byId: Entry[] = [];
-    for (const [key, entry] of this.entries) {
+    for (const [key, entry] of this.ordered()) {
       this.settle(entry);
       entry.entryPoint = this.entryPointsOf(key, entry).length > 0;
       const id = graph.addBean({ ...entry.binding, eager: false, resolved: entry.resolved });
@@ -262,6 +269,23 @@ export class LazyContainerLedger<K> {
         this.track(entry, undefined);
       }
     }
+  }
+
+  /** The entries in the adapter's {@link LazyLedgerOptions.order}, then the others as bound. */
+  private *ordered(): Iterable<[K, Entry]> {
+    const first = this.options.order?.();
+    if (first === undefined) {
+      yield* this.entries;
+      return;
+    }
+    const done = new Set<K>();
+    for (const key of first) {
+      const entry = this.entries.get(key);
+      if (entry === undefined || done.has(key)) continue;
+      done.add(key);
+      yield [key, entry];
+    }
+    for (const pair of this.entries) if (!done.has(pair[0])) yield pair;
   }
 
   private entryPointsOf(key: K, entry: Entry): readonly string[] {

@@ -77,6 +77,8 @@ export class InversifyObserver {
       detector: this.detector,
       entryPoints: (binding) => inversifyEntryPoints(binding.implementationType),
       collect: () => this.collect(),
+      // as added: with Phase 2 on, a binding first activated before ready is bound then, before the others
+      order: () => this.seen,
     }));
   }
 

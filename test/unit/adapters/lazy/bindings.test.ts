@@ -24,7 +24,12 @@ interface Loaded {
 // that nothing of this file requires a module into a torn-down Jest environment.
 afterAll(() => new Promise((resolve) => setTimeout(resolve, STARTUP_PUBLISH_DELAY_MS + 50)));
 
-function load(tracking: boolean, collect?: (ledger: Loaded['ledger']) => void, exclude?: string[]): Loaded {
+function load(
+  tracking: boolean,
+  collect?: (ledger: Loaded['ledger']) => void,
+  exclude?: string[],
+  order?: () => Iterable<string>,
+): Loaded {
   const dir = tempDir('ledger');
   let loaded!: Loaded;
   const logs = recordingLogger();
@@ -46,6 +51,7 @@ function load(tracking: boolean, collect?: (ledger: Loaded['ledger']) => void, e
       detector,
       entryPoints: (_key, binding) => (binding.role === 'controller' ? ['a route'] : []),
       collect: () => collect?.(ledger),
+      ...(order !== undefined ? { order } : {}),
     });
     loaded = { logs, detector, ledger, ready, dir };
   });
@@ -70,6 +76,19 @@ class Service {
 }
 
 describe('LazyContainerLedger', () => {
+  it("names bindings of one token in the adapter's order, not the order they were bound in", async () => {
+    const { ledger, ready, dir } = load(false, undefined, undefined, () => ['first', 'second']);
+    // bound out of order, as a binding first activated before ready is bound at that activation
+    ledger.bind('second', binding('Plugin', { className: 'SecondPlugin' }));
+    ledger.bind('first', binding('Plugin', { className: 'FirstPlugin' }));
+    ready.diagReady();
+    await settle();
+    const report = JSON.parse(fs.readFileSync(path.join(dir, 'diag-report.json'), 'utf8'));
+    const names = Object.fromEntries(report.graph.nodes.map((n: any) => [n.className, n.name]));
+    expect(names.FirstPlugin).toBe('Plugin');
+    expect(names.SecondPlugin).not.toBe('Plugin');
+  });
+
   it('at ready writes the never-resolved application bindings as candidates, with what collect adds and the edges', async () => {
     const { ledger, ready, dir } = load(false, (l) => {
       l.bind('Found', binding('Found'));
