@@ -269,8 +269,14 @@ export class InversifyObserver {
   }
 }
 
-/** Frames of InversifyJS itself and of Node, skipped when looking for who bound a binding. */
-const INVERSIFY_FRAMES = /[\\/]node_modules[\\/](?:inversify|@inversifyjs[\\/][^\\/]+)[\\/]|node:internal/;
+/**
+ * Frames of InversifyJS itself (the container and the packages it is built of) and of Node, skipped when looking for
+ * who bound a binding. Not every `@inversifyjs/*` package: @inversifyjs/http-core binds its own `application` while
+ * the application builds its server, and an outside trial saw that binding as the application's, a ghost candidate
+ * it could not delete.
+ */
+const INVERSIFY_FRAMES =
+  /[\\/]node_modules[\\/](?:inversify|@inversifyjs[\\/](?:common|container|core|plugin|prototype-utils|reflect-metadata-utils))[\\/]|node:internal/;
 /** This package's own code (dist/), wherever it is installed. */
 const OWN_CODE = CODE_ROOT + path.sep;
 
