@@ -144,7 +144,7 @@ export function contractsUnread(findings: readonly MemberFinding[]): string | un
   const located = findings.filter((f) => f.endpoint === undefined && f.source !== undefined);
   const files = [...new Set(located.map((f) => f.source!.file).filter((file) => /\.m?tsx?$/.test(file)))];
   if (files.length > 0 && !files.some((file) => fs.existsSync(path.resolve(file))))
-    return `The methods' TypeScript files, such as ${files[0]}, are not under ${process.cwd()}: run from the application's repository, where its TypeScript is, to see which of them an interface or abstract class declares.`;
+    return `The methods' TypeScript files, such as ${files[0]}, are not under ${process.cwd()}: run from the application's repository, where its TypeScript is (npx diag-instrumentation ledger, or check on a run's report), to see which of them an interface or abstract class declares.`;
   if (files.length === 0 && located.length > 0 && located.every((f) => /\.[cm]?js$/.test(f.source!.file)))
     return `The methods are named in their compiled files, such as ${located[0]!.source!.file}: the application ran without its TypeScript or its source maps, so which interface or abstract class declares each was not read.`;
   return undefined;
