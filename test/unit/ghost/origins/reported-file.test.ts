@@ -6,20 +6,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { tempDir } from '../../../support/temp';
+import { compiledWithMap as compiled, writeFile as write } from '../../../support/compiled-files';
 import { clearSourceMaps } from '../../../../src/ghost/origins/source-map';
 import { compiledFileNaming, reportedFileOf } from '../../../../src/ghost/origins/declared-class';
-
-function write(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
-}
-
-/** A compiled file and the map beside it, naming `sources` (relative to the map's folder, or absolute). */
-function compiled(file: string, sources: string[]): string {
-  write(file, `"use strict";\n//# sourceMappingURL=${path.basename(file)}.map\n`);
-  write(`${file}.map`, JSON.stringify({ version: 3, sources, names: [], mappings: 'AAAA' }));
-  return file;
-}
 
 describe('reportedFileOf', () => {
   const cwd = process.cwd();

@@ -7,20 +7,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { tempDir } from '../../../support/temp';
+import { compiledWithMap as compiled, writeFile as write } from '../../../support/compiled-files';
 import { clearSourceMaps } from '../../../../src/ghost/origins/source-map';
 import { applicationRoots, sharedLibraryIn } from '../../../../src/ghost/origins/declared-class';
-
-/** Writes `file` with `text`, creating its folders. */
-function write(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
-}
-
-/** A compiled file and the map beside it, naming `sources` (relative to the map's folder). */
-function compiled(file: string, sources: string[]): void {
-  write(file, `"use strict";\n//# sourceMappingURL=${path.basename(file)}.map\n`);
-  write(`${file}.map`, JSON.stringify({ version: 3, sources, names: [], mappings: 'AAAA' }));
-}
 
 function withMain<T>(main: string, fn: () => T): T {
   const saved = process.argv[1];
