@@ -82,8 +82,10 @@ function expectAgreement(ours: { startMs: number; endMs: number } | undefined, t
   expect(theirs).toBeDefined();
   expect(ours!.startMs).toBeLessThanOrEqual(theirs!.start);
   expect(ours!.endMs).toBeGreaterThanOrEqual(theirs!.end);
-  // What is around the application's own readings: the call, the return, the promise's settling.
-  expect(ours!.endMs - ours!.startMs - (theirs!.end - theirs!.start)).toBeLessThan(10);
+  // What is around the application's own readings: the call, the return, the promise's settling. Under 15 ms: a
+  // loaded full run on two cores read 10.05 once (the settling waits its turn); every hook of the fixture lasts 20 ms
+  // or more, so a hook timed with another's time in it still fails.
+  expect(ours!.endMs - ours!.startMs - (theirs!.end - theirs!.start)).toBeLessThan(15);
 }
 
 describe('the start-up timeline of a NestJS 11 app (CommonJS, the instrumentation required before the SDK)', () => {
