@@ -376,7 +376,8 @@ export function originalLocation(
   if (original === undefined) return { source, line };
   if (line === undefined) return { source: applicationPath(original), line: undefined };
   const at = sourceMapFor(compiled)?.originalLineStart(line);
-  if (at === undefined || path.resolve(path.dirname(compiled), at.source) !== original) return { source, line };
+  // (a map's sources are read resolved: an absolute path, as singleOriginalOf's answer is)
+  if (at === undefined || at.source !== original) return { source, line };
   let text: string | undefined;
   try {
     text = fs.readFileSync(original, 'utf8').split('\n')[at.line - 1];

@@ -233,8 +233,9 @@ export function reportedFileOf(compiled: string): string {
     sources = undefined;
   }
   const only = sources?.length === 1 ? sources[0]! : undefined;
+  // (One on disk is singleOriginalOf's answer above: what is left here is a file that is not there.)
   if (only === undefined || !path.isAbsolute(only) || !/\.[cm]?tsx?$/.test(only)) return compiled;
-  if (only.split(path.sep).includes('node_modules') || fs.existsSync(only)) return compiled;
+  if (only.split(path.sep).includes('node_modules')) return compiled;
   // Only where the application's files are named from (its directory, its project): a map built elsewhere with an
   // absolute `sourceRoot` (`/build/src`) names a path that was never the team's.
   if (path.isAbsolute(applicationPath(only))) return compiled;
