@@ -10,6 +10,7 @@ import type { Bean, BeanInput, EdgeKind } from '../../ghost/analysis/bean-graph'
 import type * as BeanGraphModule from '../../ghost/analysis/bean-graph';
 import { safeLog } from '../../shared/logger';
 import { whenReady } from './ready';
+import { SCAN_TURN_BUDGET_MS } from '../../ghost/origins/class-origin';
 import type { GhostDetector } from '../../ghost/detector';
 import type { GhostTracker } from '../../ghost/tracking/tracker';
 
@@ -128,7 +129,37 @@ export class LazyContainerLedger<K> {
 
   constructor(private readonly options: LazyLedgerOptions<K>) {
     // after the turn that made the process ready: the application's own `listening` callbacks run first
-    whenReady(() => void setImmediate(() => this.ready()));
+    whenReady(() => void setImmediate(() => this.readyInTurns()));
+  }
+
+  /**
+   * {@link ready} on turns of its own, so that a request that reached the process meanwhile (a readiness probe's)
+   * is served between two: the scan of `require.cache` a few milliseconds at a time, the bindings' origins on the
+   * next turn, then the rest. In one turn it held a small tsyringe application's first answer 13-20 ms (the scan
+   * 5-11 ms, the origins 3 ms, the report 4 ms; docs/benchmarks.md). Not unref'd: a process ending right after
+   * its ready still gets its report.
+   */
+  private readyInTurns(settled = false): void {
+    if (this.isReady || this.collecting) return;
+    try {
+      if (!this.options.detector.origins.scanRequireCache(SCAN_TURN_BUDGET_MS)) {
+        setImmediate(() => this.readyInTurns(settled));
+        return;
+      }
+      if (!settled) {
+        // The bindings seen so far; one bound later is settled in `ready` (each binding is settled once).
+        for (const entry of this.entries.values()) this.settle(entry);
+        setImmediate(() => this.readyInTurns(true));
+        return;
+      }
+    } catch (err) {
+      // `ready` scans and settles again, and says what failed there if it fails again.
+      safeLog(
+        'debug',
+        `${this.options.framework}: the analysis's first turns failed: ${(err as Error)?.message ?? String(err)}`,
+      );
+    }
+    this.ready();
   }
 
   /** Whether the application is ready (Phase 1 written). */

@@ -2,6 +2,7 @@ import { types } from 'node:util';
 import type { GhostDetector } from '../../ghost/detector';
 import type { BeanObserver, StartupTimeline, TimelineBean as BeanCreation } from '../../ghost/reports/startup-timeline';
 import { safeLog } from '../../shared/logger';
+import { SCAN_TURN_BUDGET_MS } from '../../ghost/origins/class-origin';
 import { atProcessReady, STEP_KIND, stepEnded, stepStarted } from '../../shared/boot-clock';
 import type * as ContainerReader from './container-reader';
 import type { Instantiation } from './container-reader';
@@ -53,12 +54,6 @@ const entryPoints = (): typeof EntryPoints => require('./entry-points') as typeo
  * of require.cache, 10-20 ms on an application of 3,600 modules, in turns of a few ms each).
  */
 type AnalysisSlice = (budgetMs: number) => boolean;
-
-/**
- * How long the scan of require.cache runs in one turn after ready: a readiness probe's request that arrived
- * meanwhile is answered this much later at most, for that part of the analysis.
- */
-const SLICE_BUDGET_MS = 4;
 
 /** What the analysis's second slice read from the container, for its last. */
 interface ContainerRead {
@@ -621,7 +616,7 @@ export class NestContainerObserver {
     // that says it is not done (the budgeted scan of require.cache) runs again on the next turn.
     const next = (): void => {
       timer = undefined;
-      if (slices[0]?.(SLICE_BUDGET_MS) !== false) slices.shift();
+      if (slices[0]?.(SCAN_TURN_BUDGET_MS) !== false) slices.shift();
       if (slices.length > 0) timer = setImmediate(next);
       else done();
     };
@@ -646,7 +641,7 @@ export class NestContainerObserver {
    * The analysis after ready, in slices run one a turn (see `endBootstrap`): on Vendure (4,700 modules, 520
    * endpoints) it took 630 ms of one turn under a profiler on a busy machine, and the first request, a readiness
    * probe's, waited behind all of it (issue #46, time to first answer). Learning class origins from
-   * `require.cache` (30 %) takes turns of at most SLICE_BUDGET_MS, reading the container and its endpoints a turn
+   * `require.cache` (30 %) takes turns of at most SCAN_TURN_BUDGET_MS, reading the container and its endpoints a turn
    * each, before Phase 1 and the report; the page has its own turns after (`GhostDetector.containerReady`).
    */
   private analysisSlices(container: NestContainer, state: ContainerState, endedAt: number): AnalysisSlice[] {

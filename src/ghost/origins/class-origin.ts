@@ -25,6 +25,13 @@ const declared = (): typeof DeclaredClassModule => require('./declared-class') a
  */
 export type ClassOrigin = 'app' | 'library' | 'builtin' | 'unknown';
 
+/**
+ * How long one turn of the scan of `require.cache` runs after ready ({@link ClassOriginIndex.scanRequireCache}):
+ * a readiness probe's request that reached the process meanwhile waits this much at most for that part of the
+ * analysis (a small tsyringe application's scan took 5-11 ms of one turn, its first answer behind it).
+ */
+export const SCAN_TURN_BUDGET_MS = 4;
+
 const NODE_MODULES = `${path.sep}node_modules${path.sep}`;
 
 /** Whether `file` (a path) lies in a node_modules folder: the rule that makes a module a library's. */

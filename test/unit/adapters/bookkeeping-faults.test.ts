@@ -64,7 +64,8 @@ function hostileName(): new () => object {
 /** The application is ready (Node's listen, as the ledgers wait for it), and their analyses have run. */
 async function readyAndSettled(): Promise<void> {
   (require('../../../src/adapters/lazy/ready') as typeof import('../../../src/adapters/lazy/ready')).diagReady();
-  for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+  // the analysis after ready takes turns of its own: the scan, the bindings' origins, the rest
+  for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
 }
 
 /** The fault was logged, once however many registrations met it. */

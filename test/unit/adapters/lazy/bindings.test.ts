@@ -67,7 +67,14 @@ const binding = (token: string, extra: Partial<LazyBinding> = {}): LazyBinding =
   ...extra,
 });
 
-const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/**
+ * Turns enough for the analysis after ready: it scans `require.cache` on turns of its own (one here, where jest's is
+ * small), settles the bindings' origins on the next, and runs on the one after.
+ */
+const ANALYSIS_TURNS = 5;
+const settle = async (): Promise<void> => {
+  for (let turn = 0; turn < ANALYSIS_TURNS; turn++) await new Promise((resolve) => setImmediate(resolve));
+};
 
 class Service {
   work(): number {
