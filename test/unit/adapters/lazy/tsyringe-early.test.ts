@@ -35,7 +35,7 @@ it('with Phase 2, a class resolved as a transient and registered a singleton lat
     (
       require('../../../../src/adapters/lazy/ready') as typeof import('../../../../src/adapters/lazy/ready')
     ).diagReady();
-    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
     const snapshot = detector.tracker!.snapshot();
     expect(snapshot.untrackable.Builder).not.toBe('no-methods');
   } finally {
