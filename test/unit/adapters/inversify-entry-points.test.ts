@@ -5,7 +5,9 @@ import { inversifyEntryPoints } from '../../../src/adapters/lazy/inversify/entry
 
 /**
  * Entry points of InversifyJS web layers, read from the metadata the real decorators write:
- * inversify-express-utils 6 (installed beside InversifyJS 6 in test/fixtures/inversify6 by the test setup).
+ * inversify-express-utils 6 (installed beside InversifyJS 6 in test/fixtures/inversify6 by the test setup), and
+ * @inversifyjs/framework-core's `@CatchError()` (the error filters of @inversifyjs/http-*, beside the root's
+ * InversifyJS 7).
  */
 const utils = require(path.resolve(__dirname, '../../fixtures/inversify6/node_modules/inversify-express-utils')) as {
   controller(path: string): ClassDecorator;
@@ -20,5 +22,23 @@ describe('inversifyEntryPoints', () => {
     expect(inversifyEntryPoints(PlainService)).toEqual([]);
     expect(inversifyEntryPoints(undefined)).toEqual([]);
     expect(inversifyEntryPoints('OrdersController')).toEqual([]);
+  });
+
+  it('names an error filter @CatchError() marks: the web layer resolves it only when its error is thrown', () => {
+    const { CatchError } = require('@inversifyjs/framework-core') as typeof import('@inversifyjs/framework-core');
+    class NotFoundError extends Error {}
+    class NotFoundFilter {
+      catch(): void {}
+    }
+    CatchError(NotFoundError)(NotFoundFilter);
+    class AnyErrorFilter {
+      catch(): void {}
+    }
+    CatchError()(AnyErrorFilter);
+    expect(inversifyEntryPoints(NotFoundFilter)).toEqual(['@inversifyjs/framework-core @CatchError']);
+    expect(inversifyEntryPoints(AnyErrorFilter)).toEqual(['@inversifyjs/framework-core @CatchError']);
+    // a subclass inherits the filter's code, not its decorator: only its own @CatchError() makes it one
+    class Unmarked extends NotFoundFilter {}
+    expect(inversifyEntryPoints(Unmarked)).toEqual([]);
   });
 });

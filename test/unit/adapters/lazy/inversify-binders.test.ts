@@ -40,7 +40,7 @@ it("a value an @inversifyjs/* integration binds is the library's; one the applic
     (
       require('../../../../src/adapters/lazy/ready') as typeof import('../../../../src/adapters/lazy/ready')
     ).diagReady();
-    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
     const report = JSON.parse(fs.readFileSync(path.join(dir, 'diag-report.json'), 'utf8'));
     const node = (token: string) => report.graph.nodes.find((n: { token: string }) => n.token === token);
     expect(node('application')).toMatchObject({ kind: 'value', framework: true });
