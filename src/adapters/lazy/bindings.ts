@@ -95,6 +95,12 @@ export interface LazyLedgerOptions<K> {
   readonly container: () => { name: string; version?: string };
   readonly detector: GhostDetector;
   readonly entryPoints: LazyEntryPoints<K>;
+  /**
+   * The classes the adapter's `collect` will describe (its bindings are described at ready only): their origins are
+   * read a turn before the analysis, so that the turn that builds the report does not read each class's file and
+   * source map as well (~2.5 ms of a small tsyringe application's, docs/benchmarks.md).
+   */
+  readonly classes?: () => Iterable<unknown>;
   /** Runs first at ready: the adapter adds what it only finds by looking (classes decorated but never registered). */
   readonly collect?: () => void;
   /**
@@ -126,40 +132,64 @@ export class LazyContainerLedger<K> {
   private isReady = false;
   /** While the adapter's collect runs: its bindings and edges still belong to the report. */
   private collecting = false;
+  /** The analysis, run at the process's exit if its turns had not come yet (see {@link readyInTurns}). */
+  private finishAtExit: (() => void) | undefined;
 
   constructor(private readonly options: LazyLedgerOptions<K>) {
     // after the turn that made the process ready: the application's own `listening` callbacks run first
-    whenReady(() => void setImmediate(() => this.readyInTurns()));
+    whenReady(() => {
+      // armed now: an application may end in its own `listening` callback, before any turn of ours
+      this.finishAtExit = () => this.readyNow();
+      process.once('exit', this.finishAtExit);
+      setImmediate(() => this.readyInTurns());
+    });
   }
 
   /**
    * {@link ready} on turns of its own, so that a request that reached the process meanwhile (a readiness probe's)
-   * is served between two: the scan of `require.cache` a few milliseconds at a time, the bindings' origins on the
-   * next turn, then the rest. In one turn it held a small tsyringe application's first answer 13-20 ms (the scan
-   * 5-11 ms, the origins 3 ms, the report 4 ms; docs/benchmarks.md). Not unref'd: a process ending right after
-   * its ready still gets its report.
+   * is served between two: the scan of `require.cache` a few milliseconds at a time, the origins of the bindings'
+   * classes on the next turn, then the rest. In one turn it held a small tsyringe application's first answer behind
+   * the scan's 5-11 ms and the report's ~4 ms (docs/benchmarks.md). Not unref'd, and finished at once if the process
+   * exits before: a process ending right after its ready still gets its report.
    */
-  private readyInTurns(settled = false): void {
+  private readyInTurns(warmed = false): void {
     if (this.isReady || this.collecting) return;
     try {
       if (!this.options.detector.origins.scanRequireCache(SCAN_TURN_BUDGET_MS)) {
-        setImmediate(() => this.readyInTurns(settled));
+        setImmediate(() => this.readyInTurns(warmed));
         return;
       }
-      if (!settled) {
-        // The bindings seen so far; one bound later is settled in `ready` (each binding is settled once).
-        for (const entry of this.entries.values()) this.settle(entry);
+      if (!warmed) {
+        this.warmOrigins();
         setImmediate(() => this.readyInTurns(true));
         return;
       }
     } catch (err) {
-      // `ready` scans and settles again, and says what failed there if it fails again.
-      safeLog(
-        'debug',
-        `${this.options.framework}: the analysis's first turns failed: ${(err as Error)?.message ?? String(err)}`,
-      );
+      // `ready` scans and settles again
+      safeLog('debug', `${this.options.framework}: the analysis's first turns failed: ${errorText(err)}`);
     }
-    this.ready();
+    this.readyNow();
+  }
+
+  /** Settles the bindings seen so far, and reads the origins of the classes `collect` will describe. */
+  private warmOrigins(): void {
+    for (const entry of this.entries.values()) this.settle(entry);
+    const origins = this.options.detector.origins;
+    for (const cls of this.options.classes?.() ?? []) {
+      origins.originOf(cls);
+      origins.fileOf(cls);
+    }
+  }
+
+  /** {@link ready}, from a turn or at exit; what fails is one warning, never the application's. */
+  private readyNow(): void {
+    if (this.finishAtExit !== undefined) process.removeListener('exit', this.finishAtExit);
+    this.finishAtExit = undefined;
+    try {
+      this.ready();
+    } catch (err) {
+      safeLog('warn', `${this.options.framework}: the analysis after ready failed: ${errorText(err)}`);
+    }
   }
 
   /** Whether the application is ready (Phase 1 written). */
@@ -229,7 +259,7 @@ export class LazyContainerLedger<K> {
     });
   }
 
-  /** Phase 1 over the bindings seen so far; then Phase 2 follows the resolutions. Never throws. */
+  /** Phase 1 over the bindings seen so far; then Phase 2 follows the resolutions ({@link readyNow} catches). */
   ready(): void {
     if (this.isReady || this.collecting) return;
     this.collecting = true;
@@ -370,4 +400,8 @@ export class LazyContainerLedger<K> {
       infrastructure: binding.kind === 'factory' && (typeof instance !== 'object' || instance === null),
     });
   }
+}
+
+function errorText(err: unknown): string {
+  return (err as Error)?.message ?? String(err);
 }

@@ -77,6 +77,7 @@ export class InversifyObserver {
       detector: this.detector,
       entryPoints: (binding) => inversifyEntryPoints(binding.implementationType),
       collect: () => this.collect(),
+      classes: () => this.classesToDescribe(),
       // as added: with Phase 2 on, a binding first activated before ready is bound then, before the others
       order: () => this.seen,
     }));
@@ -224,6 +225,11 @@ export class InversifyObserver {
       enumerable: true,
       configurable: true,
     });
+  }
+
+  /** The classes of the bindings added so far, which `collect` describes at ready. */
+  private *classesToDescribe(): Iterable<unknown> {
+    for (const binding of this.seen) yield binding.implementationType;
   }
 
   /** Reads who added each binding captured so far: a binding a library's code added is the framework's. */

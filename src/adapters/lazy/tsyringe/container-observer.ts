@@ -27,22 +27,34 @@ type Token = unknown;
 type AnyFunction = (...args: unknown[]) => unknown;
 
 /**
- * A token's second (third…) class: tsyringe keeps every registration of a token, `resolve` hands out the last and
- * `resolveAll` all of them (a list of plugins or endpoints, `register('Endpoint', …)` once per file), so each class
- * registered under one token is a binding of its own. The first is keyed by the token itself.
+ * A token's second (third…) registration: tsyringe keeps every registration of a token, `resolve` hands out the last
+ * and `resolveAll` all of them (a list of plugins or endpoints, `register('Endpoint', …)` once per file), so each
+ * class registered under one token is a binding of its own, and so are its values, factories and aliases together.
+ * The first is keyed by the token itself.
  */
-class LaterClass {
+class LaterRegistration {
   constructor(
     readonly token: Token,
-    readonly cls: Function,
+    /** The class it constructs; undefined for a value, a factory or an alias. */
+    readonly cls: Function | undefined,
   ) {}
 }
 
-/** What the ledger keys a binding by: its token, or the token's later class. */
-type Key = Token | LaterClass;
+/** What the ledger keys a binding by: its token, or the token's later registration. */
+type Key = Token | LaterRegistration;
 
-/** The classes registered under one token, each with its binding's key, the first keyed by the token. */
-type ClassRegistrations = Array<{ readonly key: Key; readonly cls: Function }>;
+/** What a registration makes: a class, or anything else (a value, a factory, an alias), all one binding. */
+const NOT_A_CLASS = Symbol('not a class');
+type Makes = Function | typeof NOT_A_CLASS;
+
+/** A token's registrations with their bindings' keys, the first keyed by the token, once it has more than one. */
+type Registrations = Array<{ readonly key: Key; readonly makes: Makes }>;
+
+/**
+ * Bindings one token may have: a class generated at run time and registered per request (a child container per
+ * request) would otherwise add one for ever. Past it, a registration is the token's last binding again.
+ */
+const MAX_BINDINGS_PER_TOKEN = 32;
 
 interface Provider {
   useClass?: unknown;
@@ -69,18 +81,21 @@ export class TsyringeObserver {
   private patched: object | undefined;
   private version: string | undefined;
   /**
-   * Token → the class its registrations construct, for edges and entry points, or once it has several, each with
-   * its binding's key. Registering a class its token already has (`@singleton()` and `registerSingleton` of one
-   * class, a child container per request) is the same binding again; only a new class adds one, so the ledger
-   * grows with the application's classes, never with time.
+   * Token → what its registrations make (a class, or not), for edges and entry points, or once it has several, each
+   * with its binding's key. Registering what a token already has (`@singleton()` and `registerSingleton` of one
+   * class, a value again in a child container per request) is the same binding again; only a new class adds one,
+   * at most MAX_BINDINGS_PER_TOKEN, so the ledger grows with the application's classes, never with time.
    */
-  private readonly classesOf = new Map<Token, Function | ClassRegistrations>();
+  private readonly registrationsOf = new Map<Token, Makes | Registrations>();
   /**
-   * Whether any token has several classes: until one has, a resolution's binding is its token's without a look-up
+   * Whether any token has several bindings: until one has, a resolution's binding is its token's without a look-up
    * (tsyringe resolves a transient's dependencies again at each resolution: 4,219 resolutions on the way to ready of
-   * the 1,000-binding app, where the look-up in each counted +5 M instructions).
+   * the 1,000-binding app, where the look-up in each counted +5 M instructions). Once one has, every resolution
+   * looks its token up.
    */
-  private severalClasses = false;
+  private severalBindings = false;
+  /** Aliases registered before ready (`useToken`), made edges at ready to every binding of their target. */
+  private readonly aliases: Array<[Key, Token]> = [];
   /**
    * With Phase 2 off, registrations before ready are described at ready (`collect`), and the tokens resolved before
    * it told then: a description per registration and a ledger look-up per resolution on the way to ready, for what
@@ -89,7 +104,7 @@ export class TsyringeObserver {
    */
   private readonly registrations: Array<[Key, Token, BeanKind, BeanScope, Function | undefined]> = [];
   private readonly resolvedEarly = new Set<Key>();
-  /** Until ready, with Phase 2 off: what happens is told to the ledger at ready (one field read per resolution). */
+  /** Until ready, with Phase 2 off: what happens is told to the ledger at ready (a set insert per resolution). */
   private describeAtReady: boolean;
 
   constructor(private readonly detector: GhostDetector) {
@@ -115,6 +130,7 @@ export class TsyringeObserver {
       container: () => ({ name: 'tsyringe', ...(this.version !== undefined ? { version: this.version } : {}) }),
       detector: this.detector,
       entryPoints: (key) => routingControllersEntryPoints(this.classOf(key)),
+      classes: () => this.classesToDescribe(),
       collect: () => this.collect(),
     });
     const observer = this;
@@ -140,7 +156,7 @@ export class TsyringeObserver {
           const result = Reflect.apply(original, this, arguments);
           // every resolution passes here: caught inline, no closure per call
           try {
-            const key = observer.severalClasses ? observer.keyOf(token, result) : token;
+            const key = observer.severalBindings ? observer.keyOf(token, result) : token;
             if (observer.describeAtReady) observer.resolvedEarly.add(key);
             else if (!observer.ledger!.resolved(key, result)) observer.resolvedUnregistered(token, result);
           } catch (err) {
@@ -180,9 +196,9 @@ export class TsyringeObserver {
       kind = 'factory';
     } else if ('useToken' in provider) {
       kind = 'alias';
-      this.ledger!.dependsOn(token, provider.useToken, 'alias');
     }
-    const key = kind === 'class' && typeof cls === 'function' ? this.classRegistered(token, cls) : token;
+    const key = this.registrationKey(token, kind === 'class' && typeof cls === 'function' ? cls : NOT_A_CLASS);
+    if (kind === 'alias' && !this.ledger!.readyDone) this.aliases.push([key, provider.useToken]);
     const scope: BeanScope =
       kind === 'value' || lifecycle === LIFECYCLE_SINGLETON || lifecycle === LIFECYCLE_CONTAINER_SCOPED
         ? 'singleton'
@@ -192,62 +208,72 @@ export class TsyringeObserver {
     else this.ledger!.bind(key, this.binding(token, kind, scope, constructs));
   }
 
-  /** The key of the binding that registering `cls` under `token` makes or makes again (see {@link LaterClass}). */
-  private classRegistered(token: Token, cls: Function): Key {
-    const known = this.classesOf.get(token);
+  /** The key of the binding a registration under `token` that `makes` makes, or makes again (see LaterRegistration). */
+  private registrationKey(token: Token, makes: Makes): Key {
+    const known = this.registrationsOf.get(token);
     if (known === undefined) {
-      this.classesOf.set(token, cls);
+      this.registrationsOf.set(token, makes);
       return token;
     }
-    if (typeof known === 'function') {
-      if (known === cls) return token;
-      const key = new LaterClass(token, cls);
-      this.severalClasses = true;
-      this.classesOf.set(token, [
-        { key: token, cls: known },
-        { key, cls },
+    if (!Array.isArray(known)) {
+      if (known === makes) return token;
+      const key = new LaterRegistration(token, makes === NOT_A_CLASS ? undefined : makes);
+      this.severalBindings = true;
+      this.registrationsOf.set(token, [
+        { key: token, makes: known as Makes },
+        { key, makes },
       ]);
       return key;
     }
-    for (const registered of known) if (registered.cls === cls) return registered.key;
-    const key = new LaterClass(token, cls);
-    known.push({ key, cls });
+    for (const registered of known) if (registered.makes === makes) return registered.key;
+    if (known.length >= MAX_BINDINGS_PER_TOKEN) return known[known.length - 1]!.key;
+    const key = new LaterRegistration(token, makes === NOT_A_CLASS ? undefined : makes);
+    known.push({ key, makes });
     return key;
   }
 
   /**
-   * The binding of a token with several classes that handed out `value`: the one whose class made it, else the
-   * token's last (tsyringe's `resolve` takes the last registration; a factory's value has no class of ours).
+   * The binding of a token with several that handed out `value`: the one whose class made it (or an ancestor of
+   * its class), else the token's value, factory or alias, else its last (tsyringe's `resolve` takes the last).
    */
   private keyOf(token: Token, value: unknown): Key {
-    const classes = this.classesOf.get(token);
-    if (classes === undefined || typeof classes === 'function') return token;
-    const proto = typeof value === 'object' && value !== null ? Object.getPrototypeOf(value) : undefined;
-    for (const registered of classes) if (registered.cls.prototype === proto) return registered.key;
-    return classes[classes.length - 1]!.key;
+    const known = this.registrationsOf.get(token);
+    if (known === undefined || !Array.isArray(known)) return token;
+    if (typeof value === 'object' && value !== null) {
+      const proto: unknown = Object.getPrototypeOf(value);
+      for (const { key, makes } of known) if (makes !== NOT_A_CLASS && makes.prototype === proto) return key;
+      for (const { key, makes } of known)
+        if (makes !== NOT_A_CLASS && value instanceof (makes as new () => unknown)) return key;
+    }
+    for (const { key, makes } of known) if (makes === NOT_A_CLASS) return key;
+    return known[known.length - 1]!.key;
   }
 
   /** `resolveAll` handed out one value per registration of `token`: each tells its own binding. */
   private resolvedAll(token: Token, values: unknown): void {
     const list = Array.isArray(values) ? values : [];
-    if (list.length === 0) {
-      if (this.describeAtReady) this.resolvedEarly.add(token);
-      else this.ledger!.resolved(token, values);
-      return;
-    }
+    // none: an optional token never registered, which tsyringe allows for strings and symbols only
     for (const value of list) {
-      const key = this.keyOf(token, value);
+      const key = this.severalBindings ? this.keyOf(token, value) : token;
       if (this.describeAtReady) this.resolvedEarly.add(key);
-      else this.ledger!.resolved(key, value);
+      else if (!this.ledger!.resolved(key, value) && !(key instanceof LaterRegistration))
+        this.resolvedUnregistered(token, value);
     }
   }
 
   /** The class the binding keyed `key` constructs, if any. */
   private classOf(key: Key): Function | undefined {
-    const classes = this.classesOf.get(key);
-    if (classes !== undefined) return typeof classes === 'function' ? classes : classes[0]!.cls;
-    if (key instanceof LaterClass) return key.cls;
+    if (key instanceof LaterRegistration) return key.cls;
+    const known = this.registrationsOf.get(key);
+    const first = Array.isArray(known) ? known[0]!.makes : known;
+    if (first !== undefined) return first === NOT_A_CLASS ? undefined : first;
     return typeof key === 'function' ? key : undefined;
+  }
+
+  /** The classes `collect` describes at ready, whose origins the analysis reads a turn before (LazyLedgerOptions). */
+  private *classesToDescribe(): Iterable<unknown> {
+    for (const registration of this.registrations) yield registration[4];
+    if (this.typeInfo !== undefined) yield* this.typeInfo.keys();
   }
 
   /** A class resolved without registration (tsyringe constructs any `@injectable()` class): a transient binding. */
@@ -288,12 +314,16 @@ export class TsyringeObserver {
     this.registrations.length = 0;
     for (const key of this.resolvedEarly) {
       try {
-        if (!ledger.resolved(key, undefined) && !(key instanceof LaterClass)) this.resolvedUnregistered(key, undefined);
+        if (!ledger.resolved(key, undefined) && !(key instanceof LaterRegistration))
+          this.resolvedUnregistered(key, undefined);
       } catch (err) {
         bookkeepingFailed('tsyringe', err);
       }
     }
     this.resolvedEarly.clear();
+    // an alias may be handed any binding of its target
+    for (const [key, target] of this.aliases) for (const to of this.keysOf(target)) ledger.dependsOn(key, to, 'alias');
+    this.aliases.length = 0;
     const typeInfo = this.typeInfo;
     if (typeInfo === undefined) return;
     const buildersOf = this.buildersByClass();
@@ -306,21 +336,27 @@ export class TsyringeObserver {
       for (const param of params ?? []) {
         const dep = parameterToken(param);
         if (dep === undefined) continue;
-        // a parameter of a token with several classes may get any of them (`@injectAll` gets them all)
-        const classes = this.classesOf.get(dep);
-        const targets = Array.isArray(classes) ? classes.map((registered) => registered.key) : [dep];
+        // a parameter of a token with several bindings may get any of them (`@injectAll` gets them all)
+        const targets = this.keysOf(dep);
         for (const from of builders) for (const to of targets) ledger.dependsOn(from, to, 'constructor');
       }
     }
   }
 
+  /** The keys of `token`'s bindings: the token itself, and its later registrations'. */
+  private keysOf(token: Token): Key[] {
+    const known = this.registrationsOf.get(token);
+    return Array.isArray(known) ? known.map((registered) => registered.key) : [token];
+  }
+
   /** For each class, the keys whose binding constructs it: itself, and every token registered `useClass` it. */
   private buildersByClass(): Map<Function, Key[]> {
     const out = new Map<Function, Key[]>();
-    for (const [token, classes] of this.classesOf) {
-      for (const { key, cls } of typeof classes === 'function' ? [{ key: token, cls: classes }] : classes) {
-        const list = out.get(cls);
-        if (list === undefined) out.set(cls, [key]);
+    for (const [token, known] of this.registrationsOf) {
+      for (const { key, makes } of Array.isArray(known) ? known : [{ key: token, makes: known }]) {
+        if (typeof makes !== 'function') continue;
+        const list = out.get(makes);
+        if (list === undefined) out.set(makes, [key]);
         else list.push(key);
       }
     }

@@ -25,7 +25,7 @@ async function readyAndAnalysed(): Promise<void> {
   for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
 }
 
-function nodesOf(detector: GhostDetector): Record<string, { className?: string; resolved?: boolean }> {
+function nodesOf(detector: GhostDetector): Record<string, { className?: string; resolved?: boolean; token?: string }> {
   return Object.fromEntries(detector.diagReport()!.graph.nodes.map((n) => [n.name, n]));
 }
 
@@ -34,17 +34,27 @@ afterAll(async () => {
   await new Promise((resolve) => setTimeout(resolve, STARTUP_PUBLISH_DELAY_MS + 50));
 });
 
+/** Real tsyringe, observed afresh (its global container and the ready signal are the module registry's). */
+function observed(phase2: boolean): {
+  tsyringe: Tsyringe;
+  detector: GhostDetector;
+  unpatch(): void;
+} {
+  jest.resetModules();
+  const { TsyringeObserver } =
+    require('../../../../src/adapters/lazy/tsyringe/container-observer') as typeof import('../../../../src/adapters/lazy/tsyringe/container-observer');
+  const tsyringe = require('tsyringe') as Tsyringe;
+  const detector = new GhostDetector(
+    resolveConfig({ report: { dir: tempDir('tsyringe-registrations') }, ghostTracking: { enabled: phase2 } }),
+  );
+  const observer = new TsyringeObserver(detector);
+  observer.patch(require('tsyringe/dist/cjs/dependency-container'), '4.10.0', patcher);
+  return { tsyringe, detector, unpatch: () => observer.unpatch(patcher) };
+}
+
 describe.each([false, true])('tsyringe, one token registered several times (Phase 2 %s)', (phase2) => {
   it('makes a binding of each class, tells each what resolveAll and resolve handed out, and keeps repeats as one', async () => {
-    jest.resetModules();
-    const { TsyringeObserver } =
-      require('../../../../src/adapters/lazy/tsyringe/container-observer') as typeof import('../../../../src/adapters/lazy/tsyringe/container-observer');
-    const tsyringe = require('tsyringe') as Tsyringe;
-    const detector = new GhostDetector(
-      resolveConfig({ report: { dir: tempDir('tsyringe-registrations') }, ghostTracking: { enabled: phase2 } }),
-    );
-    const observer = new TsyringeObserver(detector);
-    observer.patch(require('tsyringe/dist/cjs/dependency-container'), '4.10.0', patcher);
+    const { tsyringe, detector, unpatch } = observed(phase2);
     try {
       class UsersEndpoint implements Endpoint {
         handle(): string {
@@ -102,7 +112,87 @@ describe.each([false, true])('tsyringe, one token registered several times (Phas
       const touched = detector.tracker!.snapshot().touched;
       expect(touched).toEqual(expect.arrayContaining(['Endpoint', 'Endpoint#2', 'Clock#2']));
     } finally {
-      observer.unpatch(patcher);
+      unpatch();
+    }
+  });
+
+  it("keeps a token's factory apart from its classes: the binding resolve used is the one resolved", async () => {
+    const { tsyringe, detector, unpatch } = observed(phase2);
+    try {
+      class PgRepo {
+        find(): string {
+          return 'pg';
+        }
+      }
+      class MemRepo {
+        find(): string {
+          return 'mem';
+        }
+      }
+      const container = tsyringe.container.createChildContainer();
+      container.register('Repo', { useClass: PgRepo });
+      container.register('Repo', { useClass: MemRepo });
+      container.register('Repo', { useFactory: () => ({ find: () => 'factory' }) });
+      // an alias to the token may be handed any of its bindings
+      container.register('Store', { useToken: 'Repo' });
+      expect(container.resolve<{ find(): string }>('Repo').find()).toBe('factory');
+      await readyAndAnalysed();
+      const nodes = Object.values(nodesOf(detector)).filter((n: any) => n.token === 'Repo') as any[];
+      expect(nodes.map((n) => [n.kind, n.className, n.resolved])).toEqual([
+        ['class', 'PgRepo', false],
+        ['class', 'MemRepo', false],
+        ['factory', undefined, true],
+      ]);
+      const report = detector.diagReport()!;
+      const factory = nodes.find((n) => n.kind === 'factory')!.name;
+      expect(report.ghostCandidates.beans).not.toContain(factory);
+      const aliasEdges = report.graph.edges.filter((e) => e.kind === 'alias' && e.from === 'Store').map((e) => e.to);
+      expect(aliasEdges.sort()).toEqual(nodes.map((n) => n.name).sort());
+    } finally {
+      unpatch();
+    }
+  });
+
+  it('resolveAll of a class never registered (tsyringe builds any @injectable()) reads resolved', async () => {
+    const { tsyringe, detector, unpatch } = observed(phase2);
+    try {
+      class AuditPlugin {
+        audit(): number {
+          return 1;
+        }
+      }
+      tsyringe.injectable()(AuditPlugin);
+      const container = tsyringe.container.createChildContainer();
+      expect(container.resolveAll(AuditPlugin).length).toBe(1);
+      await readyAndAnalysed();
+      expect(nodesOf(detector).AuditPlugin).toMatchObject({ resolved: true });
+    } finally {
+      unpatch();
+    }
+  });
+
+  it('gives a token at most 32 bindings, however many classes are made and registered at run time', async () => {
+    const { tsyringe, detector, unpatch } = observed(phase2);
+    try {
+      class Handler {
+        handle(): number {
+          return 0;
+        }
+      }
+      const container = tsyringe.container.createChildContainer();
+      container.register('Handler', { useClass: Handler });
+      // a child container per request, each registering a class made for it (the same cap holds after ready,
+      // where the report read here is not rewritten)
+      for (let i = 0; i < 100; i++) {
+        const child = container.createChildContainer();
+        child.register('Handler', { useClass: class extends Handler {} });
+        child.resolve('Handler');
+      }
+      await readyAndAnalysed();
+      const handlers = Object.values(nodesOf(detector)).filter((n: any) => n.token === 'Handler');
+      expect(handlers.length).toBe(32);
+    } finally {
+      unpatch();
     }
   });
 });
