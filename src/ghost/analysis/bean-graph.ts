@@ -110,7 +110,8 @@ export interface Bean extends BeanInput {
   readonly id: number;
   /**
    * Unique within the graph: the token's plain name, or `<module>/<token>` when two beans in different
-   * modules share a token name, with `#2`, `#3`... appended if even that collides.
+   * modules share a token name (`<token>[<class>]` without modules), with `#2`, `#3`... appended if even that
+   * collides (see {@link uniqueBeanNames}).
    */
   name: string;
 }
@@ -265,12 +266,20 @@ export class BeanGraph {
 
 /**
  * The reports' unique bean names, in input order: the token's plain name, or `<module>/<token>` when two beans
- * share a token name, with `#2`, `#3`... appended if even that collides. Beans `namedLast` are named in a second
+ * share a token name (a lazy container's, which has no modules: `<token>[<class>]`, as tsyringe's `Endpoint`
+ * registered once per endpoint class), with `#2`, `#3`... appended if even that collides. Qualified by what the
+ * bean is rather than numbered by its order, a name stays when another bean of the token comes or goes (an
+ * outside trial's `Endpoint#2` became `#3` when an endpoint file was added). Beans `namedLast` are named in a second
  * round, after the others and around their names. Exported so that an adapter can name beans before it builds the
  * whole graph (the NestJS adapter, to track instances under the report's names).
  */
 export function uniqueBeanNames(
-  beans: ReadonlyArray<{ readonly token: string; readonly module?: string; readonly namedLast?: boolean }>,
+  beans: ReadonlyArray<{
+    readonly token: string;
+    readonly module?: string;
+    readonly className?: string;
+    readonly namedLast?: boolean;
+  }>,
 ): string[] {
   if (!beans.some((b) => b.namedLast === true)) return namesAround(beans, new Set());
   const last: number[] = [];
@@ -292,7 +301,7 @@ export function uniqueBeanNames(
 
 /** {@link uniqueBeanNames} for one round: `taken` holds the names an earlier round gave, which none may take. */
 function namesAround(
-  beans: ReadonlyArray<{ readonly token: string; readonly module?: string }>,
+  beans: ReadonlyArray<{ readonly token: string; readonly module?: string; readonly className?: string }>,
   taken: Set<string>,
 ): string[] {
   const count = new Map<string, number>();
@@ -315,8 +324,13 @@ function namesAround(
   }
   for (const [token, group] of groups) {
     for (const i of group) {
-      const module = beans[i].module;
-      const base = module !== undefined ? `${module}/${token}` : token;
+      const { module, className } = beans[i];
+      const base =
+        module !== undefined
+          ? `${module}/${token}`
+          : className !== undefined && className !== token
+            ? `${token}[${className}]`
+            : token;
       let name = base;
       for (let n = 2; taken.has(name); n++) name = `${base}#${n}`;
       taken.add(name);

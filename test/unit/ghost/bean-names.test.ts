@@ -22,6 +22,25 @@ describe('uniqueBeanNames', () => {
     ]);
   });
 
+  it("qualifies a lazy container's clashing tokens by class, so that a name stays when a sibling comes or goes", () => {
+    const endpoints = [
+      { token: 'Endpoint', className: 'GetUsers' },
+      { token: 'Endpoint', className: 'CreateUser' },
+      // the token's value or factory: no class to say
+      { token: 'Endpoint' },
+      { token: 'Clock' },
+    ];
+    expect(uniqueBeanNames(endpoints)).toEqual(['Endpoint[GetUsers]', 'Endpoint[CreateUser]', 'Endpoint', 'Clock']);
+    // a file added before the others keeps CreateUser's name
+    expect(uniqueBeanNames([{ token: 'Endpoint', className: 'DeleteUser' }, ...endpoints])[2]).toBe(
+      'Endpoint[CreateUser]',
+    );
+    // a class token registered with itself and with another class; a module still wins over the class
+    expect(
+      uniqueBeanNames([{ token: 'Foo' }, { token: 'Foo', className: 'Bar' }, { token: 'Foo', module: 'M' }]),
+    ).toEqual(['Foo', 'Foo[Bar]', 'M/Foo']);
+  });
+
   it('names a graph exactly as the graph names its beans', () => {
     const beans = [
       { token: 'A', module: 'M1' },

@@ -85,15 +85,16 @@ class Service {
 describe('LazyContainerLedger', () => {
   it("names bindings of one token in the adapter's order, not the order they were bound in", async () => {
     const { ledger, ready, dir } = load(false, undefined, undefined, () => ['first', 'second']);
-    // bound out of order, as a binding first activated before ready is bound at that activation
-    ledger.bind('second', binding('Plugin', { className: 'SecondPlugin' }));
-    ledger.bind('first', binding('Plugin', { className: 'FirstPlugin' }));
+    // bound out of order, as a binding first activated before ready is bound at that activation; one class for
+    // both, so that only the order tells them apart (told apart by class, their names would not depend on it)
+    ledger.bind('second', binding('Plugin', { className: 'Plugin', scope: 'transient' }));
+    ledger.bind('first', binding('Plugin', { className: 'Plugin', scope: 'singleton' }));
     ready.diagReady();
     await settle();
     const report = JSON.parse(fs.readFileSync(path.join(dir, 'diag-report.json'), 'utf8'));
-    const names = Object.fromEntries(report.graph.nodes.map((n: any) => [n.className, n.name]));
-    expect(names.FirstPlugin).toBe('Plugin');
-    expect(names.SecondPlugin).not.toBe('Plugin');
+    const names = Object.fromEntries(report.graph.nodes.map((n: any) => [n.scope, n.name]));
+    expect(names.singleton).toBe('Plugin');
+    expect(names.transient).toBe('Plugin#2');
   });
 
   it('at ready writes the never-resolved application bindings as candidates, with what collect adds and the edges', async () => {
