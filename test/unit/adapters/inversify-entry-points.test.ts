@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import * as path from 'node:path';
 
-import { inversifyEntryPoints } from '../../../src/adapters/lazy/inversify/entry-points';
+import { inversifyEntryPoints, usedByControllers } from '../../../src/adapters/lazy/inversify/entry-points';
 
 /**
  * Entry points of InversifyJS web layers, read from the metadata the real decorators write:
@@ -40,5 +40,38 @@ describe('inversifyEntryPoints', () => {
     // a subclass inherits the filter's code, not its decorator: only its own @CatchError() makes it one
     class Unmarked extends NotFoundFilter {}
     expect(inversifyEntryPoints(Unmarked)).toEqual([]);
+  });
+
+  it('names the guards, interceptors and middleware a controller names, on the class or a method, and nothing else', () => {
+    const core = require('@inversifyjs/framework-core') as typeof import('@inversifyjs/framework-core');
+    class TokenCheckInterceptor {
+      intercept(): void {}
+    }
+    class RoleGuard {
+      activate(): boolean {
+        return true;
+      }
+    }
+    class Unused {}
+    class UsersController {
+      list(): string[] {
+        return [];
+      }
+    }
+    utils.controller('/users')(UsersController);
+    core.UseInterceptor(TokenCheckInterceptor as never)(UsersController);
+    core.UseGuard(RoleGuard as never)(
+      UsersController.prototype,
+      'list',
+      Object.getOwnPropertyDescriptor(UsersController.prototype, 'list')!,
+    );
+    // the same decorators on a class that is no controller: the web layer never reads them
+    class NotAController {}
+    core.UseInterceptor(Unused as never)(NotAController);
+    const used = usedByControllers([UsersController, NotAController, TokenCheckInterceptor, undefined]);
+    expect(Object.fromEntries([...used].map(([cls, why]) => [cls.name, why]))).toEqual({
+      TokenCheckInterceptor: '@inversifyjs/framework-core interceptor of UsersController',
+      RoleGuard: '@inversifyjs/framework-core guard of UsersController',
+    });
   });
 });

@@ -14,7 +14,7 @@ import type { BeanKind, BeanScope } from '../../../ghost/analysis/bean-graph';
 import { LazyContainerLedger, bookkeepingFailed, lazyBinding, lazyTokenName, type LazyBinding } from '../bindings';
 import { captureStack, readCapturedStack, type CapturedStack } from '../../../ghost/origins/call-sites';
 import type { GhostDetector } from '../../../ghost/detector';
-import { inversifyEntryPoints } from './entry-points';
+import { inversifyEntryPoints, usedByControllers } from './entry-points';
 
 /** The fields InversifyJS 6 and 7 bindings share. */
 interface InversifyBinding {
@@ -65,6 +65,8 @@ export class InversifyObserver {
   private readonly resolvedEarly: InversifyBinding[] = [];
   /** Bindings a library's code added (inversify-express-utils binds its HttpContext, say). */
   private readonly libraryBound = new WeakSet<InversifyBinding>();
+  /** The classes the controllers' decorators name, and why (see {@link entryPointsOf}). */
+  private usedByControllers: Map<Function, string> | undefined;
   /** Who added a value or a factory binding, captured at its `bind` and read at ready ({@link settleBinders}). */
   private readonly binders = new Map<InversifyBinding, CapturedStack>();
 
@@ -75,7 +77,7 @@ export class InversifyObserver {
       framework: 'inversify',
       container: () => ({ name: 'inversify', ...(this.version !== undefined ? { version: this.version } : {}) }),
       detector: this.detector,
-      entryPoints: (binding) => inversifyEntryPoints(binding.implementationType),
+      entryPoints: (binding) => this.entryPointsOf(binding),
       collect: () => this.collect(),
       classes: () => this.classesToDescribe(),
       // as added: with Phase 2 on, a binding first activated before ready is bound then, before the others
@@ -225,6 +227,22 @@ export class InversifyObserver {
       enumerable: true,
       configurable: true,
     });
+  }
+
+  /**
+   * Why the web layer calls a binding's class: a controller or an error filter of its own, or a guard, interceptor,
+   * middleware or error filter a controller names ({@link usedByControllers}, read from every class once, at ready;
+   * a controller bound after ready adds its own).
+   */
+  private entryPointsOf(binding: InversifyBinding): readonly string[] {
+    const cls = binding.implementationType;
+    const own = inversifyEntryPoints(cls);
+    if (this.usedByControllers === undefined) this.usedByControllers = usedByControllers(this.classesToDescribe());
+    else if (this.ledger?.readyDone === true && own.some((why) => why.endsWith(' controller')))
+      for (const [used, why] of usedByControllers([cls])) this.usedByControllers.set(used, why);
+    if (own.length > 0 || typeof cls !== 'function') return own;
+    const why = this.usedByControllers.get(cls);
+    return why === undefined ? own : [why];
   }
 
   /** The classes of the bindings added so far, which `collect` describes at ready. */

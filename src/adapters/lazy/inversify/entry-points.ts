@@ -6,14 +6,21 @@
  * called by the framework, never a ghost candidate (an outside trial's error filters, never triggered before
  * ready, read never resolved).
  */
-type Reflector = { getOwnMetadataKeys?(target: object): unknown[] };
+type Reflector = {
+  getOwnMetadataKeys?(target: object, property?: string): unknown[];
+  getOwnMetadata?(key: unknown, target: object, property?: string): unknown;
+};
+
+function keyName(key: unknown): string {
+  return typeof key === 'symbol' ? (key.description ?? '') : String(key);
+}
 
 /** Why an InversifyJS web layer calls into `cls` on its own: one of its controllers, or an error filter. */
 export function inversifyEntryPoints(cls: unknown): string[] {
   const r = Reflect as Reflector;
   if (typeof cls !== 'function' || typeof r.getOwnMetadataKeys !== 'function') return [];
   for (const key of r.getOwnMetadataKeys(cls)) {
-    const name = typeof key === 'symbol' ? (key.description ?? '') : String(key);
+    const name = keyName(key);
     if (!/inversify/i.test(name)) continue;
     const library = name
       .split(/[:/]/)
@@ -23,4 +30,53 @@ export function inversifyEntryPoints(cls: unknown): string[] {
     if (/catchError/i.test(name)) return [`${library} @CatchError`];
   }
   return [];
+}
+
+/**
+ * The keys under which @inversifyjs/framework-core's decorators on a controller, or on one of its methods, name the
+ * classes the web layer resolves around its handlers: `@UseGuard()`, `@UseInterceptor()`, `@ApplyMiddleware()`,
+ * `@UseErrorFilter()` (`<package>/class/class[Method]<Kind>MetadataReflectKey`).
+ */
+const PIPELINE_KEY =
+  /^(@inversifyjs\/[a-z-]+)\/.*class(?:Method)?(Guard|Interceptor|Middleware|ErrorFilter)MetadataReflectKey$/;
+const PIPELINE_WORDS: Record<string, string> = {
+  Guard: 'guard',
+  Interceptor: 'interceptor',
+  Middleware: 'middleware',
+  ErrorFilter: 'error filter',
+};
+
+/**
+ * The classes the InversifyJS web layers' controllers among `classes` name in their guard, interceptor, middleware
+ * and error-filter decorators, each with why: the web layer resolves each around a controller's handlers, per
+ * request, so each is called by the framework as the controller is. An outside trial's interceptors
+ * (`@UseInterceptor(TokenCheckInterceptor)`), resolved by the first request only, read never resolved by ready,
+ * and `check` said to remove them.
+ */
+export function usedByControllers(classes: Iterable<unknown>): Map<Function, string> {
+  const out = new Map<Function, string>();
+  const r = Reflect as Reflector;
+  if (typeof r.getOwnMetadataKeys !== 'function' || typeof r.getOwnMetadata !== 'function') return out;
+  for (const cls of classes) {
+    if (typeof cls !== 'function' || !inversifyEntryPoints(cls).some((why) => why.endsWith(' controller'))) continue;
+    const prototype = (cls as { prototype?: unknown }).prototype;
+    const methods = typeof prototype === 'object' && prototype !== null ? Object.getOwnPropertyNames(prototype) : [];
+    for (const property of [undefined, ...methods.filter((m) => m !== 'constructor')]) {
+      for (const key of r.getOwnMetadataKeys(cls, property)) {
+        const kind = PIPELINE_KEY.exec(keyName(key));
+        if (kind === null) continue;
+        const why = `${kind[1]} ${PIPELINE_WORDS[kind[2]!]} of ${(cls as Function).name}`;
+        for (const used of functionsIn(r.getOwnMetadata(key, cls, property))) if (!out.has(used)) out.set(used, why);
+      }
+    }
+  }
+  return out;
+}
+
+/** The functions a metadata value lists: itself, or the members of an array, a set or a map's values. */
+function functionsIn(value: unknown): Function[] {
+  if (typeof value === 'function') return [value];
+  const members =
+    Array.isArray(value) || value instanceof Set ? [...value] : value instanceof Map ? [...value.values()] : [];
+  return members.filter((m): m is Function => typeof m === 'function');
 }
