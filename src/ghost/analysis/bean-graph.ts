@@ -268,8 +268,8 @@ export class BeanGraph {
  * The reports' unique bean names, in input order: the token's plain name, or `<module>/<token>` when two beans
  * share a token name (a lazy container's, which has no modules: `<token>[<class>]`, as tsyringe's `Endpoint`
  * registered once per endpoint class), with `#2`, `#3`... appended if even that collides. Qualified by what the
- * bean is rather than numbered by its order, a name stays when another bean of the token comes or goes (an
- * outside trial's `Endpoint#2` became `#3` when an endpoint file was added). Beans `namedLast` are named in a second
+ * bean is rather than numbered by its order, a name stays when another bean of the token comes or goes, while two
+ * or more remain (an outside trial's `Endpoint#2` became `#3` when an endpoint file was added). Beans `namedLast` are named in a second
  * round, after the others and around their names. Exported so that an adapter can name beans before it builds the
  * whole graph (the NestJS adapter, to track instances under the report's names).
  */

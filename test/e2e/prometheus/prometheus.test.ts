@@ -245,10 +245,18 @@ describeWithService('prometheus', 'two instrumented apps scraped by a real Prome
       LegacyReportService: { value: 0, module: 'AppModule', candidate: 'true' },
     });
 
-    const seriesB = await until('instance B with InvoiceService touched', 30_000, async () => {
-      const result = await query(`diag_bean_touched{job="${JOB}",instance="${instB}"}`);
-      return perBean(result).InvoiceService?.value === 1 ? result : undefined;
-    });
+    // 60 s and the scrape's state, as for instance A: a full run beside other work once waited 30 s for it in vain
+    const seriesB = await until(
+      'instance B with InvoiceService touched',
+      60_000,
+      async () => {
+        const result = await query(`diag_bean_touched{job="${JOB}",instance="${instB}"}`);
+        if (perBean(result).InvoiceService?.value === 1) return result;
+        scrapeState = await describeScrape(instB, instances.b.metricsPort);
+        return undefined;
+      },
+      () => `${scrapeState}\n${prometheus!.output()}`,
+    );
     expect(
       Object.entries(perBean(seriesB))
         .filter(([, v]) => v.value === 0)

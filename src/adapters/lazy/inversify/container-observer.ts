@@ -65,8 +65,8 @@ export class InversifyObserver {
   private readonly resolvedEarly: InversifyBinding[] = [];
   /** Bindings a library's code added (inversify-express-utils binds its HttpContext, say). */
   private readonly libraryBound = new WeakSet<InversifyBinding>();
-  /** The classes the controllers' decorators name, and why (see {@link entryPointsOf}). */
-  private usedByControllers: Map<Function, string> | undefined;
+  /** The service identifiers the controllers' decorators name, and why (see {@link entryPointsOf}). */
+  private usedByControllers: Map<unknown, string> | undefined;
   /** Who added a value or a factory binding, captured at its `bind` and read at ready ({@link settleBinders}). */
   private readonly binders = new Map<InversifyBinding, CapturedStack>();
 
@@ -230,9 +230,9 @@ export class InversifyObserver {
   }
 
   /**
-   * Why the web layer calls a binding's class: a controller or an error filter of its own, or a guard, interceptor,
-   * middleware or error filter a controller names ({@link usedByControllers}, read from every class once, at ready;
-   * a controller bound after ready adds its own).
+   * Why the web layer calls a binding: a controller or an error filter of its own, or a guard, interceptor,
+   * middleware or error filter a controller names by its service identifier or its class ({@link usedByControllers},
+   * read from every class once, at ready; a controller bound after ready adds its own).
    */
   private entryPointsOf(binding: InversifyBinding): readonly string[] {
     const cls = binding.implementationType;
@@ -240,8 +240,11 @@ export class InversifyObserver {
     if (this.usedByControllers === undefined) this.usedByControllers = usedByControllers(this.classesToDescribe());
     else if (this.ledger?.readyDone === true && own.some((why) => why.endsWith(' controller')))
       for (const [used, why] of usedByControllers([cls])) this.usedByControllers.set(used, why);
-    if (own.length > 0 || typeof cls !== 'function') return own;
-    const why = this.usedByControllers.get(cls);
+    if (own.length > 0) return own;
+    // named by its service identifier (`Symbol.for('TokenCheckInterceptor')` bound to the class), or by its class
+    const why =
+      this.usedByControllers.get(binding.serviceIdentifier) ??
+      (typeof cls === 'function' ? this.usedByControllers.get(cls) : undefined);
     return why === undefined ? own : [why];
   }
 

@@ -47,14 +47,15 @@ const PIPELINE_WORDS: Record<string, string> = {
 };
 
 /**
- * The classes the InversifyJS web layers' controllers among `classes` name in their guard, interceptor, middleware
- * and error-filter decorators, each with why: the web layer resolves each around a controller's handlers, per
- * request, so each is called by the framework as the controller is. An outside trial's interceptors
- * (`@UseInterceptor(TokenCheckInterceptor)`), resolved by the first request only, read never resolved by ready,
- * and `check` said to remove them.
+ * The service identifiers (classes, symbols, strings) the InversifyJS web layers' controllers among `classes` name
+ * in their guard, interceptor, middleware and error-filter decorators, each with why: the web layer resolves each
+ * from the container around a controller's handlers, per request, so each binding of one is called by the framework
+ * as the controller is. An outside trial's interceptors (`@UseInterceptor(Symbol.for('TokenCheckInterceptor'))`,
+ * bound to their classes), resolved by the first request only, read never resolved by ready, and `check` said to
+ * remove them.
  */
-export function usedByControllers(classes: Iterable<unknown>): Map<Function, string> {
-  const out = new Map<Function, string>();
+export function usedByControllers(classes: Iterable<unknown>): Map<unknown, string> {
+  const out = new Map<unknown, string>();
   const r = Reflect as Reflector;
   if (typeof r.getOwnMetadataKeys !== 'function' || typeof r.getOwnMetadata !== 'function') return out;
   for (const cls of classes) {
@@ -66,17 +67,16 @@ export function usedByControllers(classes: Iterable<unknown>): Map<Function, str
         const kind = PIPELINE_KEY.exec(keyName(key));
         if (kind === null) continue;
         const why = `${kind[1]} ${PIPELINE_WORDS[kind[2]!]} of ${(cls as Function).name}`;
-        for (const used of functionsIn(r.getOwnMetadata(key, cls, property))) if (!out.has(used)) out.set(used, why);
+        for (const used of identifiersIn(r.getOwnMetadata(key, cls, property))) if (!out.has(used)) out.set(used, why);
       }
     }
   }
   return out;
 }
 
-/** The functions a metadata value lists: itself, or the members of an array, a set or a map's values. */
-function functionsIn(value: unknown): Function[] {
-  if (typeof value === 'function') return [value];
+/** The service identifiers a metadata value lists: itself, or the members of an array, a set or a map's values. */
+function identifiersIn(value: unknown): unknown[] {
   const members =
-    Array.isArray(value) || value instanceof Set ? [...value] : value instanceof Map ? [...value.values()] : [];
-  return members.filter((m): m is Function => typeof m === 'function');
+    Array.isArray(value) || value instanceof Set ? [...value] : value instanceof Map ? [...value.values()] : [value];
+  return members.filter((m) => typeof m === 'function' || typeof m === 'symbol' || typeof m === 'string');
 }

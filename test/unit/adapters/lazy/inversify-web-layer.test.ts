@@ -38,12 +38,27 @@ it("a controller's interceptor is an entry point, never a candidate; a class not
     class UnusedInterceptor {
       intercept(): void {}
     }
-    class UsersController {}
+    class RoleCheckInterceptor {
+      intercept(): void {}
+    }
+    class UsersController {
+      list(): string[] {
+        return [];
+      }
+    }
     utils.controller('/users')(UsersController);
     core.UseInterceptor(TokenCheckInterceptor as never)(UsersController);
+    // the trial's shape: an interceptor named by a symbol the container binds to its class, on a method
+    const roleCheck = Symbol.for('RoleCheckInterceptor');
+    core.UseInterceptor(roleCheck as never)(
+      UsersController.prototype,
+      'list',
+      Object.getOwnPropertyDescriptor(UsersController.prototype, 'list')!,
+    );
     const container = new Container();
     container.bind(UsersController).toSelf();
     container.bind(TokenCheckInterceptor).toSelf();
+    container.bind(roleCheck).to(RoleCheckInterceptor);
     container.bind(UnusedInterceptor).toSelf();
     (
       require('../../../../src/adapters/lazy/ready') as typeof import('../../../../src/adapters/lazy/ready')
@@ -52,6 +67,10 @@ it("a controller's interceptor is an entry point, never a candidate; a class not
     const report = JSON.parse(fs.readFileSync(path.join(dir, 'diag-report.json'), 'utf8'));
     const node = (name: string) => report.graph.nodes.find((n: { name: string }) => n.name === name);
     expect(node('TokenCheckInterceptor').entryPoints).toEqual([
+      '@inversifyjs/framework-core interceptor of UsersController',
+    ]);
+    // the symbol's description names the binding
+    expect(node('RoleCheckInterceptor').entryPoints).toEqual([
       '@inversifyjs/framework-core interceptor of UsersController',
     ]);
     expect(report.ghostCandidates.beans).toEqual(['UnusedInterceptor']);
