@@ -4,7 +4,7 @@ import type { Bean, BeanGraph } from './bean-graph';
  * Phase 1: ghost candidates from the resolved graph alone. A candidate is an application bean that was
  * created eagerly at startup, that no other bean depends on, and that shows no sign of being called by the
  * framework; in a lazy container (`Bean.resolved` set), an application binding never resolved by the time the
- * application was ready, and no entry point. The result is advice with LOW confidence, never a verdict.
+ * application was ready, that no entry point or resolved binding needs, and no entry point itself. The result is advice with LOW confidence, never a verdict.
  */
 
 export const GHOST_CANDIDATES_DISCLAIMER =
@@ -16,7 +16,8 @@ export const GHOST_CANDIDATES_DISCLAIMER =
 
 export const LAZY_GHOST_CANDIDATES_DISCLAIMER =
   'Heuristic, not proof of dead code: a candidate is a binding of a lazy container that nothing had resolved ' +
-  'by the time the application was ready (its first HTTP server listening, or diagReady()). Many bindings are ' +
+  'by the time the application was ready (its first HTTP server listening, or diagReady()) and that no entry ' +
+  'point or resolved binding needs, as far as the container metadata tells. Many bindings are ' +
   'first resolved by a request or a job later on: keep the application running under realistic traffic with ' +
   'Phase 2 (diag.ghost-tracking.enabled) and read neverResolved in the ghost report before removing anything.';
 
@@ -101,14 +102,16 @@ export function findGhostCandidates(graph: BeanGraph, classify: EntryPointClassi
   let frameworkBeans = 0;
   let lazy = false;
 
+  const neededByLive = lazyNeededByLive(graph, classify);
   for (const bean of graph.beans()) {
     if (bean.resolved !== undefined) lazy = true;
     if (bean.framework) {
       frameworkBeans += 1;
       continue;
     }
-    // A lazy container's binding: resolved by then is in use; never resolved is the orphan, whatever needs it
-    if (bean.resolved === true) continue;
+    // A lazy container's binding: resolved by then is in use, and so is what an entry point or a resolved binding
+    // needs (it is resolved with them, per request); never resolved and needed by nothing live is the orphan
+    if (bean.resolved === true || neededByLive.has(bean.id)) continue;
     if (bean.resolved === undefined && graph.inDegree(bean.id) > 0) continue;
     orphans.push(bean.name);
     let verdict: OrphanVerdict;
@@ -158,6 +161,43 @@ export function findGhostCandidates(graph: BeanGraph, classify: EntryPointClassi
     verdicts,
     frameworkBeans,
   };
+}
+
+/**
+ * In a lazy container, the bindings never resolved by ready that a live one needs, directly or through others: a
+ * framework entry point's (a controller resolved per request) or a resolved binding's dependencies. An outside
+ * trial's InversifyJS application had its controllers' services (`UserService`, its repository and token services)
+ * listed with "Remove them": its routes build them at the first request, after ready. Empty for an eager container.
+ */
+function lazyNeededByLive(graph: BeanGraph, classify: EntryPointClassifier): Set<number> {
+  const beans = graph.beans();
+  if (!beans.some((bean) => bean.resolved !== undefined)) return new Set();
+  const live: number[] = [];
+  for (const bean of beans) {
+    if (bean.resolved === true) {
+      live.push(bean.id);
+      continue;
+    }
+    if (bean.framework || graph.dependencies(bean.id).length === 0) continue;
+    try {
+      const reasons = classify(bean);
+      if (Array.isArray(reasons) && reasons.length > 0) live.push(bean.id);
+    } catch {
+      /* classified again, and reported, if it is an orphan */
+    }
+  }
+  const needed = new Set<number>();
+  for (let queue = live; queue.length > 0;) {
+    const next: number[] = [];
+    for (const id of queue)
+      for (const dep of graph.dependencies(id)) {
+        if (needed.has(dep)) continue;
+        needed.add(dep);
+        next.push(dep);
+      }
+    queue = next;
+  }
+  return needed;
 }
 
 /**

@@ -17,24 +17,33 @@ const bean = (token: string, extra: Partial<BeanInput> = {}): BeanInput => ({
 });
 
 describe('Phase 1 rules on synthetic graphs', () => {
-  it('in a lazy container lists the application bindings never resolved, injected or not; entry points and framework never', () => {
+  it('in a lazy container lists the application bindings never resolved that nothing live needs; entry points and framework never', () => {
     const g = new BeanGraph();
     const lazy = (token: string, resolved: boolean, extra: Partial<BeanInput> = {}) =>
       g.addBean(bean(token, { eager: false, scope: 'transient', resolved, ...extra }));
     const controller = lazy('OrdersController', false, { role: 'controller' });
     const service = lazy('OrdersService', false);
-    lazy('Clock', true);
-    lazy('LegacyExporter', false, { scope: 'singleton' });
+    const repository = lazy('OrdersRepository', false);
+    const clock = lazy('Clock', true);
+    const timeSource = lazy('TimeSource', false);
+    const exporter = lazy('LegacyExporter', false, { scope: 'singleton' });
+    const formatter = lazy('CsvFormatter', false);
     lazy('LibraryThing', false, { framework: true });
+    // a controller resolved per request builds what it needs then, through others too: none of it is an orphan
     g.addEdge(controller, service, 'constructor');
+    g.addEdge(service, repository, 'constructor');
+    g.addEdge(clock, timeSource, 'constructor');
+    // needed only by a binding nothing live needs: both never resolved, both candidates
+    g.addEdge(exporter, formatter, 'constructor');
     const result = findGhostCandidates(g, (b) =>
       b.role === 'controller' ? ['routing-controllers @JsonController'] : [],
     );
-    expect(result.ghostCandidates.beans).toEqual(['LegacyExporter', 'OrdersService']);
-    expect(result.orphans).toEqual(['LegacyExporter', 'OrdersController', 'OrdersService']);
+    expect(result.ghostCandidates.beans).toEqual(['CsvFormatter', 'LegacyExporter']);
+    expect(result.orphans).toEqual(['CsvFormatter', 'LegacyExporter', 'OrdersController']);
     expect(result.ghostCandidates.entryPointsExcluded).toBe(1);
     expect(result.ghostCandidates.disclaimer).toBe(LAZY_GHOST_CANDIDATES_DISCLAIMER);
     expect(result.verdicts.get('Clock')).toBeUndefined();
+    expect(result.verdicts.get('OrdersRepository')).toBeUndefined();
   });
 
   it('keeps the eager disclaimer for a container that creates its singletons at start-up', () => {
