@@ -259,7 +259,14 @@ export function readFindings(file: string): {
     const judged = (untouched as string[]).filter(
       (bean) => verdicts.get(bean)?.verdict !== 'untrackable' && verdicts.get(bean)?.kept === undefined,
     );
-    const beans = judged.map((bean) => withLine(finding(bean, nodes), verdicts.get(bean)));
+    // A lazy container's binding never resolved in the run is never called either, though untracked (a transient
+    // has no first touch to watch): an outside trial's one dead interceptor was in `neverResolved` alone, and this
+    // check said nothing of it.
+    const neverResolved = (Array.isArray(report.neverResolved) ? (report.neverResolved as unknown[]) : []).filter(
+      (bean): bean is string =>
+        typeof bean === 'string' && !judged.includes(bean) && verdicts.get(bean)?.kept === undefined,
+    );
+    const beans = [...judged, ...neverResolved].map((bean) => withLine(finding(bean, nodes), verdicts.get(bean)));
     const members = withContracts(
       runMemberFindings(report, new Set(untouched as string[])),
       calledInRun(report),
