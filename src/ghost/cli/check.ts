@@ -54,6 +54,8 @@ export interface Finding {
   readonly registration?: Registration;
   /** A candidate something injects, but only these candidates do: it goes with them, never alone. */
   readonly neededOnlyBy?: readonly string[];
+  /** A lazy container's binding never resolved in the run (a ghost report's `neverResolved`), not an untouched bean. */
+  readonly neverResolved?: true;
 }
 
 /** A finding standing at a registration, as far as a reader needs to act on it. */
@@ -166,13 +168,17 @@ const NEVER_CALLED: Partial<Record<FindingKind, string>> = {
 export function countFindings(findings: readonly Finding[], kind: FindingKind, adjective = ''): string {
   const methods = findings.filter((f) => f.member !== undefined && f.member.endpoint === undefined).length;
   const endpoints = findings.filter((f) => f.member?.endpoint !== undefined).length;
-  const beans = findings.length - methods - endpoints;
+  const unresolved = findings.filter((f) => f.neverResolved === true).length;
+  const beans = findings.length - methods - endpoints - unresolved;
   const members = [
     ...(methods > 0 ? [`${methods} ${adjective}method${methods === 1 ? '' : 's'}`] : []),
     ...(endpoints > 0 ? [`${endpoints} ${adjective}endpoint${endpoints === 1 ? '' : 's'}`] : []),
   ];
   return [
-    ...(beans > 0 || members.length === 0 ? [count(beans, kind, adjective)] : []),
+    ...(beans > 0 || (members.length === 0 && unresolved === 0) ? [count(beans, kind, adjective)] : []),
+    ...(unresolved > 0
+      ? [`${unresolved} ${adjective}binding${unresolved === 1 ? '' : 's'} never resolved in this run`]
+      : []),
     ...(members.length > 0 ? [`${members.join(' and ')} ${NEVER_CALLED[kind] ?? ''}`.trimEnd()] : []),
   ].join(', ');
 }
@@ -266,7 +272,13 @@ export function readFindings(file: string): {
       (bean): bean is string =>
         typeof bean === 'string' && !judged.includes(bean) && verdicts.get(bean)?.kept === undefined,
     );
-    const beans = [...judged, ...neverResolved].map((bean) => withLine(finding(bean, nodes), verdicts.get(bean)));
+    const beans = [
+      ...judged.map((bean) => withLine(finding(bean, nodes), verdicts.get(bean))),
+      ...neverResolved.map((bean): Finding => ({
+        ...withLine(finding(bean, nodes), verdicts.get(bean)),
+        neverResolved: true,
+      })),
+    ];
     const members = withContracts(
       runMemberFindings(report, new Set(untouched as string[])),
       calledInRun(report),
@@ -603,7 +615,11 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
       );
       if (kind === 'untouched-bean') {
         // This gate is on one run, and says so: one run is no verdict.
-        const what = fresh.some((f) => f.member !== undefined) ? 'beans, methods and endpoints' : 'beans';
+        const what = fresh.some((f) => f.member !== undefined)
+          ? 'beans, methods and endpoints'
+          : fresh.some((f) => f.neverResolved === true)
+            ? 'beans and bindings'
+            : 'beans';
         out(
           `(a gate on this run only: one run is no verdict, so these ${what} are not known to be dead; ` +
             'the ghost ledger gives never-touched, see npx diag-instrumentation ledger --help)\n',
@@ -626,7 +642,8 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
             : f.neededOnlyBy !== undefined
               ? candidateWords(f.neededOnlyBy)
               : '';
-        out(`  ${f.bean}${detail ? ` (${detail})` : ''}${words}\n`);
+        const unresolved = f.neverResolved === true ? ' — never resolved in this run' : '';
+        out(`  ${f.bean}${detail ? ` (${detail})` : ''}${words}${unresolved}\n`);
       }
       // A command that works as printed: the same report, the baseline given (or the one suggested).
       const accept = [

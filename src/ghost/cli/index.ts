@@ -12,7 +12,8 @@ const CHECK_HELP = `usage: npx diag-instrumentation check <diag-report.json|diag
 
 Gates a build on one run's report, against a baseline of accepted findings:
   diag-report.json         Phase 1's ghost candidates (nothing injects them, no entry point explains them)
-  diag-ghost-report.json   Phase 2's beans untouched in this run, and at method depth the members: each method
+  diag-ghost-report.json   Phase 2's beans untouched in this run, a lazy container's bindings never resolved in
+                           it, and at method depth the members: each method
                            of a called bean and each endpoint (route, resolver, listener, job) never called in
                            this run ("method ItemsService.archive never called in this run (src/…:12)"); kept
                            ones (@Kept, diag.ghost-tracking.kept) and jobs rarer than the evidence window are no

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readFindings } from '../../../src/ghost/cli/check';
+import { countFindings, readFindings } from '../../../src/ghost/cli/check';
 import { tempDir } from '../../support/temp';
 
 it('lists the bindings never resolved in the run beside the untouched beans, once each, never a kept one', () => {
@@ -25,5 +25,12 @@ it('lists the bindings never resolved in the run beside the untouched beans, onc
   );
   const { kind, findings } = readFindings(file);
   expect(kind).toBe('untouched-bean');
-  expect(findings.map((f) => f.bean)).toEqual(['ReportBuilder', 'CheckShutterManagerRole']);
+  expect(findings.map((f) => [f.bean, f.neverResolved === true])).toEqual([
+    ['ReportBuilder', false],
+    ['CheckShutterManagerRole', true],
+  ]);
+  // counted as what they are: the report's untouchedCount is the beans' alone
+  expect(countFindings(findings, kind, 'new ')).toBe(
+    '1 new bean untouched in this run, 1 new binding never resolved in this run',
+  );
 });
