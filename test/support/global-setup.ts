@@ -34,5 +34,11 @@ export default async function globalSetup(): Promise<void> {
   if (missing.length > 0 && !servicesRequired()) {
     process.stdout.write(`(set ${REQUIRE_SERVICES_ENV}=1 to make a missing service a failure, as CI does)\n`);
   }
-  await prepareFixtures();
+  try {
+    await prepareFixtures();
+  } catch (err) {
+    // Jest runs no teardown after a failed setup (a build that does not compile): the run's directory goes here.
+    fs.rmSync(runTmp, { recursive: true, force: true });
+    throw err;
+  }
 }
