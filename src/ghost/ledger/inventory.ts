@@ -59,6 +59,9 @@ export interface InventoryEndpoint extends EndpointRecord {
   readonly kept?: string;
 }
 
+/** Why a lazy container's binding never resolved in the process was not tracked there (its verdict's `why`). */
+export const NEVER_RESOLVED = 'never resolved, so no instance was made to watch';
+
 /** Every application bean of one process at ready, and how it was watched. */
 export interface Inventory {
   /** `nestjs`, `inversify`, `tsyringe`, `awilix`. */
@@ -82,6 +85,7 @@ export function applicationBeans(
 ): InventoryBean[] {
   const candidates = new Set(report.ghostCandidates.beans);
   const tracked = snapshot ? new Set([...snapshot.touched, ...snapshot.untouched]) : undefined;
+  const neverResolved = new Set(snapshot?.neverResolved ?? []);
   const through = reachedOnlyThrough(report);
   return report.graph.nodes
     .filter((n) => !n.framework && n.role !== 'module')
@@ -107,7 +111,13 @@ export function applicationBeans(
             : tracked.has(n.name)
               ? true
               : (snapshot!.untrackable[n.name] ??
-                (n.verdict === 'not-instantiated' ? 'not created at start-up' : 'not tracked')),
+                // a lazy container's binding nothing resolved: said, where "not tracked" read as a blind spot (a
+                // trial's one dead interceptor); the ledger's other processes may still have resolved it
+                (neverResolved.has(n.name)
+                  ? NEVER_RESOLVED
+                  : n.verdict === 'not-instantiated'
+                    ? 'not created at start-up'
+                    : 'not tracked')),
       };
     });
 }

@@ -199,3 +199,24 @@ describe.each([false, true])('tsyringe, one token registered several times (Phas
     }
   });
 });
+
+it('says a binding nothing resolved was never resolved, where its verdict read "not tracked" (Phase 2)', async () => {
+  const { tsyringe, detector, unpatch } = observed(true);
+  try {
+    class ShutterRoleCheck {
+      intercept(): void {}
+    }
+    tsyringe.container.createChildContainer().register('ShutterRoleCheck', { useClass: ShutterRoleCheck });
+    await readyAndAnalysed();
+    const snapshot = detector.ghostSnapshot() as {
+      neverResolved?: string[];
+      verdicts?: Array<{ name: string; why?: string }>;
+    };
+    expect(snapshot.neverResolved).toContain('ShutterRoleCheck');
+    expect(snapshot.verdicts?.find((v) => v.name === 'ShutterRoleCheck')?.why).toBe(
+      'Phase 2 cannot tell: never resolved, so no instance was made to watch',
+    );
+  } finally {
+    unpatch();
+  }
+});
