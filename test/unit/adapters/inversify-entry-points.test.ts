@@ -57,21 +57,24 @@ describe('inversifyEntryPoints', () => {
       list(): string[] {
         return [];
       }
+      remove(): void {}
     }
     utils.controller('/users')(UsersController);
     core.UseInterceptor(TokenCheckInterceptor as never)(UsersController);
-    core.UseGuard(RoleGuard as never)(
-      UsersController.prototype,
-      'list',
-      Object.getOwnPropertyDescriptor(UsersController.prototype, 'list')!,
-    );
+    // one guard on two methods: both named, so that a reader knows where it runs
+    for (const method of ['list', 'remove'] as const)
+      core.UseGuard(RoleGuard as never)(
+        UsersController.prototype,
+        method,
+        Object.getOwnPropertyDescriptor(UsersController.prototype, method)!,
+      );
     // the same decorators on a class that is no controller: the web layer never reads them
     class NotAController {}
     core.UseInterceptor(Unused as never)(NotAController);
     const used = usedByControllers([UsersController, NotAController, TokenCheckInterceptor, undefined]);
     expect([...used].map(([id, why]) => [typeof id === 'function' ? id.name : id, why])).toEqual([
       ['TokenCheckInterceptor', '@inversifyjs/framework-core interceptor of UsersController'],
-      ['RoleGuard', '@inversifyjs/framework-core guard of UsersController'],
+      ['RoleGuard', '@inversifyjs/framework-core guard of UsersController.list, UsersController.remove'],
     ]);
   });
 });

@@ -55,23 +55,28 @@ const PIPELINE_WORDS: Record<string, string> = {
  * remove them.
  */
 export function usedByControllers(classes: Iterable<unknown>): Map<unknown, string> {
-  const out = new Map<unknown, string>();
+  // per identifier: what the first decorator calls it, and where each decorator is (`UsersController.list`)
+  const found = new Map<unknown, { what: string; where: string[] }>();
   const r = Reflect as Reflector;
-  if (typeof r.getOwnMetadataKeys !== 'function' || typeof r.getOwnMetadata !== 'function') return out;
+  if (typeof r.getOwnMetadataKeys !== 'function' || typeof r.getOwnMetadata !== 'function') return new Map();
   for (const cls of classes) {
     if (typeof cls !== 'function' || !inversifyEntryPoints(cls).some((why) => why.endsWith(' controller'))) continue;
     const prototype = (cls as { prototype?: unknown }).prototype;
     const methods = typeof prototype === 'object' && prototype !== null ? Object.getOwnPropertyNames(prototype) : [];
     for (const property of [undefined, ...methods.filter((m) => m !== 'constructor')]) {
+      const where = property === undefined ? cls.name : `${cls.name}.${property}`;
       for (const key of r.getOwnMetadataKeys(cls, property)) {
         const kind = PIPELINE_KEY.exec(keyName(key));
         if (kind === null) continue;
-        const why = `${kind[1]} ${PIPELINE_WORDS[kind[2]!]} of ${(cls as Function).name}`;
-        for (const used of identifiersIn(r.getOwnMetadata(key, cls, property))) if (!out.has(used)) out.set(used, why);
+        for (const used of identifiersIn(r.getOwnMetadata(key, cls, property))) {
+          const known = found.get(used);
+          if (known === undefined) found.set(used, { what: `${kind[1]} ${PIPELINE_WORDS[kind[2]!]}`, where: [where] });
+          else if (!known.where.includes(where)) known.where.push(where);
+        }
       }
     }
   }
-  return out;
+  return new Map([...found].map(([used, { what, where }]) => [used, `${what} of ${where.join(', ')}`]));
 }
 
 /** The service identifiers a metadata value lists: itself, or the members of an array, a set or a map's values. */

@@ -71,7 +71,7 @@ it("a controller's interceptor is an entry point, never a candidate; a class not
     ]);
     // the symbol's description names the binding
     expect(node('RoleCheckInterceptor').entryPoints).toEqual([
-      '@inversifyjs/framework-core interceptor of UsersController',
+      '@inversifyjs/framework-core interceptor of UsersController.list',
     ]);
     expect(report.ghostCandidates.beans).toEqual(['UnusedInterceptor']);
   } finally {
