@@ -67,6 +67,8 @@ export class InversifyObserver {
   private readonly libraryBound = new WeakSet<InversifyBinding>();
   /** The service identifiers the controllers' decorators name, and why (see {@link entryPointsOf}). */
   private usedByControllers: Map<unknown, string> | undefined;
+  /** The classes whose decorators {@link usedByControllers} has read: each is read once, not at each question. */
+  private readonly controllersRead = new WeakSet<Function>();
   /** Who added a value or a factory binding, captured at its `bind` and read at ready ({@link settleBinders}). */
   private readonly binders = new Map<InversifyBinding, CapturedStack>();
 
@@ -237,9 +239,14 @@ export class InversifyObserver {
   private entryPointsOf(binding: InversifyBinding): readonly string[] {
     const cls = binding.implementationType;
     const own = inversifyEntryPoints(cls);
-    if (this.usedByControllers === undefined) this.usedByControllers = usedByControllers(this.classesToDescribe());
-    else if (this.ledger?.readyDone === true && own.some((why) => why.endsWith(' controller')))
+    if (this.usedByControllers === undefined) {
+      this.usedByControllers = usedByControllers(this.classesToDescribe());
+      for (const seen of this.classesToDescribe()) if (typeof seen === 'function') this.controllersRead.add(seen);
+    } else if (typeof cls === 'function' && !this.controllersRead.has(cls)) {
+      // a class bound after the first read: its decorators are read once, if it is a controller
+      this.controllersRead.add(cls);
       for (const [used, why] of usedByControllers([cls])) this.usedByControllers.set(used, why);
+    }
     if (own.length > 0) return own;
     // named by its service identifier (`Symbol.for('TokenCheckInterceptor')` bound to the class), or by its class
     const why =
