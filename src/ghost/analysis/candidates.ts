@@ -4,7 +4,8 @@ import type { Bean, BeanGraph } from './bean-graph';
  * Phase 1: ghost candidates from the resolved graph alone. A candidate is an application bean that was
  * created eagerly at startup, that no other bean depends on, and that shows no sign of being called by the
  * framework; in a lazy container (`Bean.resolved` set), an application binding never resolved by the time the
- * application was ready, that no entry point or resolved binding needs, and no entry point itself. The result is advice with LOW confidence, never a verdict.
+ * application was ready, that no entry point or resolved binding needs, and no entry point itself. The result is
+ * advice with LOW confidence, never a verdict.
  */
 
 export const GHOST_CANDIDATES_DISCLAIMER =

@@ -268,9 +268,10 @@ export function readFindings(file: string): {
     // A lazy container's binding never resolved in the run is never called either, though untracked (a transient
     // has no first touch to watch): an outside trial's one dead interceptor was in `neverResolved` alone, and this
     // check said nothing of it.
+    const untouchedToo = new Set(judged);
     const neverResolved = (Array.isArray(report.neverResolved) ? (report.neverResolved as unknown[]) : []).filter(
       (bean): bean is string =>
-        typeof bean === 'string' && !judged.includes(bean) && verdicts.get(bean)?.kept === undefined,
+        typeof bean === 'string' && !untouchedToo.has(bean) && verdicts.get(bean)?.kept === undefined,
     );
     const beans = [
       ...judged.map((bean) => withLine(finding(bean, nodes), verdicts.get(bean))),
