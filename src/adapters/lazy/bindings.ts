@@ -309,10 +309,13 @@ export class LazyContainerLedger<K> {
     if (tracker === undefined) return;
     tracker.setFramework(this.options.framework);
     const unresolved: string[] = [];
+    const watched: string[] = [];
     for (const entry of this.entries.values()) {
-      if (!entry.resolved && this.counts(entry)) unresolved.push(entry.name!);
+      if (entry.resolved || !this.counts(entry)) continue;
+      unresolved.push(entry.name!);
+      if (watchedUntilResolved(entry.binding)) watched.push(entry.name!);
     }
-    tracker.expectResolution(unresolved);
+    tracker.expectResolution(unresolved, watched);
     tracker.nameTracked((key) => {
       const entry = key as Entry;
       return { name: entry.name ?? entry.binding.token, framework: entry.binding.framework };
@@ -381,7 +384,12 @@ export class LazyContainerLedger<K> {
     this.settle(entry);
     entry.name = entry.binding.token;
     entry.entryPoint = this.entryPointsOf(key, entry).length > 0;
-    if (this.counts(entry)) this.options.detector.tracker?.expectResolution([entry.name]);
+    if (this.counts(entry)) {
+      this.options.detector.tracker?.expectResolution(
+        [entry.name],
+        watchedUntilResolved(entry.binding) ? [entry.name] : [],
+      );
+    }
   }
 
   private firstResolution(entry: Entry, value: unknown): void {
@@ -400,6 +408,16 @@ export class LazyContainerLedger<K> {
       infrastructure: binding.kind === 'factory' && (typeof instance !== 'object' || instance === null),
     });
   }
+}
+
+/**
+ * Whether a binding not resolved yet is watched until it is: a singleton class's first resolution makes the one
+ * instance the tracker follows, so until then nothing of it can run unseen. A transient's or a request's instances
+ * are never tracked, nor are values, factories' results and aliases: their resolution would be the only thing
+ * seen, and their silence keeps saying `never resolved` (untrackable) rather than a verdict.
+ */
+function watchedUntilResolved(binding: LazyBinding): boolean {
+  return binding.kind === 'class' && binding.scope === 'singleton';
 }
 
 function errorText(err: unknown): string {

@@ -194,6 +194,16 @@ export class GhostTracker implements GhostSnapshotSource {
   private frameworkName: string | undefined;
   /** A lazy container's application bindings not resolved yet; undefined when no adapter declared any. */
   private unresolved: Set<string> | undefined;
+  /**
+   * Of those, the ones watched from ready on (see {@link expectResolution}): listed untouched until their first
+   * resolution, which tracks their instance.
+   */
+  private readonly watchedUnresolved = new Set<string>();
+  /**
+   * Watched bindings whose instance could not be tracked when it was finally made: said used at once and in each
+   * last-use period after, as a bean whose wrappers could not be put back is (see {@link rearm}).
+   */
+  private readonly usedEachPeriod: string[] = [];
   /** What every instance is instrumented with; each handle's context is its names (cheaper than a closure each). */
   private readonly touchOptions: FirstTouchModule.FirstTouchOptions;
   /** Beans tracked before their adapter could name them, in the order tracked (see {@link trackUnnamed}). */
@@ -261,6 +271,7 @@ export class GhostTracker implements GhostSnapshotSource {
    * stopped.
    */
   rearm(): void {
+    if (this.usedEachPeriod.length > 0) this.used(this.usedEachPeriod);
     const keep: Rearmable[] = [];
     for (const entry of this.rearmable) {
       const target = entry.ref.deref();
@@ -294,7 +305,28 @@ export class GhostTracker implements GhostSnapshotSource {
   track(name: string, instance: unknown, options: TrackOptions = {}): TrackOutcome {
     this.changes += 1;
     if (options.framework !== true && this.exclude.has(name)) return this.skip(name, 'excluded');
-    return this.record(name, this.attach(instance, options, name satisfies BeanNames));
+    const attached = this.attach(instance, options, name satisfies BeanNames);
+    if (this.watchedUnresolved.delete(name) && attached.kind !== 'tracked' && attached.kind !== 'linked') {
+      return this.resolvedUnwatchable(name, attached);
+    }
+    return this.record(name, attached);
+  }
+
+  /**
+   * A binding watched since ready ({@link expectResolution}) was resolved at last, and its instance cannot be
+   * tracked (a Proxy an activation handler returned, an object with no methods, a frozen one): the process already
+   * told the ledger it watches the binding, so its calls must not go unseen as silence. Its resolution is its
+   * use, now and in each last-use period after, as for a bean whose wrappers could not be put back ({@link rearm}):
+   * never a ghost it is not, at worst `in-use` where it went quiet.
+   */
+  private resolvedUnwatchable(name: string, attached: Attached): TrackOutcome {
+    if (attached.kind === 'framework') {
+      this.names.delete(name);
+      return this.record(name, attached);
+    }
+    this.usedEachPeriod.push(name);
+    this.touched([name]);
+    return { status: 'tracked', name, methods: 0 };
   }
 
   /**
@@ -510,9 +542,15 @@ export class GhostTracker implements GhostSnapshotSource {
     return { status: 'tracked', name, methods: handle.methods, aliasOf: names[0]! };
   }
 
-  /** A name's first success names it, untouched, with its handle at method depth. */
+  /**
+   * A name's first success names it, untouched, with its handle at method depth; a binding watched before its
+   * resolution (`null` at method depth, see {@link expectResolution}) gets its handle now.
+   */
   private addName(name: string, handle: FirstTouchModule.FirstTouchHandle): void {
-    if (!this.names.has(name)) this.names.set(name, this.depth === 'method' ? handle : null);
+    const state = this.names.get(name);
+    if (state === undefined || (state === null && this.depth === 'method')) {
+      this.names.set(name, this.depth === 'method' ? handle : null);
+    }
   }
 
   private skip(name: string, reason: UntrackableReason): TrackOutcome {
@@ -707,11 +745,20 @@ export class GhostTracker implements GhostSnapshotSource {
 
   /**
    * A lazy container's application bindings that have not been resolved yet: the snapshot lists them under
-   * `neverResolved` until {@link noteResolved} names them.
+   * `neverResolved` until {@link noteResolved} names them. Those in `watched` (a singleton class's, which the
+   * adapter tracks at its first resolution) are also tracked from now on, untouched: no instance of one exists,
+   * so none of its code can run unseen before that resolution, and a process that never resolves it watched it
+   * as surely as one that tracked its instance and saw no call. The ledger judges them by its thresholds like any
+   * tracked bean, where they read `untrackable` before. A name on the `exclude` list is not watched.
    */
-  expectResolution(names: Iterable<string>): void {
+  expectResolution(names: Iterable<string>, watched: Iterable<string> = []): void {
     this.unresolved ??= new Set();
     for (const name of names) this.unresolved.add(name);
+    for (const name of watched) {
+      if (!this.unresolved.has(name) || this.exclude.has(name) || this.names.has(name)) continue;
+      this.names.set(name, null);
+      this.watchedUnresolved.add(name);
+    }
     this.changes += 1;
   }
 

@@ -576,3 +576,60 @@ describe('neverResolved (lazy containers)', () => {
     expect(tracker.snapshot().neverResolved).toEqual(['Legacy', 'Mailer']);
   });
 });
+
+describe('bindings watched until their first resolution (lazy containers)', () => {
+  class Exporter {
+    export(): string {
+      return 'exported';
+    }
+  }
+
+  it('are tracked untouched from ready, then follow the instance the resolution made', () => {
+    for (const depth of ['method', 'bean'] as const) {
+      const tracker = new GhostTracker({ depth });
+      tracker.expectResolution(['Exporter', 'Mailer'], ['Exporter']);
+      // watched: a tracked bean the ledger judges; the transient Mailer stays a never-resolved binding only
+      expect(tracker.snapshot()).toMatchObject({ untouched: ['Exporter'], neverResolved: ['Exporter', 'Mailer'] });
+      expect(tracker.isTracked('Exporter')).toBe(true);
+      expect(tracker.isTracked('Mailer')).toBe(false);
+
+      tracker.noteResolved('Exporter');
+      const exporter = new Exporter();
+      expect(tracker.track('Exporter', exporter, { scope: 'singleton' })).toMatchObject({ status: 'tracked' });
+      expect(tracker.snapshot()).toMatchObject({ untouched: ['Exporter'], neverResolved: ['Mailer'] });
+      if (depth === 'method') expect([...tracker.methodsOf('Exporter')!.keys()]).toEqual(['export']);
+      expect(exporter.export()).toBe('exported');
+      expect(tracker.snapshot().touched).toEqual(['Exporter']);
+    }
+  });
+
+  it("one whose instance cannot be tracked is used from its resolution on, in every period after, never a ghost", () => {
+    const tracker = new GhostTracker({ rearmEveryMs: 3_600_000 });
+    try {
+      const touches: string[] = [];
+      const uses: string[] = [];
+      tracker.onFirstTouch((name) => touches.push(name));
+      tracker.onUse((name) => uses.push(name));
+      tracker.expectResolution(['Exporter'], ['Exporter']);
+      tracker.noteResolved('Exporter');
+      // an activation handler's Proxy in place of the instance: its calls cannot be seen
+      const outcome = tracker.track('Exporter', new Proxy(new Exporter(), {}), { scope: 'singleton' });
+      expect(outcome).toMatchObject({ status: 'tracked', methods: 0 });
+      expect(tracker.snapshot()).toMatchObject({ touched: ['Exporter'], untouched: [], untrackableCount: 0 });
+      expect(touches).toEqual(['Exporter']);
+      expect(uses).toEqual(['Exporter']);
+      tracker.rearm();
+      tracker.rearm();
+      expect(uses).toEqual(['Exporter', 'Exporter', 'Exporter']);
+    } finally {
+      tracker.stopRearming();
+    }
+  });
+
+  it('leave a name on the exclude list alone, and a binding resolved before they are expected', () => {
+    const tracker = new GhostTracker({ exclude: ['Exporter'] });
+    tracker.expectResolution(['Exporter', 'Orders'], ['Exporter', 'Orders', 'NotExpected']);
+    expect(tracker.snapshot()).toMatchObject({ untouched: ['Orders'], neverResolved: ['Exporter', 'Orders'] });
+    expect(tracker.track('Exporter', new Exporter())).toMatchObject({ status: 'untrackable', reason: 'excluded' });
+  });
+});
