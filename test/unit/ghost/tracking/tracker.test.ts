@@ -603,7 +603,7 @@ describe('bindings watched until their first resolution (lazy containers)', () =
     }
   });
 
-  it("one whose instance cannot be tracked is used from its resolution on, in every period after, never a ghost", () => {
+  it('one whose instance cannot be tracked is used from its resolution on, in every period after, never a ghost', () => {
     const tracker = new GhostTracker({ rearmEveryMs: 3_600_000 });
     try {
       const touches: string[] = [];
