@@ -78,6 +78,11 @@ describe('diag-instrumentation check', () => {
     const advice = first.stdout.split('\n').find((l) => l.startsWith('    npx diag-instrumentation check '))!;
     const args = advice.trim().split(' ').slice(3); // what follows `npx diag-instrumentation check`
     expect(args).toEqual([diagReport, '--baseline', baseline, '--update-baseline']);
+    // Phase 1 is a heuristic: its advice is its disclaimer's, a confirmation first, never "Remove them"
+    expect(first.stdout).toMatch(
+      /^Confirm (it|them) with Phase 2 \(diag\.ghost-tracking\.enabled\) before removing anything, or accept (it|them) into the baseline:$/m,
+    );
+    expect(first.stdout).not.toMatch(/^Remove/m);
     expect(check(...args).code).toBe(0);
     expect(check(diagReport, '--baseline', baseline).code).toBe(0);
     // without a baseline, the advice names the one to create

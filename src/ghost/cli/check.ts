@@ -657,11 +657,14 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
         '--update-baseline',
       ];
       const them = fresh.length === 1 ? 'it' : 'them';
-      // One run proves nothing dead (the note above): what it asks is a look, not a removal.
+      // One run proves nothing dead (the note above): what it asks is a look, not a removal. Phase 1 is a heuristic
+      // whose own disclaimer asks for Phase 2 before anything goes: it ended "Remove them" all the same.
       const act =
         kind === 'untouched-bean'
           ? `Look into ${them} before removing anything, or accept ${them} into the baseline`
-          : `Remove ${them}, or accept ${them} into the baseline`;
+          : kind === 'ghost-candidate'
+            ? `Confirm ${them} with Phase 2 (diag.ghost-tracking.enabled) before removing anything, or accept ${them} into the baseline`
+            : `Remove ${them}, or accept ${them} into the baseline`;
       out(`${act}:\n    ${accept.map(shellQuote).join(' ')}\n`);
     }
     // A method finding's contract could not be read here: said, so that no contract words read as "none".
