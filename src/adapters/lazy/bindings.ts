@@ -124,7 +124,12 @@ interface Entry {
   /** Name in the report, once ready. */
   name?: string;
   entryPoint: boolean;
+  /** A class binding's class, kept when its origin fields are settled (see {@link LazyContainerLedger.watched}). */
+  cls?: Function;
 }
+
+/** How far up a value's prototype chain the classes it was made of are looked for (a subclass's bases). */
+const CHAIN_DEPTH = 8;
 
 export class LazyContainerLedger<K> {
   private readonly entries = new Map<K, Entry>();
@@ -134,6 +139,10 @@ export class LazyContainerLedger<K> {
   private collecting = false;
   /** The analysis, run at the process's exit if its turns had not come yet (see {@link readyInTurns}). */
   private finishAtExit: (() => void) | undefined;
+  /** With Phase 2 on, before ready: the prototypes of every value handed out (see {@link watched}). */
+  private made: WeakSet<object> | undefined;
+  /** After ready: the prototype of each class watched until a resolution, to the names of its bindings watched. */
+  private readonly watchedClasses = new Map<object, string[]>();
 
   constructor(private readonly options: LazyLedgerOptions<K>) {
     // after the turn that made the process ready: the application's own `listening` callbacks run first
@@ -230,7 +239,9 @@ export class LazyContainerLedger<K> {
     entry.resolved = true;
     if (!this.isReady) {
       const tracker = this.options.detector.tracker;
-      if (tracker !== undefined && entry.binding.scope === 'singleton') this.trackBeforeReady(tracker, entry, value);
+      if (tracker === undefined) return true;
+      this.noteMade(value);
+      if (entry.binding.scope === 'singleton') this.trackBeforeReady(tracker, entry, value);
       return true;
     }
     this.firstResolution(entry, value);
@@ -311,11 +322,13 @@ export class LazyContainerLedger<K> {
     const unresolved: string[] = [];
     const watched: string[] = [];
     for (const entry of this.entries.values()) {
-      if (entry.resolved || !this.counts(entry)) continue;
-      unresolved.push(entry.name!);
-      if (watchedUntilResolved(entry.binding)) watched.push(entry.name!);
+      if (entry.resolved) continue;
+      if (this.counts(entry)) unresolved.push(entry.name!);
+      if (this.watched(entry)) watched.push(this.watch(entry));
     }
-    tracker.expectResolution(unresolved, watched);
+    this.made = undefined;
+    tracker.expectResolution(unresolved);
+    tracker.watchUntilResolved(watched);
     tracker.nameTracked((key) => {
       const entry = key as Entry;
       return { name: entry.name ?? entry.binding.token, framework: entry.binding.framework };
@@ -365,10 +378,74 @@ export class LazyContainerLedger<K> {
     return !entry.binding.framework && !entry.entryPoint;
   }
 
+  /**
+   * Whether a binding not resolved yet is watched until it is: an application's singleton class, whose first
+   * resolution makes the one instance the tracker follows. Entry points too (a controller no request reached is one
+   * no route of it served, as a Nest controller never called is), though never candidates. A transient's or a
+   * request's instances are never tracked, nor are values, factories' results and aliases: their resolution would
+   * be the only thing seen, and they keep their `untrackable` verdict (`never resolved`).
+   *
+   * The verdict names the class (its file and line), not the registration, so a class whose code can run through
+   * something else is not watched: one of which a value handed out before ready was an instance (another
+   * registration of it, an override, a binding unbound and bound again, a factory's `new`, a subclass). One made so
+   * after ready counts its watched bindings used from then on ({@link madeElsewhere}). Only a class the application
+   * builds with `new` outside the container goes unseen, as it does for a Nest provider.
+   */
+  private watched(entry: Entry): boolean {
+    const { binding, cls } = entry;
+    if (binding.framework || binding.kind !== 'class' || binding.scope !== 'singleton' || cls === undefined) {
+      return false;
+    }
+    const proto: unknown = cls.prototype;
+    return typeof proto === 'object' && proto !== null && this.made?.has(proto) !== true;
+  }
+
+  /** Notes `entry` (a {@link watched} one) under its class, for {@link madeElsewhere}; returns its name. */
+  private watch(entry: Entry): string {
+    const proto = entry.cls!.prototype as object;
+    const names = this.watchedClasses.get(proto);
+    if (names === undefined) this.watchedClasses.set(proto, [entry.name!]);
+    else names.push(entry.name!);
+    return entry.name!;
+  }
+
+  /** Before ready, with Phase 2 on: the prototypes `value` was made of, for {@link watched}. */
+  private noteMade(value: unknown): void {
+    if (typeof value !== 'object' || value === null) return;
+    const made = (this.made ??= new WeakSet());
+    let p: object | null = Object.getPrototypeOf(value) as object | null;
+    for (let i = 0; i < CHAIN_DEPTH && p !== null && p !== Object.prototype; i++) {
+      made.add(p);
+      p = Object.getPrototypeOf(p) as object | null;
+    }
+  }
+
+  /**
+   * After ready: `entry` handed out an instance of a watched binding's class (or of a subclass) that is not that
+   * binding's own: the class's code may now run under another name, so the watched binding counts as used (once:
+   * its name leaves the list).
+   */
+  private madeElsewhere(entry: Entry, value: unknown): void {
+    if (this.watchedClasses.size === 0 || typeof value !== 'object' || value === null) return;
+    let p: object | null = Object.getPrototypeOf(value) as object | null;
+    for (let i = 0; i < CHAIN_DEPTH && p !== null && p !== Object.prototype; i++) {
+      const names = this.watchedClasses.get(p);
+      if (names !== undefined) {
+        // its own binding's resolution tracks the instance; the class's other watched bindings run through it
+        const others = names.filter((name) => name !== entry.name);
+        if (others.length > 0 && others.length < names.length) this.watchedClasses.set(p, others);
+        else this.watchedClasses.delete(p);
+        for (const name of others) this.options.detector.tracker?.classUsedElsewhere(name);
+      }
+      p = Object.getPrototypeOf(p) as object | null;
+    }
+  }
+
   /** Gives the binding its origin-dependent fields (see {@link LazyBinding.definedBy}), once. */
   private settle(entry: Entry): void {
     const { definedBy, ...binding } = entry.binding;
     if (definedBy === undefined) return;
+    entry.cls = binding.kind === 'class' ? definedBy : undefined;
     const origins = this.options.detector.origins;
     const origin = origins.originOf(definedBy);
     const source = origins.fileOf(definedBy);
@@ -384,12 +461,8 @@ export class LazyContainerLedger<K> {
     this.settle(entry);
     entry.name = entry.binding.token;
     entry.entryPoint = this.entryPointsOf(key, entry).length > 0;
-    if (this.counts(entry)) {
-      this.options.detector.tracker?.expectResolution(
-        [entry.name],
-        watchedUntilResolved(entry.binding) ? [entry.name] : [],
-      );
-    }
+    if (this.counts(entry)) this.options.detector.tracker?.expectResolution([entry.name]);
+    if (this.watched(entry)) this.options.detector.tracker?.watchUntilResolved([this.watch(entry)]);
   }
 
   private firstResolution(entry: Entry, value: unknown): void {
@@ -397,6 +470,7 @@ export class LazyContainerLedger<K> {
     if (tracker === undefined || entry.name === undefined) return;
     tracker.noteResolved(entry.name);
     this.track(entry, value);
+    this.madeElsewhere(entry, value);
   }
 
   private track(entry: Entry, instance: unknown): void {
@@ -408,16 +482,6 @@ export class LazyContainerLedger<K> {
       infrastructure: binding.kind === 'factory' && (typeof instance !== 'object' || instance === null),
     });
   }
-}
-
-/**
- * Whether a binding not resolved yet is watched until it is: a singleton class's first resolution makes the one
- * instance the tracker follows, so until then nothing of it can run unseen. A transient's or a request's instances
- * are never tracked, nor are values, factories' results and aliases: their resolution would be the only thing
- * seen, and their silence keeps saying `never resolved` (untrackable) rather than a verdict.
- */
-function watchedUntilResolved(binding: LazyBinding): boolean {
-  return binding.kind === 'class' && binding.scope === 'singleton';
 }
 
 function errorText(err: unknown): string {

@@ -195,8 +195,8 @@ export class GhostTracker implements GhostSnapshotSource {
   /** A lazy container's application bindings not resolved yet; undefined when no adapter declared any. */
   private unresolved: Set<string> | undefined;
   /**
-   * Of those, the ones watched from ready on (see {@link expectResolution}): listed untouched until their first
-   * resolution, which tracks their instance.
+   * Bindings watched before their first resolution (see {@link watchUntilResolved}): listed untouched until it
+   * tracks their instance.
    */
   private readonly watchedUnresolved = new Set<string>();
   /**
@@ -307,23 +307,20 @@ export class GhostTracker implements GhostSnapshotSource {
     if (options.framework !== true && this.exclude.has(name)) return this.skip(name, 'excluded');
     const attached = this.attach(instance, options, name satisfies BeanNames);
     if (this.watchedUnresolved.delete(name) && attached.kind !== 'tracked' && attached.kind !== 'linked') {
-      return this.resolvedUnwatchable(name, attached);
+      if (attached.kind === 'framework') this.names.delete(name);
+      else return this.usedFromNowOn(name);
     }
     return this.record(name, attached);
   }
 
   /**
-   * A binding watched since ready ({@link expectResolution}) was resolved at last, and its instance cannot be
-   * tracked (a Proxy an activation handler returned, an object with no methods, a frozen one): the process already
-   * told the ledger it watches the binding, so its calls must not go unseen as silence. Its resolution is its
-   * use, now and in each last-use period after, as for a bean whose wrappers could not be put back ({@link rearm}):
-   * never a ghost it is not, at worst `in-use` where it went quiet.
+   * A binding watched since ready ({@link watchUntilResolved}) was resolved at last and its instance cannot be
+   * tracked (a Proxy an activation handler returned, a frozen object, one with no methods), or its class was made by
+   * another binding ({@link classUsedElsewhere}): the process told the ledger it watches the binding, so its calls
+   * must not go unseen as silence. It is used now and in each last-use period after, as a bean whose wrappers could
+   * not be put back is ({@link rearm}): never a ghost it is not, at worst `in-use` where it went quiet.
    */
-  private resolvedUnwatchable(name: string, attached: Attached): TrackOutcome {
-    if (attached.kind === 'framework') {
-      this.names.delete(name);
-      return this.record(name, attached);
-    }
+  private usedFromNowOn(name: string): TrackOutcome {
     this.usedEachPeriod.push(name);
     this.touched([name]);
     return { status: 'tracked', name, methods: 0 };
@@ -544,7 +541,7 @@ export class GhostTracker implements GhostSnapshotSource {
 
   /**
    * A name's first success names it, untouched, with its handle at method depth; a binding watched before its
-   * resolution (`null` at method depth, see {@link expectResolution}) gets its handle now.
+   * resolution (`null` at method depth, see {@link watchUntilResolved}) gets its handle now.
    */
   private addName(name: string, handle: FirstTouchModule.FirstTouchHandle): void {
     const state = this.names.get(name);
@@ -745,21 +742,38 @@ export class GhostTracker implements GhostSnapshotSource {
 
   /**
    * A lazy container's application bindings that have not been resolved yet: the snapshot lists them under
-   * `neverResolved` until {@link noteResolved} names them. Those in `watched` (a singleton class's, which the
-   * adapter tracks at its first resolution) are also tracked from now on, untouched: no instance of one exists,
-   * so none of its code can run unseen before that resolution, and a process that never resolves it watched it
-   * as surely as one that tracked its instance and saw no call. The ledger judges them by its thresholds like any
-   * tracked bean, where they read `untrackable` before. A name on the `exclude` list is not watched.
+   * `neverResolved` until {@link noteResolved} names them.
    */
-  expectResolution(names: Iterable<string>, watched: Iterable<string> = []): void {
+  expectResolution(names: Iterable<string>): void {
     this.unresolved ??= new Set();
     for (const name of names) this.unresolved.add(name);
-    for (const name of watched) {
-      if (!this.unresolved.has(name) || this.exclude.has(name) || this.names.has(name)) continue;
+    this.changes += 1;
+  }
+
+  /**
+   * Tracks bindings not resolved yet (a lazy container's singleton classes, which the adapter tracks at their first
+   * resolution) from now on, untouched: no instance of one exists, so none of its code can run unseen before that
+   * resolution, and a process that never resolves one watched it as surely as one that tracked its instance and saw
+   * no call. The ledger judges them by its thresholds like any tracked bean, where they read `untrackable` before. A
+   * name on the `exclude` list, or one tracked already, is left as it is.
+   */
+  watchUntilResolved(names: Iterable<string>): void {
+    for (const name of names) {
+      if (this.exclude.has(name) || this.names.has(name) || this.untrackable.has(name)) continue;
       this.names.set(name, null);
       this.watchedUnresolved.add(name);
+      this.changes += 1;
     }
-    this.changes += 1;
+  }
+
+  /**
+   * An instance of the class of a binding watched until its resolution ({@link watchUntilResolved}) was made by
+   * another binding (a factory's `new`, a subclass's registration): the class's code may run under that name, so
+   * this one counts as used, now and in each last-use period after, as an unwatchable resolution does: the report
+   * names the class, and must never call code that runs dead.
+   */
+  classUsedElsewhere(name: string): void {
+    if (this.watchedUnresolved.delete(name)) this.usedFromNowOn(name);
   }
 
   /** A binding was resolved (a no-op for one not expected, or already resolved). */

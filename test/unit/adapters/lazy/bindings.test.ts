@@ -156,6 +156,75 @@ describe('LazyContainerLedger', () => {
     expect(tracker.snapshot().neverResolved).toEqual([]);
   });
 
+  it('with tracking, watches a singleton class nothing resolved from ready on, unless its class runs through something else', async () => {
+    const { ledger, ready, detector } = load(true);
+    class Exporter {
+      export(): number {
+        return 1;
+      }
+    }
+    class Shared {
+      run(): number {
+        return 2;
+      }
+    }
+    class Made {
+      make(): number {
+        return 3;
+      }
+    }
+    class Late {
+      go(): number {
+        return 4;
+      }
+    }
+    class Base {
+      base(): number {
+        return 5;
+      }
+    }
+    class Derived extends Base {}
+    class Twin {
+      twin(): number {
+        return 6;
+      }
+    }
+    // the report names the class, not the registration: a class another binding makes, or a value handed out before
+    // ready is an instance of, runs where this binding's silence would call it dead
+    ledger.bind('Exporter', binding('Exporter', { definedBy: Exporter }));
+    ledger.bind('Shared', binding('Shared', { definedBy: Shared }));
+    ledger.bind('IShared', binding('IShared', { definedBy: Shared, className: 'Shared' }));
+    ledger.bind('Made', binding('Made', { definedBy: Made }));
+    ledger.bind('MadeBy', binding('MadeBy', { kind: 'factory', scope: 'transient' }));
+    ledger.bind('Late', binding('Late', { definedBy: Late }));
+    ledger.bind('LateBy', binding('LateBy', { kind: 'factory', scope: 'transient' }));
+    ledger.bind('Base', binding('Base', { definedBy: Base }));
+    ledger.bind('Derived', binding('Derived', { definedBy: Derived }));
+    ledger.bind('Transient', binding('Transient', { definedBy: Service, scope: 'transient' }));
+    // one class registered twice, neither registration resolved yet: both watched, until one makes it
+    ledger.bind('Twin', binding('Twin', { definedBy: Twin }));
+    ledger.bind('ITwin', binding('ITwin', { definedBy: Twin, className: 'Twin' }));
+    ledger.resolved('IShared', new Shared());
+    ledger.resolved('MadeBy', new Made());
+
+    ready.diagReady();
+    await settle();
+    const tracker = detector.tracker!;
+    expect(tracker.snapshot()).toMatchObject({
+      untouched: ['Base', 'Derived', 'Exporter', 'IShared', 'ITwin', 'Late', 'Twin'],
+      neverResolved: ['Base', 'Derived', 'Exporter', 'ITwin', 'Late', 'LateBy', 'Made', 'Shared', 'Transient', 'Twin'],
+    });
+    // a factory makes a Late after ready, and Derived's resolution makes a Base: both classes run elsewhere now
+    ledger.resolved('LateBy', new Late());
+    ledger.resolved('Derived', new Derived());
+    ledger.resolved('ITwin', new Twin());
+    const after = tracker.snapshot();
+    expect(after.touched).toEqual(['Base', 'Late', 'Twin']);
+    expect(after.untouched).toEqual(['Derived', 'Exporter', 'IShared', 'ITwin']);
+    expect(tracker.isTracked('Shared')).toBe(false);
+    expect(tracker.isTracked('Made')).toBe(false);
+  });
+
   it.each([
     ['no exclude list', undefined],
     ['an exclude list that names another bean', ['Other']],

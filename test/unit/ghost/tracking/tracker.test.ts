@@ -587,7 +587,8 @@ describe('bindings watched until their first resolution (lazy containers)', () =
   it('are tracked untouched from ready, then follow the instance the resolution made', () => {
     for (const depth of ['method', 'bean'] as const) {
       const tracker = new GhostTracker({ depth });
-      tracker.expectResolution(['Exporter', 'Mailer'], ['Exporter']);
+      tracker.expectResolution(['Exporter', 'Mailer']);
+      tracker.watchUntilResolved(['Exporter']);
       // watched: a tracked bean the ledger judges; the transient Mailer stays a never-resolved binding only
       expect(tracker.snapshot()).toMatchObject({ untouched: ['Exporter'], neverResolved: ['Exporter', 'Mailer'] });
       expect(tracker.isTracked('Exporter')).toBe(true);
@@ -610,8 +611,7 @@ describe('bindings watched until their first resolution (lazy containers)', () =
       const uses: string[] = [];
       tracker.onFirstTouch((name) => touches.push(name));
       tracker.onUse((name) => uses.push(name));
-      tracker.expectResolution(['Exporter'], ['Exporter']);
-      tracker.noteResolved('Exporter');
+      tracker.watchUntilResolved(['Exporter']);
       // an activation handler's Proxy in place of the instance: its calls cannot be seen
       const outcome = tracker.track('Exporter', new Proxy(new Exporter(), {}), { scope: 'singleton' });
       expect(outcome).toMatchObject({ status: 'tracked', methods: 0 });
@@ -626,10 +626,28 @@ describe('bindings watched until their first resolution (lazy containers)', () =
     }
   });
 
-  it('leave a name on the exclude list alone, and a binding resolved before they are expected', () => {
+  it("one whose class another binding made counts as used; one a library's turns out to be is the framework's", () => {
+    const tracker = new GhostTracker();
+    const uses: string[] = [];
+    tracker.onUse((name) => uses.push(name));
+    tracker.watchUntilResolved(['Exporter', 'Cache']);
+    tracker.classUsedElsewhere('Exporter');
+    tracker.classUsedElsewhere('Exporter');
+    tracker.classUsedElsewhere('NotWatched');
+    expect(tracker.snapshot()).toMatchObject({ touched: ['Exporter'], untouched: ['Cache'] });
+    expect(uses).toEqual(['Exporter']);
+    expect(tracker.track('Cache', new Exporter(), { framework: true })).toMatchObject({ status: 'framework' });
+    expect(tracker.snapshot()).toMatchObject({ untouched: [], frameworkSkipped: 1 });
+  });
+
+  it('leave a name on the exclude list alone, and one tracked already', () => {
     const tracker = new GhostTracker({ exclude: ['Exporter'] });
-    tracker.expectResolution(['Exporter', 'Orders'], ['Exporter', 'Orders', 'NotExpected']);
-    expect(tracker.snapshot()).toMatchObject({ untouched: ['Orders'], neverResolved: ['Exporter', 'Orders'] });
+    const orders = new Exporter();
+    tracker.track('Orders', orders);
+    orders.export();
+    tracker.watchUntilResolved(['Exporter', 'Orders', 'Controller']);
+    // an entry point no request reached is watched too: none of it ran, as none of a singleton no one resolved did
+    expect(tracker.snapshot()).toMatchObject({ touched: ['Orders'], untouched: ['Controller'] });
     expect(tracker.track('Exporter', new Exporter())).toMatchObject({ status: 'untrackable', reason: 'excluded' });
   });
 });
