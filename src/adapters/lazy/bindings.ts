@@ -139,7 +139,13 @@ export class LazyContainerLedger<K> {
   private collecting = false;
   /** The analysis, run at the process's exit if its turns had not come yet (see {@link readyInTurns}). */
   private finishAtExit: (() => void) | undefined;
-  /** With Phase 2 on, before ready: the prototypes of every value handed out (see {@link watched}). */
+  /**
+   * With Phase 2 on, before ready: the prototype of the first value of each binding that is no class binding (a
+   * value, a factory's result), in a list made into the set of the classes values were made of at ready (see
+   * {@link watched}); a class binding resolved says its class at ready. A push for every first resolution read
+   * +2-4 M instructions of the tsyringe app's start-up, a set's insert more.
+   */
+  private madeBeforeReady: object[] = [];
   private made: WeakSet<object> | undefined;
   /** After ready: the prototype of each class watched until a resolution, to the names of its bindings watched. */
   private readonly watchedClasses = new Map<object, string[]>();
@@ -240,7 +246,9 @@ export class LazyContainerLedger<K> {
     if (!this.isReady) {
       const tracker = this.options.detector.tracker;
       if (tracker === undefined) return true;
-      this.noteMade(value);
+      if (entry.binding.kind !== 'class' && typeof value === 'object' && value !== null) {
+        this.madeBeforeReady.push(Object.getPrototypeOf(value) as object);
+      }
       if (entry.binding.scope === 'singleton') this.trackBeforeReady(tracker, entry, value);
       return true;
     }
@@ -322,6 +330,11 @@ export class LazyContainerLedger<K> {
     const unresolved: string[] = [];
     const watched: string[] = [];
     for (const entry of this.entries.values()) {
+      if (entry.resolved && entry.cls !== undefined) this.madeBeforeReady.push(entry.cls.prototype as object);
+    }
+    this.made = madeOf(this.madeBeforeReady);
+    this.madeBeforeReady = [];
+    for (const entry of this.entries.values()) {
       if (entry.resolved) continue;
       if (this.counts(entry)) unresolved.push(entry.name!);
       if (this.watched(entry)) watched.push(this.watch(entry));
@@ -380,8 +393,9 @@ export class LazyContainerLedger<K> {
 
   /**
    * Whether a binding not resolved yet is watched until it is: an application's singleton class, whose first
-   * resolution makes the one instance the tracker follows. Entry points too (a controller no request reached is one
-   * no route of it served, as a Nest controller never called is), though never candidates. A transient's or a
+   * resolution makes the one instance the tracker follows. Not an entry point: the web layer resolves an error filter
+   * only when its error is thrown, and a catch-all one read `never-touched` on a healthy service in an outside trial,
+   * though it answers every unexpected error; unrequested controllers stay unjudged with them. A transient's or a
    * request's instances are never tracked, nor are values, factories' results and aliases: their resolution would
    * be the only thing seen, and they keep their `untrackable` verdict (`never resolved`).
    *
@@ -393,9 +407,10 @@ export class LazyContainerLedger<K> {
    */
   private watched(entry: Entry): boolean {
     const { binding, cls } = entry;
-    if (binding.framework || binding.kind !== 'class' || binding.scope !== 'singleton' || cls === undefined) {
+    if (binding.framework || entry.entryPoint || binding.kind !== 'class' || binding.scope !== 'singleton') {
       return false;
     }
+    if (cls === undefined) return false;
     const proto: unknown = cls.prototype;
     return typeof proto === 'object' && proto !== null && this.made?.has(proto) !== true;
   }
@@ -407,17 +422,6 @@ export class LazyContainerLedger<K> {
     if (names === undefined) this.watchedClasses.set(proto, [entry.name!]);
     else names.push(entry.name!);
     return entry.name!;
-  }
-
-  /** Before ready, with Phase 2 on: the prototypes `value` was made of, for {@link watched}. */
-  private noteMade(value: unknown): void {
-    if (typeof value !== 'object' || value === null) return;
-    const made = (this.made ??= new WeakSet());
-    let p: object | null = Object.getPrototypeOf(value) as object | null;
-    for (let i = 0; i < CHAIN_DEPTH && p !== null && p !== Object.prototype; i++) {
-      made.add(p);
-      p = Object.getPrototypeOf(p) as object | null;
-    }
   }
 
   /**
@@ -482,6 +486,18 @@ export class LazyContainerLedger<K> {
       infrastructure: binding.kind === 'factory' && (typeof instance !== 'object' || instance === null),
     });
   }
+}
+
+/** Every prototype on the chains of `prototypes` (a subclass's instance is made of its bases too), for {@link LazyContainerLedger.watched}. */
+function madeOf(prototypes: readonly (object | null)[]): WeakSet<object> {
+  const made = new WeakSet<object>();
+  for (let p of prototypes) {
+    for (let i = 0; i < CHAIN_DEPTH && p !== null && p !== Object.prototype && !made.has(p); i++) {
+      made.add(p);
+      p = Object.getPrototypeOf(p) as object | null;
+    }
+  }
+  return made;
 }
 
 function errorText(err: unknown): string {

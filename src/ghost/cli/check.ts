@@ -280,8 +280,10 @@ export function readFindings(file: string): {
         (bean): bean is string => typeof bean === 'string',
       ),
     );
+    // (A watched binding whose class another binding made counts as used: touched, though never resolved itself.)
+    const touched = new Set(Array.isArray(report.touched) ? (report.touched as unknown[]) : []);
     const neverResolved = [...listed].filter(
-      (bean) => !untouchedToo.has(bean) && verdicts.get(bean)?.kept === undefined,
+      (bean) => !untouchedToo.has(bean) && !touched.has(bean) && verdicts.get(bean)?.kept === undefined,
     );
     const beans = [
       ...judged.map((bean): Finding => {

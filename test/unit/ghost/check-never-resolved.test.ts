@@ -16,7 +16,9 @@ it('lists the bindings never resolved in the run beside the untouched beans, onc
     JSON.stringify({
       trackedCount: 2,
       untouched: ['ReportBuilder'],
-      neverResolved: ['CheckShutterManagerRole', 'ReportBuilder', 'KeptExporter'],
+      // UsedElsewhere: a watched singleton whose class another binding made, used though never resolved itself
+      touched: ['UsedElsewhere'],
+      neverResolved: ['CheckShutterManagerRole', 'ReportBuilder', 'KeptExporter', 'UsedElsewhere'],
       verdicts: [
         { name: 'CheckShutterManagerRole', verdict: 'untrackable', why: 'Phase 2 cannot tell: non-singleton' },
         { name: 'KeptExporter', verdict: 'untrackable', kept: 'partner export, yearly' },

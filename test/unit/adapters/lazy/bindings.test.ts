@@ -184,6 +184,11 @@ describe('LazyContainerLedger', () => {
       }
     }
     class Derived extends Base {}
+    class Route {
+      handle(): number {
+        return 7;
+      }
+    }
     class Twin {
       twin(): number {
         return 6;
@@ -201,6 +206,8 @@ describe('LazyContainerLedger', () => {
     ledger.bind('Base', binding('Base', { definedBy: Base }));
     ledger.bind('Derived', binding('Derived', { definedBy: Derived }));
     ledger.bind('Transient', binding('Transient', { definedBy: Service, scope: 'transient' }));
+    // an entry point (a controller, an error filter the web layer resolves only when its error is thrown) is not
+    ledger.bind('Route', binding('Route', { definedBy: Route, role: 'controller' }));
     // one class registered twice, neither registration resolved yet: both watched, until one makes it
     ledger.bind('Twin', binding('Twin', { definedBy: Twin }));
     ledger.bind('ITwin', binding('ITwin', { definedBy: Twin, className: 'Twin' }));
@@ -223,6 +230,7 @@ describe('LazyContainerLedger', () => {
     expect(after.untouched).toEqual(['Derived', 'Exporter', 'IShared', 'ITwin']);
     expect(tracker.isTracked('Shared')).toBe(false);
     expect(tracker.isTracked('Made')).toBe(false);
+    expect(tracker.isTracked('Route')).toBe(false);
   });
 
   it.each([
