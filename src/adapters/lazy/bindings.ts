@@ -8,6 +8,7 @@
  */
 import type { Bean, BeanInput, EdgeKind } from '../../ghost/analysis/bean-graph';
 import type * as BeanGraphModule from '../../ghost/analysis/bean-graph';
+import { types } from 'node:util';
 import { safeLog } from '../../shared/logger';
 import { whenReady } from './ready';
 import { SCAN_TURN_BUDGET_MS } from '../../ghost/origins/class-origin';
@@ -145,7 +146,7 @@ export class LazyContainerLedger<K> {
    * {@link watched}); a class binding resolved says its class at ready. A push for every first resolution read
    * +2-4 M instructions of the tsyringe app's start-up, a set's insert more.
    */
-  private madeBeforeReady: object[] = [];
+  private madeBeforeReady: Array<object | null> = [];
   private made: WeakSet<object> | undefined;
   /** After ready: the prototype of each class watched until a resolution, to the names of its bindings watched. */
   private readonly watchedClasses = new Map<object, string[]>();
@@ -246,8 +247,8 @@ export class LazyContainerLedger<K> {
     if (!this.isReady) {
       const tracker = this.options.detector.tracker;
       if (tracker === undefined) return true;
-      if (entry.binding.kind !== 'class' && typeof value === 'object' && value !== null) {
-        this.madeBeforeReady.push(Object.getPrototypeOf(value) as object);
+      if (entry.binding.kind !== 'class' && isPlainObject(value)) {
+        this.madeBeforeReady.push(Object.getPrototypeOf(value) as object | null);
       }
       if (entry.binding.scope === 'singleton') this.trackBeforeReady(tracker, entry, value);
       return true;
@@ -430,9 +431,9 @@ export class LazyContainerLedger<K> {
    * its name leaves the list).
    */
   private madeElsewhere(entry: Entry, value: unknown): void {
-    if (this.watchedClasses.size === 0 || typeof value !== 'object' || value === null) return;
+    if (this.watchedClasses.size === 0 || !isPlainObject(value)) return;
     let p: object | null = Object.getPrototypeOf(value) as object | null;
-    for (let i = 0; i < CHAIN_DEPTH && p !== null && p !== Object.prototype; i++) {
+    for (let i = 0; i < CHAIN_DEPTH && p !== null && p !== Object.prototype && !types.isProxy(p); i++) {
       const names = this.watchedClasses.get(p);
       if (names !== undefined) {
         // its own binding's resolution tracks the instance; the class's other watched bindings run through it
@@ -488,11 +489,19 @@ export class LazyContainerLedger<K> {
   }
 }
 
+/**
+ * An object whose prototype may be read: not a Proxy, whose `getPrototypeOf` trap is the application's code, never to
+ * be run inside its own resolve (a Proxy's class is not watched through it; the tracker leaves it `already-proxied`).
+ */
+function isPlainObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && !types.isProxy(value);
+}
+
 /** Every prototype on the chains of `prototypes` (a subclass's instance is made of its bases too), for {@link LazyContainerLedger.watched}. */
 function madeOf(prototypes: readonly (object | null)[]): WeakSet<object> {
   const made = new WeakSet<object>();
   for (let p of prototypes) {
-    for (let i = 0; i < CHAIN_DEPTH && p !== null && p !== Object.prototype && !made.has(p); i++) {
+    for (let i = 0; i < CHAIN_DEPTH && p !== null && p !== Object.prototype && !made.has(p) && !types.isProxy(p); i++) {
       made.add(p);
       p = Object.getPrototypeOf(p) as object | null;
     }

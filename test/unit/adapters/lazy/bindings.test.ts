@@ -213,18 +213,44 @@ describe('LazyContainerLedger', () => {
     ledger.bind('ITwin', binding('ITwin', { definedBy: Twin, className: 'Twin' }));
     ledger.resolved('IShared', new Shared());
     ledger.resolved('MadeBy', new Made());
+    // a Proxy's traps are the application's code: never run inside its resolve to learn a class
+    let trapped = 0;
+    const proxied = () =>
+      new Proxy(new Service(), {
+        getPrototypeOf: (target) => {
+          trapped++;
+          return Reflect.getPrototypeOf(target);
+        },
+      });
+    ledger.bind('Proxied', binding('Proxied', { kind: 'factory', scope: 'transient' }));
+    ledger.bind('ProxiedLater', binding('ProxiedLater', { kind: 'factory', scope: 'transient' }));
+    ledger.resolved('Proxied', proxied());
 
     ready.diagReady();
     await settle();
     const tracker = detector.tracker!;
     expect(tracker.snapshot()).toMatchObject({
       untouched: ['Base', 'Derived', 'Exporter', 'IShared', 'ITwin', 'Late', 'Twin'],
-      neverResolved: ['Base', 'Derived', 'Exporter', 'ITwin', 'Late', 'LateBy', 'Made', 'Shared', 'Transient', 'Twin'],
+      neverResolved: [
+        'Base',
+        'Derived',
+        'Exporter',
+        'ITwin',
+        'Late',
+        'LateBy',
+        'Made',
+        'ProxiedLater',
+        'Shared',
+        'Transient',
+        'Twin',
+      ],
     });
     // a factory makes a Late after ready, and Derived's resolution makes a Base: both classes run elsewhere now
     ledger.resolved('LateBy', new Late());
     ledger.resolved('Derived', new Derived());
     ledger.resolved('ITwin', new Twin());
+    ledger.resolved('ProxiedLater', proxied());
+    expect(trapped).toBe(0);
     const after = tracker.snapshot();
     expect(after.touched).toEqual(['Base', 'Late', 'Twin']);
     expect(after.untouched).toEqual(['Derived', 'Exporter', 'IShared', 'ITwin']);
