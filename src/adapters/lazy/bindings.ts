@@ -8,7 +8,6 @@
  */
 import type { Bean, BeanInput, EdgeKind } from '../../ghost/analysis/bean-graph';
 import type * as BeanGraphModule from '../../ghost/analysis/bean-graph';
-import { types } from 'node:util';
 import { safeLog } from '../../shared/logger';
 import { whenReady } from './ready';
 import { SCAN_TURN_BUDGET_MS } from '../../ghost/origins/class-origin';
@@ -125,12 +124,7 @@ interface Entry {
   /** Name in the report, once ready. */
   name?: string;
   entryPoint: boolean;
-  /** A class binding's class, kept when its origin fields are settled (see {@link LazyContainerLedger.watched}). */
-  cls?: Function;
 }
-
-/** How far up a value's prototype chain the classes it was made of are looked for (a subclass's bases). */
-const CHAIN_DEPTH = 8;
 
 export class LazyContainerLedger<K> {
   private readonly entries = new Map<K, Entry>();
@@ -140,16 +134,6 @@ export class LazyContainerLedger<K> {
   private collecting = false;
   /** The analysis, run at the process's exit if its turns had not come yet (see {@link readyInTurns}). */
   private finishAtExit: (() => void) | undefined;
-  /**
-   * With Phase 2 on, before ready: the prototype of the first value of each binding that is no class binding (a
-   * value, a factory's result), in a list made into the set of the classes values were made of at ready (see
-   * {@link watched}); a class binding resolved says its class at ready. A push for every first resolution read
-   * +2-4 M instructions of the tsyringe app's start-up, a set's insert more.
-   */
-  private madeBeforeReady: Array<object | null> = [];
-  private made: WeakSet<object> | undefined;
-  /** After ready: the prototype of each class watched until a resolution, to the names of its bindings watched. */
-  private readonly watchedClasses = new Map<object, string[]>();
 
   constructor(private readonly options: LazyLedgerOptions<K>) {
     // after the turn that made the process ready: the application's own `listening` callbacks run first
@@ -246,11 +230,7 @@ export class LazyContainerLedger<K> {
     entry.resolved = true;
     if (!this.isReady) {
       const tracker = this.options.detector.tracker;
-      if (tracker === undefined) return true;
-      if (entry.binding.kind !== 'class' && isPlainObject(value)) {
-        this.madeBeforeReady.push(Object.getPrototypeOf(value) as object | null);
-      }
-      if (entry.binding.scope === 'singleton') this.trackBeforeReady(tracker, entry, value);
+      if (tracker !== undefined && entry.binding.scope === 'singleton') this.trackBeforeReady(tracker, entry, value);
       return true;
     }
     this.firstResolution(entry, value);
@@ -329,20 +309,10 @@ export class LazyContainerLedger<K> {
     if (tracker === undefined) return;
     tracker.setFramework(this.options.framework);
     const unresolved: string[] = [];
-    const watched: string[] = [];
     for (const entry of this.entries.values()) {
-      if (entry.resolved && entry.cls !== undefined) this.madeBeforeReady.push(entry.cls.prototype as object);
+      if (!entry.resolved && this.counts(entry)) unresolved.push(entry.name!);
     }
-    this.made = madeOf(this.madeBeforeReady);
-    this.madeBeforeReady = [];
-    for (const entry of this.entries.values()) {
-      if (entry.resolved) continue;
-      if (this.counts(entry)) unresolved.push(entry.name!);
-      if (this.watched(entry)) watched.push(this.watch(entry));
-    }
-    this.made = undefined;
     tracker.expectResolution(unresolved);
-    tracker.watchUntilResolved(watched);
     tracker.nameTracked((key) => {
       const entry = key as Entry;
       return { name: entry.name ?? entry.binding.token, framework: entry.binding.framework };
@@ -392,65 +362,10 @@ export class LazyContainerLedger<K> {
     return !entry.binding.framework && !entry.entryPoint;
   }
 
-  /**
-   * Whether a binding not resolved yet is watched until it is: an application's singleton class, whose first
-   * resolution makes the one instance the tracker follows. Not an entry point: the web layer resolves an error filter
-   * only when its error is thrown, and a catch-all one read `never-touched` on a healthy service in an outside trial,
-   * though it answers every unexpected error; unrequested controllers stay unjudged with them. A transient's or a
-   * request's instances are never tracked, nor are values, factories' results and aliases: their resolution would
-   * be the only thing seen, and they keep their `untrackable` verdict (`never resolved`).
-   *
-   * The verdict names the class (its file and line), not the registration, so a class whose code can run through
-   * something else is not watched: one of which a value handed out before ready was an instance (another
-   * registration of it, an override, a binding unbound and bound again, a factory's `new`, a subclass). One made so
-   * after ready counts its watched bindings used from then on ({@link madeElsewhere}). Only a class the application
-   * builds with `new` outside the container goes unseen, as it does for a Nest provider.
-   */
-  private watched(entry: Entry): boolean {
-    const { binding, cls } = entry;
-    if (binding.framework || entry.entryPoint || binding.kind !== 'class' || binding.scope !== 'singleton') {
-      return false;
-    }
-    if (cls === undefined) return false;
-    const proto: unknown = cls.prototype;
-    return typeof proto === 'object' && proto !== null && this.made?.has(proto) !== true;
-  }
-
-  /** Notes `entry` (a {@link watched} one) under its class, for {@link madeElsewhere}; returns its name. */
-  private watch(entry: Entry): string {
-    const proto = entry.cls!.prototype as object;
-    const names = this.watchedClasses.get(proto);
-    if (names === undefined) this.watchedClasses.set(proto, [entry.name!]);
-    else names.push(entry.name!);
-    return entry.name!;
-  }
-
-  /**
-   * After ready: `entry` handed out an instance of a watched binding's class (or of a subclass) that is not that
-   * binding's own: the class's code may now run under another name, so the watched binding counts as used (once:
-   * its name leaves the list).
-   */
-  private madeElsewhere(entry: Entry, value: unknown): void {
-    if (this.watchedClasses.size === 0 || !isPlainObject(value)) return;
-    let p: object | null = Object.getPrototypeOf(value) as object | null;
-    for (let i = 0; i < CHAIN_DEPTH && p !== null && p !== Object.prototype && !types.isProxy(p); i++) {
-      const names = this.watchedClasses.get(p);
-      if (names !== undefined) {
-        // its own binding's resolution tracks the instance; the class's other watched bindings run through it
-        const others = names.filter((name) => name !== entry.name);
-        if (others.length > 0 && others.length < names.length) this.watchedClasses.set(p, others);
-        else this.watchedClasses.delete(p);
-        for (const name of others) this.options.detector.tracker?.classUsedElsewhere(name);
-      }
-      p = Object.getPrototypeOf(p) as object | null;
-    }
-  }
-
   /** Gives the binding its origin-dependent fields (see {@link LazyBinding.definedBy}), once. */
   private settle(entry: Entry): void {
     const { definedBy, ...binding } = entry.binding;
     if (definedBy === undefined) return;
-    entry.cls = binding.kind === 'class' ? definedBy : undefined;
     const origins = this.options.detector.origins;
     const origin = origins.originOf(definedBy);
     const source = origins.fileOf(definedBy);
@@ -467,7 +382,6 @@ export class LazyContainerLedger<K> {
     entry.name = entry.binding.token;
     entry.entryPoint = this.entryPointsOf(key, entry).length > 0;
     if (this.counts(entry)) this.options.detector.tracker?.expectResolution([entry.name]);
-    if (this.watched(entry)) this.options.detector.tracker?.watchUntilResolved([this.watch(entry)]);
   }
 
   private firstResolution(entry: Entry, value: unknown): void {
@@ -475,7 +389,6 @@ export class LazyContainerLedger<K> {
     if (tracker === undefined || entry.name === undefined) return;
     tracker.noteResolved(entry.name);
     this.track(entry, value);
-    this.madeElsewhere(entry, value);
   }
 
   private track(entry: Entry, instance: unknown): void {
@@ -487,26 +400,6 @@ export class LazyContainerLedger<K> {
       infrastructure: binding.kind === 'factory' && (typeof instance !== 'object' || instance === null),
     });
   }
-}
-
-/**
- * An object whose prototype may be read: not a Proxy, whose `getPrototypeOf` trap is the application's code, never to
- * be run inside its own resolve (a Proxy's class is not watched through it; the tracker leaves it `already-proxied`).
- */
-function isPlainObject(value: unknown): value is object {
-  return typeof value === 'object' && value !== null && !types.isProxy(value);
-}
-
-/** Every prototype on the chains of `prototypes` (a subclass's instance is made of its bases too), for {@link LazyContainerLedger.watched}. */
-function madeOf(prototypes: readonly (object | null)[]): WeakSet<object> {
-  const made = new WeakSet<object>();
-  for (let p of prototypes) {
-    for (let i = 0; i < CHAIN_DEPTH && p !== null && p !== Object.prototype && !made.has(p) && !types.isProxy(p); i++) {
-      made.add(p);
-      p = Object.getPrototypeOf(p) as object | null;
-    }
-  }
-  return made;
 }
 
 function errorText(err: unknown): string {

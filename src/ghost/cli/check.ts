@@ -56,12 +56,6 @@ export interface Finding {
   readonly neededOnlyBy?: readonly string[];
   /** A lazy container's binding never resolved in the run (a ghost report's `neverResolved`), not an untouched bean. */
   readonly neverResolved?: true;
-  /**
-   * An untouched bean that is also a binding never resolved in the run: a lazy container's singleton class, tracked
-   * from ready until a resolution that never came. Counted as an untouched bean (as the report's `untouchedCount`
-   * does), and said never resolved, which tells more: no instance of it was ever made.
-   */
-  readonly unresolvedToo?: true;
 }
 
 /** A finding standing at a registration, as far as a reader needs to act on it. */
@@ -275,21 +269,12 @@ export function readFindings(file: string): {
     // has no first touch to watch): an outside trial's one dead interceptor was in `neverResolved` alone, and this
     // check said nothing of it.
     const untouchedToo = new Set(judged);
-    const listed = new Set(
-      (Array.isArray(report.neverResolved) ? (report.neverResolved as unknown[]) : []).filter(
-        (bean): bean is string => typeof bean === 'string',
-      ),
-    );
-    // (A watched binding whose class another binding made counts as used: touched, though never resolved itself.)
-    const touched = new Set(Array.isArray(report.touched) ? (report.touched as unknown[]) : []);
-    const neverResolved = [...listed].filter(
-      (bean) => !untouchedToo.has(bean) && !touched.has(bean) && verdicts.get(bean)?.kept === undefined,
+    const neverResolved = (Array.isArray(report.neverResolved) ? (report.neverResolved as unknown[]) : []).filter(
+      (bean): bean is string =>
+        typeof bean === 'string' && !untouchedToo.has(bean) && verdicts.get(bean)?.kept === undefined,
     );
     const beans = [
-      ...judged.map((bean): Finding => {
-        const found = withLine(finding(bean, nodes), verdicts.get(bean));
-        return listed.has(bean) ? { ...found, unresolvedToo: true } : found;
-      }),
+      ...judged.map((bean) => withLine(finding(bean, nodes), verdicts.get(bean))),
       ...neverResolved.map((bean): Finding => ({
         ...withLine(finding(bean, nodes), verdicts.get(bean)),
         neverResolved: true,
@@ -658,7 +643,7 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
             : f.neededOnlyBy !== undefined
               ? candidateWords(f.neededOnlyBy)
               : '';
-        const unresolved = f.neverResolved === true || f.unresolvedToo === true ? ' — never resolved in this run' : '';
+        const unresolved = f.neverResolved === true ? ' — never resolved in this run' : '';
         out(`  ${f.bean}${detail ? ` (${detail})` : ''}${words}${unresolved}\n`);
       }
       // A command that works as printed: the same report, the baseline given (or the one suggested).

@@ -194,16 +194,6 @@ export class GhostTracker implements GhostSnapshotSource {
   private frameworkName: string | undefined;
   /** A lazy container's application bindings not resolved yet; undefined when no adapter declared any. */
   private unresolved: Set<string> | undefined;
-  /**
-   * Bindings watched before their first resolution (see {@link watchUntilResolved}): listed untouched until it
-   * tracks their instance.
-   */
-  private readonly watchedUnresolved = new Set<string>();
-  /**
-   * Watched bindings whose instance could not be tracked when it was finally made: said used at once and in each
-   * last-use period after, as a bean whose wrappers could not be put back is (see {@link rearm}).
-   */
-  private readonly usedEachPeriod: string[] = [];
   /** What every instance is instrumented with; each handle's context is its names (cheaper than a closure each). */
   private readonly touchOptions: FirstTouchModule.FirstTouchOptions;
   /** Beans tracked before their adapter could name them, in the order tracked (see {@link trackUnnamed}). */
@@ -271,7 +261,6 @@ export class GhostTracker implements GhostSnapshotSource {
    * stopped.
    */
   rearm(): void {
-    if (this.usedEachPeriod.length > 0) this.used(this.usedEachPeriod);
     const keep: Rearmable[] = [];
     for (const entry of this.rearmable) {
       const target = entry.ref.deref();
@@ -305,25 +294,7 @@ export class GhostTracker implements GhostSnapshotSource {
   track(name: string, instance: unknown, options: TrackOptions = {}): TrackOutcome {
     this.changes += 1;
     if (options.framework !== true && this.exclude.has(name)) return this.skip(name, 'excluded');
-    const attached = this.attach(instance, options, name satisfies BeanNames);
-    if (this.watchedUnresolved.delete(name) && attached.kind !== 'tracked' && attached.kind !== 'linked') {
-      if (attached.kind === 'framework') this.names.delete(name);
-      else return this.usedFromNowOn(name);
-    }
-    return this.record(name, attached);
-  }
-
-  /**
-   * A binding watched since ready ({@link watchUntilResolved}) was resolved at last and its instance cannot be
-   * tracked (a Proxy an activation handler returned, a frozen object, one with no methods), or its class was made by
-   * another binding ({@link classUsedElsewhere}): the process told the ledger it watches the binding, so its calls
-   * must not go unseen as silence. It is used now and in each last-use period after, as a bean whose wrappers could
-   * not be put back is ({@link rearm}): never a ghost it is not, at worst `in-use` where it went quiet.
-   */
-  private usedFromNowOn(name: string): TrackOutcome {
-    this.usedEachPeriod.push(name);
-    this.touched([name]);
-    return { status: 'tracked', name, methods: 0 };
+    return this.record(name, this.attach(instance, options, name satisfies BeanNames));
   }
 
   /**
@@ -539,15 +510,9 @@ export class GhostTracker implements GhostSnapshotSource {
     return { status: 'tracked', name, methods: handle.methods, aliasOf: names[0]! };
   }
 
-  /**
-   * A name's first success names it, untouched, with its handle at method depth; a binding watched before its
-   * resolution (`null` at method depth, see {@link watchUntilResolved}) gets its handle now.
-   */
+  /** A name's first success names it, untouched, with its handle at method depth. */
   private addName(name: string, handle: FirstTouchModule.FirstTouchHandle): void {
-    const state = this.names.get(name);
-    if (state === undefined || (state === null && this.depth === 'method')) {
-      this.names.set(name, this.depth === 'method' ? handle : null);
-    }
+    if (!this.names.has(name)) this.names.set(name, this.depth === 'method' ? handle : null);
   }
 
   private skip(name: string, reason: UntrackableReason): TrackOutcome {
@@ -748,32 +713,6 @@ export class GhostTracker implements GhostSnapshotSource {
     this.unresolved ??= new Set();
     for (const name of names) this.unresolved.add(name);
     this.changes += 1;
-  }
-
-  /**
-   * Tracks bindings not resolved yet (a lazy container's singleton classes, which the adapter tracks at their first
-   * resolution) from now on, untouched: no instance of one exists, so none of its code can run unseen before that
-   * resolution, and a process that never resolves one watched it as surely as one that tracked its instance and saw
-   * no call. The ledger judges them by its thresholds like any tracked bean, where they read `untrackable` before. A
-   * name on the `exclude` list, or one tracked already, is left as it is.
-   */
-  watchUntilResolved(names: Iterable<string>): void {
-    for (const name of names) {
-      if (this.exclude.has(name) || this.names.has(name) || this.untrackable.has(name)) continue;
-      this.names.set(name, null);
-      this.watchedUnresolved.add(name);
-      this.changes += 1;
-    }
-  }
-
-  /**
-   * An instance of the class of a binding watched until its resolution ({@link watchUntilResolved}) was made by
-   * another binding (a factory's `new`, a subclass's registration): the class's code may run under that name, so
-   * this one counts as used, now and in each last-use period after, as an unwatchable resolution does: the report
-   * names the class, and must never call code that runs dead.
-   */
-  classUsedElsewhere(name: string): void {
-    if (this.watchedUnresolved.delete(name)) this.usedFromNowOn(name);
   }
 
   /** A binding was resolved (a no-op for one not expected, or already resolved). */

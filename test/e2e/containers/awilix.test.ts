@@ -7,13 +7,7 @@
  * (test/fixtures/awilix1x's): every major the adapter declares.
  */
 import { actuatorPort, getJson, waitFor, type LoadingCase, type RunningApp } from '../support/app-process';
-import {
-  expectIdentityPreserved,
-  expectMethodVerdicts,
-  expectWatchedUntilResolved,
-  ghostReportAtExit,
-  startExample,
-} from './example-app';
+import { expectIdentityPreserved, expectMethodVerdicts, ghostReportAtExit, startExample } from './example-app';
 
 const CASES: Array<[label: string, loading: LoadingCase, root: string | undefined, major: string]> = [
   ['awilix 13, CommonJS', 'nest11-cjs', undefined, '13'],
@@ -126,6 +120,5 @@ describe.each(CASES)('awilix app (%s)', (_label, loading, root, major) => {
     });
     // and each method of a called singleton with its own verdict (method depth)
     expectMethodVerdicts(app, ghosts, 'ordersRepository');
-    expectWatchedUntilResolved(ghosts, ['legacyExporter'], 'timeSource');
   });
 });

@@ -58,22 +58,3 @@ export function expectMethodVerdicts(app: RunningApp, ghosts: any, bean = 'Order
   const lines = fs.readFileSync(path.join(app.cwd, file), 'utf8').split('\n');
   expect(lines[archive.source.line - 1]).toMatch(/^\s*archive\(\) \{/);
 }
-
-/**
- * A singleton class's binding nothing resolved is watched from ready on (no instance of it exists, so none of its code
- * can run unseen): judged by the run's thresholds like a tracked bean nobody called, where it read `untrackable`
- * before. A binding whose resolution alone would be seen (`alias`, an alias or a value) stays a never-resolved
- * binding with no verdict.
- */
-export function expectWatchedUntilResolved(ghosts: any, singletons: readonly string[], alias?: string): void {
-  const verdict = (name: string) => ghosts.verdicts.find((v: any) => v.name === name);
-  for (const singleton of singletons) {
-    expect(ghosts.untouched).toContain(singleton);
-    expect(ghosts.neverResolved).toContain(singleton);
-    expect(verdict(singleton)).toMatchObject({ verdict: 'never-touched', why: expect.stringMatching(/^never called/) });
-  }
-  if (alias === undefined) return;
-  expect(ghosts.neverResolved).toContain(alias);
-  expect(ghosts.untouched).not.toContain(alias);
-  expect(verdict(alias)).toMatchObject({ verdict: 'untrackable', why: expect.stringContaining('never resolved') });
-}

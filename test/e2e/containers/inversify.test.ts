@@ -7,13 +7,7 @@
  * requests resolve them.
  */
 import { actuatorPort, getJson, waitFor, type LoadingCase, type RunningApp } from '../support/app-process';
-import {
-  expectIdentityPreserved,
-  expectMethodVerdicts,
-  expectWatchedUntilResolved,
-  ghostReportAtExit,
-  startExample,
-} from './example-app';
+import { expectIdentityPreserved, expectMethodVerdicts, ghostReportAtExit, startExample } from './example-app';
 
 /** Each case's InversifyJS: the release the report must name (a prefix of its version) and its major. */
 const CASES: Array<[label: string, loading: LoadingCase, root: string | undefined, version: string]> = [
@@ -135,7 +129,6 @@ describe.each(CASES)('InversifyJS app (%s)', (_label, loading, root, version) =>
     });
     // and each method of a called singleton with its own verdict (method depth)
     expectMethodVerdicts(app, ghosts);
-    expectWatchedUntilResolved(ghosts, ['LegacyExporter'], TIME_SOURCE[major]![0]);
   });
 });
 
