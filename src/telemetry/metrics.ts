@@ -178,6 +178,11 @@ export class DiagMetrics {
     result.observe(m.untouched, ghosts.untouchedCount);
     result.observe(m.untrackable, ghosts.untrackableCount);
     result.observe(m.frameworkSkipped, ghosts.frameworkSkipped);
+    // Per bean only once the start-up report names its module and candidate flag: a series first exported without
+    // them stays beside the named one in a cumulative export (OpenTelemetry JS keeps every attribute set an
+    // observable reported), so Prometheus held a `0` for each bean touched since, one a dashboard reads as unused
+    // (a full run's Prometheus test caught it, the series told apart only by their labels).
+    if (report === undefined) return;
     const index = beanIndex(report);
     const perBean = (name: string, value: 0 | 1): void => {
       const facts = index.get(name);

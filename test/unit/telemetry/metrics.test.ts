@@ -2,7 +2,17 @@ import { DataPointType, MeterProvider } from '@opentelemetry/sdk-metrics';
 import { ATTRIBUTES, METRICS } from '../../../src/telemetry/names';
 import type { SketchRegistryView } from '../../../src/sketch/types';
 import type { SyncEvent } from '../../../src/sketch/stores/types';
-import { collect, harness, metric, quietLogs, startApp, TestReader, value } from './helpers';
+import {
+  collect,
+  harness,
+  metric,
+  PriceCalculator,
+  quietLogs,
+  startApp,
+  TestReader,
+  UsersService,
+  value,
+} from './helpers';
 
 let logs: ReturnType<typeof quietLogs>;
 beforeEach(() => (logs = quietLogs()));
@@ -95,6 +105,26 @@ describe('ghost metrics', () => {
           value: 1,
         },
       ]);
+    } finally {
+      await h.cleanup();
+    }
+  });
+
+  it('reports no bean before the start-up report names its module: a series without it would stay beside the named one', async () => {
+    const h = harness();
+    try {
+      // tracked and touched before the analysis after ready has written the report (lazy names, an early scrape)
+      const early = new UsersService(new PriceCalculator());
+      h.detector.tracker!.track('UsersService', early);
+      early.list();
+      expect(h.detector.diagReport()).toBeUndefined();
+      const before = await collect(h.reader);
+      expect(before.map((m) => m.descriptor.name)).not.toContain(METRICS.beanTouched.name);
+      startApp(h.detector);
+      const points = metric(await collect(h.reader), METRICS.beanTouched.name).dataPoints;
+      const users = points.filter((p) => p.attributes[ATTRIBUTES.beanName] === 'UsersService');
+      expect(users.map((p) => [p.attributes[ATTRIBUTES.beanModule], p.value])).toEqual([['UsersModule', 1]]);
+      expect(points.every((p) => p.attributes[ATTRIBUTES.beanModule] !== undefined)).toBe(true);
     } finally {
       await h.cleanup();
     }
