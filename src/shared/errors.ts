@@ -13,3 +13,16 @@ export class DiagError extends Error {
     this.name = new.target.name;
   }
 }
+
+/**
+ * What to print of something thrown: an error's message, or the value as a string (`throw 'text'`), never itself a
+ * throw (a value whose `toString` throws). For log lines and reports, where a fault of ours is said, not raised.
+ */
+export function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  try {
+    return String(err);
+  } catch {
+    return 'unprintable error';
+  }
+}

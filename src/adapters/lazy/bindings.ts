@@ -9,6 +9,7 @@
 import type { Bean, BeanInput, EdgeKind } from '../../ghost/analysis/bean-graph';
 import type * as BeanGraphModule from '../../ghost/analysis/bean-graph';
 import { safeLog } from '../../shared/logger';
+import { errorText } from '../../shared/errors';
 import { whenReady } from './ready';
 import { SCAN_TURN_BUDGET_MS } from '../../ghost/origins/class-origin';
 import type { GhostDetector } from '../../ghost/detector';
@@ -400,8 +401,4 @@ export class LazyContainerLedger<K> {
       infrastructure: binding.kind === 'factory' && (typeof instance !== 'object' || instance === null),
     });
   }
-}
-
-function errorText(err: unknown): string {
-  return (err as Error)?.message ?? String(err);
 }

@@ -2,6 +2,7 @@ import { types } from 'node:util';
 import type { GhostDetector } from '../../ghost/detector';
 import type { BeanObserver, StartupTimeline, TimelineBean as BeanCreation } from '../../ghost/reports/startup-timeline';
 import { safeLog } from '../../shared/logger';
+import { errorText } from '../../shared/errors';
 import { SCAN_TURN_BUDGET_MS } from '../../ghost/origins/class-origin';
 import { atProcessReady, STEP_KIND, stepEnded, stepStarted } from '../../shared/boot-clock';
 import type * as ContainerReader from './container-reader';
@@ -141,10 +142,6 @@ function isSingleton(wrapper: NestInstanceWrapper): boolean {
 
 function scopeName(wrapper: NestInstanceWrapper): string {
   return isSingleton(wrapper) ? 'singleton' : wrapper.scope === NEST_SCOPE.TRANSIENT ? 'transient' : 'request';
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** The start-up timeline in wall-clock milliseconds, from `performance.now()` readings. */
@@ -366,7 +363,7 @@ export class NestContainerObserver {
       this.observedDecorators.add(observed);
       injector!.instanceDecorator = observed;
     } catch (err) {
-      safeLog('debug', `the injector's instanceDecorator is not observed: ${errorMessage(err)}`);
+      safeLog('debug', `the injector's instanceDecorator is not observed: ${errorText(err)}`);
     }
   }
 
@@ -395,7 +392,7 @@ export class NestContainerObserver {
       const stored = (collection.get(provide) as NestInstanceWrapper | undefined)?.instance;
       if (stored !== useValue && types.isProxy(stored)) this.undecorated.set(stored as object, useValue);
     } catch (err) {
-      safeLog('debug', `a useValue provider's decoration not recorded: ${errorMessage(err)}`);
+      safeLog('debug', `a useValue provider's decoration not recorded: ${errorText(err)}`);
     }
   }
 
@@ -443,7 +440,7 @@ export class NestContainerObserver {
       if (!frameworkBeans().frameworkOriginsKnown(container, origins)) origins.scanRequireCache();
       for (const [wrapper, bean] of reader().readBeanNames(container, origins)) this.remember(state, wrapper, bean);
     } catch (err) {
-      safeLog('debug', `could not pre-read the container: ${errorMessage(err)}`);
+      safeLog('debug', `could not pre-read the container: ${errorText(err)}`);
     }
   }
 
@@ -458,7 +455,7 @@ export class NestContainerObserver {
       const state = container ? this.containers.get(container) : undefined;
       if (state !== undefined && !state.applications.includes(app)) state.applications.push(app);
     } catch (err) {
-      safeLog('debug', `an application not recorded: ${errorMessage(err)}`);
+      safeLog('debug', `an application not recorded: ${errorText(err)}`);
     }
   }
 
@@ -491,7 +488,7 @@ export class NestContainerObserver {
         }
       }
     } catch (err) {
-      safeLog('debug', `middleware not tracked: ${errorMessage(err)}`);
+      safeLog('debug', `middleware not tracked: ${errorText(err)}`);
     }
   }
 
@@ -512,7 +509,7 @@ export class NestContainerObserver {
     try {
       instance = wrapper.instance;
     } catch (err) {
-      safeLog('debug', `instantiation of a bean not recorded: ${errorMessage(err)}`);
+      safeLog('debug', `instantiation of a bean not recorded: ${errorText(err)}`);
       return;
     }
     this.track(container, state, wrapper, context, instance);
@@ -546,7 +543,7 @@ export class NestContainerObserver {
       const { name, framework } = this.beanOf(state, wrapper);
       tracker.track(name, this.undecoratedOf(instance), { scope: 'singleton', framework, owner: container, ...alias });
     } catch (err) {
-      safeLog('debug', `instantiation of a bean not recorded: ${errorMessage(err)}`);
+      safeLog('debug', `instantiation of a bean not recorded: ${errorText(err)}`);
     }
   }
 
@@ -692,7 +689,7 @@ export class NestContainerObserver {
         }
       }
     } catch (err) {
-      safeLog('debug', `value providers not tracked at the end of bootstrap: ${errorMessage(err)}`);
+      safeLog('debug', `value providers not tracked at the end of bootstrap: ${errorText(err)}`);
     }
   }
 
@@ -713,7 +710,7 @@ export class NestContainerObserver {
     try {
       if (read === undefined) {
         this.nameTracked(container, state, undefined);
-        throw failure instanceof Error ? failure : new Error(errorMessage(failure));
+        throw failure instanceof Error ? failure : new Error(errorText(failure));
       }
       const origins = this.detector.origins;
       const { instantiations, snapshot } = read;
@@ -760,7 +757,7 @@ export class NestContainerObserver {
       this.lookups.watch(applicationInstances);
     } catch (err) {
       this.lookups.bootstrapFailed();
-      safeLog('warn', `ghost analysis of the NestJS container failed: ${errorMessage(err)}`);
+      safeLog('warn', `ghost analysis of the NestJS container failed: ${errorText(err)}`);
     }
     state.created.length = 0;
     // Every static instance has been tracked and named by now; what the container creates later
@@ -793,7 +790,7 @@ export class NestContainerObserver {
       const apps = this.containers.get(container)?.applications ?? [];
       return readEndpoints(container, meta, names, new Date(), servedTransports(apps));
     } catch (err) {
-      safeLog('warn', `the inventory of endpoints could not be read, the report goes without it: ${errorMessage(err)}`);
+      safeLog('warn', `the inventory of endpoints could not be read, the report goes without it: ${errorText(err)}`);
       return undefined;
     }
   }
@@ -955,7 +952,7 @@ export class NestContainerObserver {
     try {
       return fn();
     } catch (err) {
-      safeLog('debug', `${what} failed: ${errorMessage(err)}`);
+      safeLog('debug', `${what} failed: ${errorText(err)}`);
       return undefined;
     }
   }

@@ -1,4 +1,5 @@
 import type { Bean, BeanGraph } from './bean-graph';
+import { errorText } from '../../shared/errors';
 
 /**
  * Phase 1: ghost candidates from the resolved graph alone. A candidate is an application bean that was
@@ -77,15 +78,6 @@ export interface Phase1Result {
   readonly verdicts: ReadonlyMap<string, OrphanVerdict>;
   /** Framework and library beans, never candidates, counted only. */
   readonly frameworkBeans: number;
-}
-
-function errorText(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  try {
-    return String(err);
-  } catch {
-    return 'unprintable error';
-  }
 }
 
 /**

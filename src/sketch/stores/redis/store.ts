@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { errorText } from '../../../shared/errors';
 import { safeLog } from '../../../shared/logger';
 import { SketchConfigError } from '../../counters';
 import type { WindowedCountMinSketch, WindowedSketchOptions } from '../../window';
@@ -395,8 +396,4 @@ function positive(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1)
     throw new SketchConfigError(`${name} must be a positive integer, got ${value}`);
   return value;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
