@@ -115,7 +115,18 @@ export interface Baseline {
 /** A problem with the input: printed as is, exit 2. */
 export class CheckInputError extends Error {}
 
-const RULES: Record<FindingKind, { name: string; short: string; full: string; singular: string; plural: string }> = {
+const RULES: Record<
+  FindingKind,
+  {
+    name: string;
+    short: string;
+    full: string;
+    singular: string;
+    plural: string;
+    /** What the text output asks of new findings (`it` or `them`), before the command that accepts them. */
+    act: (them: string) => string;
+  }
+> = {
   'ghost-candidate': {
     name: 'GhostCandidate',
     short: 'Bean created at startup that nothing injects and that shows no entry point',
@@ -125,6 +136,9 @@ const RULES: Record<FindingKind, { name: string; short: string; full: string; si
       'token, reflection and beans collected by type are invisible to it; confirm with Phase 2.',
     singular: 'ghost candidate',
     plural: 'ghost candidates',
+    // a heuristic whose own disclaimer asks for Phase 2 before anything goes (it ended "Remove them" all the same)
+    act: (them) =>
+      `Confirm ${them} with Phase 2 (diag.ghost-tracking.enabled) before removing anything, or accept ${them} into the baseline`,
   },
   'untouched-bean': {
     name: 'UntouchedBean',
@@ -135,6 +149,8 @@ const RULES: Record<FindingKind, { name: string; short: string; full: string; si
       'the ghost ledger (every replica, restart and deploy, for weeks) gives never-touched.',
     singular: 'bean untouched in this run',
     plural: 'beans untouched in this run',
+    // one run proves nothing dead (the gate's note says so): a look, not a removal
+    act: (them) => `Look into ${them} before removing anything, or accept ${them} into the baseline`,
   },
   'never-touched-bean': {
     name: 'NeverTouchedBean',
@@ -147,6 +163,7 @@ const RULES: Record<FindingKind, { name: string; short: string; full: string; si
       'processes, is what it cannot see.',
     singular: 'never-touched bean',
     plural: 'never-touched beans',
+    act: (them) => `Remove ${them}, or accept ${them} into the baseline`,
   },
 };
 
@@ -656,15 +673,7 @@ export function runCheck(o: CheckOptions, out: (text: string) => void, err: (tex
         o.baseline ?? DEFAULT_BASELINES[kind],
         '--update-baseline',
       ];
-      const them = fresh.length === 1 ? 'it' : 'them';
-      // One run proves nothing dead (the note above): what it asks is a look, not a removal. Phase 1 is a heuristic
-      // whose own disclaimer asks for Phase 2 before anything goes: it ended "Remove them" all the same.
-      const act =
-        kind === 'untouched-bean'
-          ? `Look into ${them} before removing anything, or accept ${them} into the baseline`
-          : kind === 'ghost-candidate'
-            ? `Confirm ${them} with Phase 2 (diag.ghost-tracking.enabled) before removing anything, or accept ${them} into the baseline`
-            : `Remove ${them}, or accept ${them} into the baseline`;
+      const act = RULES[kind].act(fresh.length === 1 ? 'it' : 'them');
       out(`${act}:\n    ${accept.map(shellQuote).join(' ')}\n`);
     }
     // A method finding's contract could not be read here: said, so that no contract words read as "none".
