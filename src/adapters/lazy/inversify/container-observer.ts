@@ -240,8 +240,9 @@ export class InversifyObserver {
     const cls = binding.implementationType;
     const own = inversifyEntryPoints(cls);
     if (this.usedByControllers === undefined) {
-      this.usedByControllers = usedByControllers(this.classesToDescribe());
-      for (const seen of this.classesToDescribe()) if (typeof seen === 'function') this.controllersRead.add(seen);
+      const classes = [...this.classesToDescribe()];
+      this.usedByControllers = usedByControllers(classes);
+      for (const seen of classes) if (typeof seen === 'function') this.controllersRead.add(seen);
     } else if (typeof cls === 'function' && !this.controllersRead.has(cls)) {
       // a class bound after the first read: its decorators are read once, if it is a controller
       this.controllersRead.add(cls);
@@ -252,7 +253,7 @@ export class InversifyObserver {
     const why =
       this.usedByControllers.get(binding.serviceIdentifier) ??
       (typeof cls === 'function' ? this.usedByControllers.get(cls) : undefined);
-    return why === undefined ? own : [why];
+    return why === undefined ? [] : [why];
   }
 
   /** The classes of the bindings added so far, which `collect` describes at ready. */
